@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package the build and the tests need.  Safe to run
+# again: packages already present are not fetched twice.
+set -euo pipefail
+
+PACKAGES=(
+	# build
+	build-essential cmake pkg-config clang python3
+	liburcu-dev check libibverbs-dev
+	# third-party judges (tests/compat) and what they load
+	ibverbs-utils perftest python3-pyverbs python3-scapy
+	librdmacm1 ibverbs-providers rdma-core iproute2
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "ci/deps.sh: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs, builds and runs the whole test suite: what .ci/run calls.
+#  - gcc build: every test (unit Check suites and the third-party judges);
+#  - gcc ASan+UBSan build: the unit suites;
+#  - clang build: must compile warning-free (and its unit suites pass).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash ci/deps.sh
+status=0
+
+bash ci/build.sh default
+(cd build && ctest --output-on-failure --timeout 1800) || status=1
+
+bash ci/build.sh asan
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ctest --output-on-failure -L unit --timeout 600) || status=1
+
+bash ci/build.sh clang
+(cd build-clang && ctest --output-on-failure -L unit --timeout 600) || status=1
+
+if [ $status -ne 0 ]; then
+	echo "ci/test.sh: FAILED" >&2
+fi
+exit $status

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How the core defines an entry point of the drop-in ABI.
+ *
+ * Each exported name@version of the shells (provider/shell/NAME.syms) jumps to
+ * mlx5emu_abi_<name> in this library.  Defining it through MLX5EMU_ABI()
+ * gives it exactly the type rdma-core's public header declares for <name>,
+ * so a wrong signature fails to compile, and makes it visible to the shells.
+ * Entries not defined this way fall back to the generated weak stubs that
+ * fail as rdma-core does for a missing feature (shell/gen_shell.py).
+ */
+#ifndef MLX5EMU_PROVIDER_ABI_H
+#define MLX5EMU_PROVIDER_ABI_H
+
+#define MLX5EMU_ABI(name)                                                     \
+	extern __typeof__(name) mlx5emu_abi_##name                             \
+		__attribute__((visibility("default")))
+
+/* rdma-core private symbols that no public header declares. */
+struct ibv_context;
+union ibv_gid;
+enum ibv_gid_type_sysfs_emu {
+	IBV_GID_TYPE_SYSFS_IB_ROCE_V1,
+	IBV_GID_TYPE_SYSFS_ROCE_V2,
+};
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+		       unsigned int index, enum ibv_gid_type_sysfs_emu *type);
+
+#endif /* MLX5EMU_PROVIDER_ABI_H */

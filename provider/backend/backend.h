@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The backend interface: everything the provider may ask of a device.
+ *
+ * It mirrors DEVX as the Linux kernel offers it to rdma-core (general
+ * commands, objects created from a PRM mailbox and destroyed by handle, umem,
+ * UARs, EQ numbers, event channels) plus the few kernel services a DEVX user
+ * needs beside firmware (port attributes, GIDs and their L2 address, the
+ * kernel-owned steering root, clock info).  Nothing else crosses it: the
+ * provider never includes an emu/ header and never calls the device model
+ * except through these ops.  Two implementations exist: emu (the device
+ * model in this process) and hw (rdma-core's DEVX on a real ConnectX; see
+ * hw_stub.c, which maps every entry to an rdma-core 44 call).
+ *
+ * Conventions (one for the whole interface, like the kernel's):
+ *  - int-returning ops return 0 or a negative errno;
+ *  - a command whose firmware status is not OK returns -EREMOTEIO with the
+ *    whole outbox copied back, exactly as DEVX does for create/modify/query
+ *    and general commands;
+ *  - handle-returning ops return NULL and set errno.
+ */
+#ifndef MLX5EMU_PROVIDER_BACKEND_H
+#define MLX5EMU_PROVIDER_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct mlx5be_ctx;		/* one open device context: one DEVX uid */
+struct mlx5be_obj;		/* a DEVX object, destroyed by handle */
+struct mlx5be_umem;		/* registered user memory */
+struct mlx5be_uar;		/* a UAR page mapped into the process */
+struct mlx5be_event_channel;	/* DEVX event channel (pollable fd) */
+struct mlx5be_cmd_comp;		/* async command completion (pollable fd) */
+
+#define MLX5BE_NAME_MAX 64
+
+/* What enumeration tells about a device before it is opened. */
+struct mlx5be_device_info {
+	char name[MLX5BE_NAME_MAX];	/* mlx5_0 */
+	char dev_name[MLX5BE_NAME_MAX];	/* uverbs0 */
+	char ibdev_path[256];		/* sysfs-like directory of the device */
+	uint64_t node_guid;		/* big-endian, as verbs reports it */
+	uint32_t vendor_id;
+	uint32_t vendor_part_id;
+};
+
+struct mlx5be_uar_info {
+	void *base_addr;	/* start of the UAR page in this process */
+	void *reg_addr;		/* the doorbell/BlueFlame register */
+	uint32_t page_id;	/* UAR index for PRM contexts */
+	off_t mmap_off;		/* offset of the page in the context's cmd_fd */
+};
+
+/* Port attributes as the kernel reports them (ib_port_attr subset). */
+struct mlx5be_port_attr {
+	uint8_t state;		/* enum ibv_port_state */
+	uint8_t max_mtu;	/* enum ibv_mtu */
+	uint8_t active_mtu;
+	uint8_t link_layer;	/* IBV_LINK_LAYER_* */
+	uint8_t active_width;
+	uint32_t active_speed;	/* ibv speed code; ext speeds above 0xff */
+	uint8_t phys_state;
+	uint32_t port_cap_flags;
+	uint32_t port_cap_flags2;
+	int gid_tbl_len;
+	uint16_t pkey_tbl_len;
+	uint32_t max_msg_sz;
+	uint16_t lid, sm_lid;
+	uint8_t lmc, sm_sl, max_vl_num, subnet_timeout, init_type_reply;
+	uint32_t bad_pkey_cntr, qkey_viol_cntr;
+};
+
+struct mlx5be_gid_entry {
+	uint8_t gid[16];
+	uint32_t gid_index;
+	uint32_t port_num;
+	uint32_t gid_type;	/* enum ibv_gid_type_sysfs-like: 0 IB/RoCEv1, 1 RoCEv2 */
+	uint32_t ndev_ifindex;
+};
+
+/* The fields mlx5dv_clock_info carries, kept by the kernel. */
+struct mlx5be_clock_info {
+	uint64_t nsec;
+	uint64_t last_cycles;
+	uint64_t frac;
+	uint32_t mult;
+	uint32_t shift;
+	uint64_t mask;
+};
+
+/* One event read from a DEVX event channel. */
+struct mlx5be_event {
+	uint64_t cookie;
+	uint8_t eqe[64];	/* the EQE as the device wrote it */
+};
+
+struct mlx5be_async_cmd_resp {
+	uint64_t wr_id;
+	uint8_t *out;		/* caller-owned, outlen bytes */
+	size_t outlen;
+};
+
+struct mlx5be_ops {
+	const char *name;
+
+	/* Devices (what the kernel's uverbs class shows). */
+	int (*get_devices)(struct mlx5be_device_info *infos, int max);
+	/* Opens device @index; returns the context and its cmd_fd. */
+	int (*open)(int index, struct mlx5be_ctx **ctx, int *cmd_fd);
+	/* A context imported from a dup()ed cmd_fd of an open context. */
+	int (*import)(int cmd_fd, struct mlx5be_ctx **ctx);
+	void (*close)(struct mlx5be_ctx *ctx);
+	int (*async_fd)(struct mlx5be_ctx *ctx);
+
+	/* DEVX commands. */
+	int (*general_cmd)(struct mlx5be_ctx *ctx, const void *in, size_t inlen,
+			   void *out, size_t outlen);
+	struct mlx5be_obj *(*obj_create)(struct mlx5be_ctx *ctx, const void *in,
+					 size_t inlen, void *out, size_t outlen);
+	int (*obj_modify)(struct mlx5be_obj *obj, const void *in, size_t inlen,
+			  void *out, size_t outlen);
+	int (*obj_query)(struct mlx5be_obj *obj, const void *in, size_t inlen,
+			 void *out, size_t outlen);
+	int (*obj_query_async)(struct mlx5be_obj *obj, const void *in,
+			       size_t inlen, size_t outlen, uint64_t wr_id,
+			       struct mlx5be_cmd_comp *comp);
+	int (*obj_destroy)(struct mlx5be_obj *obj);
+
+	struct mlx5be_cmd_comp *(*cmd_comp_create)(struct mlx5be_ctx *ctx);
+	void (*cmd_comp_destroy)(struct mlx5be_cmd_comp *comp);
+	int (*cmd_comp_fd)(struct mlx5be_cmd_comp *comp);
+	int (*cmd_comp_get)(struct mlx5be_cmd_comp *comp,
+			    struct mlx5be_async_cmd_resp *resp);
+
+	/* Memory and doorbells. */
+	struct mlx5be_umem *(*umem_reg)(struct mlx5be_ctx *ctx, void *addr,
+					size_t size, uint32_t access,
+					uint64_t pgsz_bitmap, uint32_t *umem_id);
+	int (*umem_dereg)(struct mlx5be_umem *umem);
+	struct mlx5be_uar *(*uar_alloc)(struct mlx5be_ctx *ctx, uint32_t flags,
+					struct mlx5be_uar_info *info);
+	void (*uar_free)(struct mlx5be_uar *uar);
+	int (*query_eqn)(struct mlx5be_ctx *ctx, uint32_t vector, uint32_t *eqn);
+
+	/* Events. */
+	struct mlx5be_event_channel *(*event_channel_create)(struct mlx5be_ctx *ctx,
+							     uint32_t flags);
+	void (*event_channel_destroy)(struct mlx5be_event_channel *ch);
+	int (*event_channel_fd)(struct mlx5be_event_channel *ch);
+	int (*event_subscribe)(struct mlx5be_event_channel *ch,
+			       struct mlx5be_obj *obj, const uint16_t *types,
+			       size_t ntypes, uint64_t cookie);
+	ssize_t (*event_read)(struct mlx5be_event_channel *ch,
+			      struct mlx5be_event *ev, size_t len);
+
+	/* Kernel services. */
+	int (*query_port)(struct mlx5be_ctx *ctx, uint32_t port,
+			  struct mlx5be_port_attr *attr);
+	int (*query_gid)(struct mlx5be_ctx *ctx, uint32_t port, uint32_t index,
+			 struct mlx5be_gid_entry *entry);
+	int (*gid_l2_addr)(struct mlx5be_ctx *ctx, uint32_t port,
+			   const uint8_t gid[16], uint8_t mac[6],
+			   uint16_t *vlan);
+	struct mlx5be_obj *(*steering_root_attach)(struct mlx5be_ctx *ctx,
+						   const void *match,
+						   size_t matchlen,
+						   struct mlx5be_obj *dest);
+	int (*clock_info)(struct mlx5be_ctx *ctx,
+			  struct mlx5be_clock_info *info);
+};
+
+/* The implementations.  emu lives in emu/kernel/; hw in hw_stub.c. */
+extern const struct mlx5be_ops mlx5be_emu_ops;
+
+/* The backend bound for this process (emu unless configured otherwise). */
+const struct mlx5be_ops *mlx5be_get(void);
+
+#endif /* MLX5EMU_PROVIDER_BACKEND_H */

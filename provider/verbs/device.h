@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* The provider's device object (one per emulated or real device). */
+#ifndef MLX5EMU_PROVIDER_VERBS_DEVICE_H
+#define MLX5EMU_PROVIDER_VERBS_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+struct prov_device {
+	struct ibv_device ibdev;
+	int be_index;		/* index in the backend's enumeration */
+	__be64 node_guid;
+};
+
+static inline struct prov_device *to_prov_device(struct ibv_device *ibdev)
+{
+	return (struct prov_device *)((char *)ibdev -
+				      offsetof(struct prov_device, ibdev));
+}
+
+#endif /* MLX5EMU_PROVIDER_VERBS_DEVICE_H */

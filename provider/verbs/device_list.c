@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Device enumeration.  Device structs are created once per process and
+ * outlive every list that names them, as libibverbs' do: programs keep an
+ * ibv_device * after ibv_free_device_list() and open it later.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+#include "provider/abi.h"
+#include "provider/backend/backend.h"
+#include "provider/verbs/device.h"
+
+#define PROV_MAX_DEVICES 32
+
+static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct prov_device *devices[PROV_MAX_DEVICES];
+static int num_devices;
+
+static struct prov_device *prov_device_find(const char *name)
+{
+	for (int i = 0; i < num_devices; i++)
+		if (!strcmp(devices[i]->ibdev.name, name))
+			return devices[i];
+	return NULL;
+}
+
+static void copy_name(char *dst, size_t dstsz, const char *src, size_t srcsz)
+{
+	size_t len = strnlen(src, srcsz < dstsz ? srcsz : dstsz - 1);
+
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+static struct prov_device *prov_device_create(int index,
+					      const struct mlx5be_device_info *info)
+{
+	struct prov_device *dev = calloc(1, sizeof(*dev));
+
+	if (!dev)
+		return NULL;
+	dev->be_index = index;
+	dev->node_guid = info->node_guid;
+	dev->ibdev.node_type = IBV_NODE_CA;
+	dev->ibdev.transport_type = IBV_TRANSPORT_IB;
+	copy_name(dev->ibdev.name, sizeof(dev->ibdev.name), info->name,
+		  sizeof(info->name));
+	copy_name(dev->ibdev.dev_name, sizeof(dev->ibdev.dev_name),
+		  info->dev_name, sizeof(info->dev_name));
+	copy_name(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path),
+		  info->ibdev_path, sizeof(info->ibdev_path));
+	return dev;
+}
+
+/* Brings the process's device table up to date with the backend. */
+static int prov_devices_scan(void)
+{
+	struct mlx5be_device_info infos[PROV_MAX_DEVICES];
+	int n = mlx5be_get()->get_devices(infos, PROV_MAX_DEVICES);
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		struct prov_device *dev = prov_device_find(infos[i].name);
+
+		if (dev) {
+			dev->be_index = i;
+			continue;
+		}
+		if (num_devices == PROV_MAX_DEVICES)
+			return -ENOMEM;
+		dev = prov_device_create(i, &infos[i]);
+		if (!dev)
+			return -ENOMEM;
+		devices[num_devices++] = dev;
+	}
+	return 0;
+}
+
+MLX5EMU_ABI(ibv_get_device_list);
+struct ibv_device **mlx5emu_abi_ibv_get_device_list(int *num)
+{
+	struct ibv_device **list;
+	int ret;
+
+	pthread_mutex_lock(&devices_lock);
+	ret = prov_devices_scan();
+	if (ret) {
+		pthread_mutex_unlock(&devices_lock);
+		errno = -ret;
+		return NULL;
+	}
+	list = calloc(num_devices + 1, sizeof(*list));
+	if (!list) {
+		pthread_mutex_unlock(&devices_lock);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (int i = 0; i < num_devices; i++)
+		list[i] = &devices[i]->ibdev;
+	if (num)
+		*num = num_devices;
+	pthread_mutex_unlock(&devices_lock);
+	return list;
+}
+
+MLX5EMU_ABI(ibv_free_device_list);
+void mlx5emu_abi_ibv_free_device_list(struct ibv_device **list)
+{
+	/* The devices themselves live for the whole process. */
+	free(list);
+}
+
+MLX5EMU_ABI(ibv_get_device_name);
+const char *mlx5emu_abi_ibv_get_device_name(struct ibv_device *device)
+{
+	return device->name;
+}
+
+MLX5EMU_ABI(ibv_get_device_guid);
+__be64 mlx5emu_abi_ibv_get_device_guid(struct ibv_device *device)
+{
+	return to_prov_device(device)->node_guid;
+}
+
+MLX5EMU_ABI(ibv_get_device_index);
+int mlx5emu_abi_ibv_get_device_index(struct ibv_device *device)
+{
+	return to_prov_device(device)->be_index;
+}
