@@ -111,7 +111,6 @@ struct mlx5be_ops {
 	/* A context imported from a dup()ed cmd_fd of an open context. */
 	int (*import)(int cmd_fd, struct mlx5be_ctx **ctx);
 	void (*close)(struct mlx5be_ctx *ctx);
-	int (*async_fd)(struct mlx5be_ctx *ctx);
 
 	/* DEVX commands. */
 	int (*general_cmd)(struct mlx5be_ctx *ctx, const void *in, size_t inlen,

@@ -129,11 +129,6 @@ static void hw_close(struct mlx5be_ctx *ctx)
 	free(ctx);
 }
 
-static int hw_async_fd(struct mlx5be_ctx *ctx)
-{
-	return ctx->ibctx->async_fd;
-}
-
 static int hw_general_cmd(struct mlx5be_ctx *ctx, const void *in, size_t inlen,
 			  void *out, size_t outlen)
 {
@@ -471,7 +466,6 @@ const struct mlx5be_ops mlx5be_hw_ops = {
 	.open = hw_open,
 	.import = hw_import,
 	.close = hw_close,
-	.async_fd = hw_async_fd,
 	.general_cmd = hw_general_cmd,
 	.obj_create = hw_obj_create,
 	.obj_modify = hw_obj_modify,
