@@ -55,8 +55,16 @@ struct ibv_context *prov_context_open(struct prov_device *dev, bool devx)
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
 	pctx->vctx.sz = sizeof(pctx->vctx);
 	prov_context_set_ops(pctx);
+	ret = prov_context_init_areas(pctx);
+	if (ret)
+		goto err_pipe;
 	return ctx;
 
+err_pipe:
+	close(pipefd[0]);
+	close(pipefd[1]);
+	pthread_mutex_destroy(&ctx->mutex);
+	pthread_mutex_destroy(&pctx->lock);
 err_close:
 	pctx->be->close(pctx->bectx);
 err_free:
@@ -69,6 +77,7 @@ int prov_context_close(struct ibv_context *ibctx)
 {
 	struct prov_context *pctx = to_prov_context(ibctx);
 
+	prov_context_fini_areas(pctx);
 	/* The backend destroys what the application left, as the kernel does. */
 	pctx->be->close(pctx->bectx);
 	close(ibctx->async_fd);

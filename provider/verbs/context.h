@@ -25,6 +25,12 @@ struct prov_context {
 	int async_wr_fd;	/* write end of the pipe behind async_fd */
 	bool devx;		/* opened with MLX5DV_CONTEXT_FLAGS_DEVX */
 	pthread_mutex_t lock;	/* guards the per-context state below */
+
+	/* Per-area state: each area's file owns its fields and frees them in
+	 * its fini hook (prov_context_fini_areas). */
+	struct prov_caps *caps;		/* provider/verbs/caps.c */
+	struct prov_devx_ctx *devx_ctx;	/* provider/devx/ */
+
 	struct verbs_context vctx;	/* must hold ibv_context last */
 };
 
@@ -40,5 +46,13 @@ int prov_context_close(struct ibv_context *ibctx);
 
 /* Fills the verbs ops the provider implements (context_ops.c). */
 void prov_context_set_ops(struct prov_context *pctx);
+
+/*
+ * Per-area hooks called at open (after the backend context exists; an error
+ * fails the open) and at close (before the backend context goes), in the
+ * order listed in context_ops.c.  Each area provides its pair.
+ */
+int prov_context_init_areas(struct prov_context *pctx);
+void prov_context_fini_areas(struct prov_context *pctx);
 
 #endif /* MLX5EMU_PROVIDER_VERBS_CONTEXT_H */

@@ -1,13 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The verbs ops a context dispatches through.  The inline verbs of
- * <infiniband/verbs.h> call these slots directly; a slot left NULL makes the
- * inline wrapper fail with EOPNOTSUPP, as rdma-core's dummy ops do.
+ * The verbs ops a context dispatches through, and the per-area init/fini
+ * hooks.  The inline verbs of <infiniband/verbs.h> call the op slots
+ * directly; a slot left NULL makes the inline wrapper fail with EOPNOTSUPP,
+ * as rdma-core's dummy ops do.
  */
 #include "provider/verbs/context.h"
 
+/* Each area adds its ops here: prov_<area>_set_ops(pctx). */
 void prov_context_set_ops(struct prov_context *pctx)
 {
-	/* Filled as the verbs they serve are implemented. */
 	(void)pctx;
+}
+
+/* Areas add { init, fini } rows here, in dependency order. */
+static const struct {
+	int (*init)(struct prov_context *pctx);
+	void (*fini)(struct prov_context *pctx);
+} prov_areas[] = {
+	{ NULL, NULL },
+};
+
+#define PROV_NUM_AREAS (sizeof(prov_areas) / sizeof(prov_areas[0]))
+
+int prov_context_init_areas(struct prov_context *pctx)
+{
+	for (unsigned int i = 0; i < PROV_NUM_AREAS; i++) {
+		int ret = prov_areas[i].init ? prov_areas[i].init(pctx) : 0;
+
+		if (ret) {
+			while (i--)
+				if (prov_areas[i].fini)
+					prov_areas[i].fini(pctx);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void prov_context_fini_areas(struct prov_context *pctx)
+{
+	for (unsigned int i = PROV_NUM_AREAS; i--;)
+		if (prov_areas[i].fini)
+			prov_areas[i].fini(pctx);
 }
