@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/firmware/fw_cmd.c -- the command interface: header checks, the opcode
+ * table, and the outbox status/syndrome.
+ *
+ * Order of the checks, each answered from the syndrome table:
+ *   opcode known to the PRM but not to this device -> BAD_OP
+ *   opcode unknown altogether                      -> BAD_OP
+ *   inlen below the command's input layout         -> BAD_INP_LEN
+ *   outlen below the command's output layout       -> BAD_OUTP_LEN
+ *   op_mod not one the command takes               -> BAD_PARAM
+ *   uid on a kernel-only command / not a live uctx -> BAD_PARAM
+ * then the fault-injection hook, then the command's handler.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "emu/firmware/fw_int.h"
+
+#define FW_OPMOD_ANY UINT32_MAX	/* the handler checks op_mod itself */
+#define OPM(n) (UINT32_C(1) << (n))
+
+struct fw_cmd_desc {
+	fw_cmd_handler handler;
+	uint16_t inlen, outlen;	/* minimal mailbox sizes, bytes */
+	uint16_t destroy_op;	/* CREATE class: the matching destroy */
+	uint8_t cls;		/* enum emu_fw_cmd_class */
+	int8_t obj;		/* enum emu_fw_obj_type, -1 none */
+	uint32_t op_mods;	/* accepted op_mod values (bit n: n) */
+	bool kernel_only;	/* uid must be 0 */
+};
+
+#define IN(st) PRM_ST_SZ_BYTES(st)
+#define OUT(st) PRM_ST_SZ_BYTES(st)
+
+#define CMD(op, fn, cls_, obj_, inl, outl, opm)				\
+	[MLX5_CMD_OP_##op] = {						\
+		.handler = (fn), .inlen = (inl), .outlen = (outl),	\
+		.cls = EMU_FW_CMD_##cls_, .obj = (obj_), .op_mods = (opm), \
+	}
+#define CREATE(op, dop, fn, obj_, inl, outl)				\
+	[MLX5_CMD_OP_##op] = {						\
+		.handler = (fn), .inlen = (inl), .outlen = (outl),	\
+		.destroy_op = MLX5_CMD_OP_##dop,			\
+		.cls = EMU_FW_CMD_CREATE, .obj = (obj_), .op_mods = OPM(0), \
+	}
+
+#define NO_OBJ (-1)
+
+static const struct fw_cmd_desc fw_cmds[MLX5_CMD_OP_DESTROY_UCTX + 1] = {
+	/* Capabilities and identity. */
+	CMD(QUERY_HCA_CAP, fw_cmd_query_hca_cap, GENERAL, NO_OBJ,
+	    IN(query_hca_cap_in),
+	    PRM_BYTE_OFF(query_hca_cap_out, capability) + OUT(cmd_hca_cap),
+	    FW_OPMOD_ANY),
+	CMD(QUERY_ADAPTER, fw_cmd_query_adapter, GENERAL, NO_OBJ,
+	    IN(query_adapter_in), OUT(query_adapter_out), OPM(0)),
+
+	/* User contexts: issued by the kernel only. */
+	[MLX5_CMD_OP_CREATE_UCTX] = {
+		.handler = fw_cmd_create_uctx, .inlen = IN(create_uctx_in),
+		.outlen = OUT(create_uctx_out),
+		.destroy_op = MLX5_CMD_OP_DESTROY_UCTX,
+		.cls = EMU_FW_CMD_CREATE, .obj = EMU_FW_OBJ_UCTX,
+		.op_mods = OPM(0), .kernel_only = true,
+	},
+	[MLX5_CMD_OP_DESTROY_UCTX] = {
+		.handler = fw_cmd_destroy_uctx, .inlen = IN(destroy_uctx_in),
+		.outlen = OUT(destroy_uctx_out),
+		.cls = EMU_FW_CMD_DESTROY, .obj = EMU_FW_OBJ_UCTX,
+		.op_mods = OPM(0), .kernel_only = true,
+	},
+
+	/* Protection and transport domains, UARs. */
+	CREATE(ALLOC_PD, DEALLOC_PD, fw_cmd_alloc_pd, EMU_FW_OBJ_PD,
+	       IN(alloc_pd_in), OUT(alloc_pd_out)),
+	CMD(DEALLOC_PD, fw_cmd_dealloc_pd, DESTROY, EMU_FW_OBJ_PD,
+	    IN(dealloc_pd_in), OUT(dealloc_pd_out), OPM(0)),
+	CREATE(ALLOC_TRANSPORT_DOMAIN, DEALLOC_TRANSPORT_DOMAIN,
+	       fw_cmd_alloc_td, EMU_FW_OBJ_TD,
+	       IN(alloc_transport_domain_in),
+	       OUT(alloc_transport_domain_out)),
+	CMD(DEALLOC_TRANSPORT_DOMAIN, fw_cmd_dealloc_td, DESTROY,
+	    EMU_FW_OBJ_TD, IN(dealloc_transport_domain_in),
+	    OUT(dealloc_transport_domain_out), OPM(0)),
+	CREATE(ALLOC_UAR, DEALLOC_UAR, fw_cmd_alloc_uar, EMU_FW_OBJ_UAR,
+	       IN(alloc_uar_in), OUT(alloc_uar_out)),
+	CMD(DEALLOC_UAR, fw_cmd_dealloc_uar, DESTROY, EMU_FW_OBJ_UAR,
+	    IN(dealloc_uar_in), OUT(dealloc_uar_out), OPM(0)),
+
+	/* Memory keys. */
+	CREATE(CREATE_MKEY, DESTROY_MKEY, fw_cmd_create_mkey, EMU_FW_OBJ_MKEY,
+	       IN(create_mkey_in), OUT(create_mkey_out)),
+	CMD(QUERY_MKEY, fw_cmd_query_mkey, QUERY, EMU_FW_OBJ_MKEY,
+	    IN(query_mkey_in), OUT(query_mkey_out), OPM(0)),
+	CMD(DESTROY_MKEY, fw_cmd_destroy_mkey, DESTROY, EMU_FW_OBJ_MKEY,
+	    IN(destroy_mkey_in), OUT(destroy_mkey_out), OPM(0)),
+
+	/* Event and completion queues. */
+	CREATE(CREATE_EQ, DESTROY_EQ, fw_cmd_create_eq, EMU_FW_OBJ_EQ,
+	       IN(create_eq_in), OUT(create_eq_out)),
+	CMD(QUERY_EQ, fw_cmd_query_eq, QUERY, EMU_FW_OBJ_EQ,
+	    IN(query_eq_in), OUT(query_eq_out), OPM(0)),
+	CMD(DESTROY_EQ, fw_cmd_destroy_eq, DESTROY, EMU_FW_OBJ_EQ,
+	    IN(destroy_eq_in), OUT(destroy_eq_out), OPM(0)),
+	CREATE(CREATE_CQ, DESTROY_CQ, fw_cmd_create_cq, EMU_FW_OBJ_CQ,
+	       IN(create_cq_in), OUT(create_cq_out)),
+	CMD(QUERY_CQ, fw_cmd_query_cq, QUERY, EMU_FW_OBJ_CQ,
+	    IN(query_cq_in), OUT(query_cq_out), OPM(0)),
+	/* op_mod 1 is resize: the handler refuses it without cq_resize. */
+	CMD(MODIFY_CQ, fw_cmd_modify_cq, MODIFY, EMU_FW_OBJ_CQ,
+	    IN(modify_cq_in), OUT(modify_cq_out), OPM(0) | OPM(1)),
+	CMD(DESTROY_CQ, fw_cmd_destroy_cq, DESTROY, EMU_FW_OBJ_CQ,
+	    IN(destroy_cq_in), OUT(destroy_cq_out), OPM(0)),
+
+	/* Vports, ports, RoCE addresses. */
+	CMD(QUERY_VPORT_STATE, fw_cmd_query_vport_state, GENERAL, NO_OBJ,
+	    IN(query_vport_state_in), OUT(query_vport_state_out),
+	    OPM(MLX5_VPORT_STATE_OP_MOD_VNIC_VPORT) |
+	    OPM(MLX5_VPORT_STATE_OP_MOD_ESW_VPORT) |
+	    OPM(MLX5_VPORT_STATE_OP_MOD_UPLINK)),
+	CMD(QUERY_NIC_VPORT_CONTEXT, fw_cmd_query_nic_vport_context, GENERAL,
+	    NO_OBJ, IN(query_nic_vport_context_in),
+	    OUT(query_nic_vport_context_out), OPM(0)),
+	CMD(QUERY_HCA_VPORT_CONTEXT, fw_cmd_query_hca_vport_context, GENERAL,
+	    NO_OBJ, IN(query_hca_vport_context_in),
+	    OUT(query_hca_vport_context_out), OPM(0)),
+	CMD(QUERY_HCA_VPORT_GID, fw_cmd_query_hca_vport_gid, GENERAL, NO_OBJ,
+	    IN(query_hca_vport_gid_in),
+	    OUT(query_hca_vport_gid_out) + 16, OPM(0)),
+	CMD(QUERY_ROCE_ADDRESS, fw_cmd_query_roce_address, GENERAL, NO_OBJ,
+	    IN(query_roce_address_in), OUT(query_roce_address_out), OPM(0)),
+	CMD(SET_ROCE_ADDRESS, fw_cmd_set_roce_address, GENERAL, NO_OBJ,
+	    IN(set_roce_address_in), OUT(set_roce_address_out), OPM(0)),
+	CMD(QUERY_LAG, fw_cmd_query_lag, GENERAL, NO_OBJ,
+	    IN(query_lag_in), OUT(query_lag_out), OPM(0)),
+
+	/* Counters. */
+	CREATE(ALLOC_Q_COUNTER, DEALLOC_Q_COUNTER, fw_cmd_alloc_q_counter,
+	       EMU_FW_OBJ_Q_COUNTER, IN(alloc_q_counter_in),
+	       OUT(alloc_q_counter_out)),
+	CMD(DEALLOC_Q_COUNTER, fw_cmd_dealloc_q_counter, DESTROY,
+	    EMU_FW_OBJ_Q_COUNTER, IN(dealloc_q_counter_in),
+	    OUT(dealloc_q_counter_out), OPM(0)),
+	CMD(QUERY_Q_COUNTER, fw_cmd_query_q_counter, QUERY,
+	    EMU_FW_OBJ_Q_COUNTER, IN(query_q_counter_in),
+	    OUT(query_q_counter_out), OPM(0)),
+	CREATE(ALLOC_FLOW_COUNTER, DEALLOC_FLOW_COUNTER,
+	       fw_cmd_alloc_flow_counter, EMU_FW_OBJ_FLOW_COUNTER,
+	       IN(alloc_flow_counter_in), OUT(alloc_flow_counter_out)),
+	CMD(DEALLOC_FLOW_COUNTER, fw_cmd_dealloc_flow_counter, DESTROY,
+	    EMU_FW_OBJ_FLOW_COUNTER, IN(dealloc_flow_counter_in),
+	    OUT(dealloc_flow_counter_out), OPM(0)),
+	CMD(QUERY_FLOW_COUNTER, fw_cmd_query_flow_counter, QUERY,
+	    EMU_FW_OBJ_FLOW_COUNTER, IN(query_flow_counter_in),
+	    OUT(query_flow_counter_out) + OUT(traffic_counter), OPM(0)),
+};
+
+#define FW_NCMDS (sizeof(fw_cmds) / sizeof(fw_cmds[0]))
+
+static const struct fw_cmd_desc *fw_cmd_desc(uint16_t opcode)
+{
+	if (opcode >= FW_NCMDS || !fw_cmds[opcode].handler)
+		return NULL;
+	return &fw_cmds[opcode];
+}
+
+/* Opcodes of the PRM (prm/opcodes.def), implemented or not. */
+static bool fw_opcode_known(uint16_t opcode)
+{
+	switch (opcode) {
+#define PRM_OPCODE(name, val) case (val):
+#include "prm/opcodes.def"
+#undef PRM_OPCODE
+		return true;
+	default:
+		return false;
+	}
+}
+
+int emu_fw_cmd_info(uint16_t opcode, struct emu_fw_cmd_info *info)
+{
+	const struct fw_cmd_desc *d = fw_cmd_desc(opcode);
+
+	if (!d)
+		return -ENOENT;
+	if (info) {
+		info->cls = (enum emu_fw_cmd_class)d->cls;
+		info->obj_type = d->obj;
+		info->destroy_opcode = d->destroy_op;
+		info->min_inlen = d->inlen;
+		info->min_outlen = d->outlen;
+	}
+	return 0;
+}
+
+static enum fw_synd fw_cmd_check(struct fw_cmd *cmd,
+				 const struct fw_cmd_desc **descp)
+{
+	const struct fw_cmd_desc *d = fw_cmd_desc(cmd->opcode);
+	struct emu_fw_obj *uctx;
+
+	if (!d)
+		return fw_opcode_known(cmd->opcode) ?
+			FW_SYND_OPCODE_NOT_SUPPORTED : FW_SYND_BAD_OPCODE;
+	if (cmd->inlen < d->inlen)
+		return FW_SYND_BAD_INLEN;
+	if (cmd->outlen < d->outlen)
+		return FW_SYND_BAD_OUTLEN;
+	if (d->op_mods != FW_OPMOD_ANY &&
+	    (cmd->op_mod >= 32 || !(d->op_mods & OPM(cmd->op_mod))))
+		return FW_SYND_BAD_OP_MOD;
+	if (cmd->uid) {
+		if (d->kernel_only)
+			return FW_SYND_UID_NOT_ALLOWED;
+		uctx = emu_fw_obj_get(cmd->fw, EMU_FW_OBJ_UCTX, cmd->uid);
+		if (!uctx)
+			return FW_SYND_BAD_UID;
+		emu_fw_obj_put(uctx);
+	}
+	*descp = d;
+	return FW_SYND_OK;
+}
+
+static void fw_out_set(void *out, uint8_t status, uint32_t syndrome)
+{
+	PRM_SET(mbox_out, out, status, status);
+	PRM_SET(mbox_out, out, syndrome, syndrome);
+}
+
+uint8_t emu_fw_out_status(const void *out)
+{
+	return (uint8_t)PRM_GET(mbox_out, out, status);
+}
+
+uint32_t emu_fw_out_syndrome(const void *out)
+{
+	return PRM_GET(mbox_out, out, syndrome);
+}
+
+static bool fw_overlap(const void *a, size_t alen, const void *b, size_t blen)
+{
+	uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
+
+	return pa < pb + blen && pb < pa + alen;
+}
+
+int emu_fw_cmd_exec(struct emu_fw *fw, const void *in, size_t inlen,
+		    void *out, size_t outlen)
+{
+	const struct emu_fw_hooks *hooks;
+	const struct fw_cmd_desc *d = NULL;
+	const struct fw_syndrome *sy;
+	struct fw_cmd cmd = {
+		.fw = fw, .in = in, .inlen = inlen,
+		.out = out, .outlen = outlen,
+	};
+	uint8_t status;
+	uint32_t syndrome;
+	enum fw_synd s;
+
+	if (!fw || !in || !out || outlen < 8 || fw_overlap(in, inlen, out,
+							   outlen))
+		return -EINVAL;
+	memset(out, 0, outlen);
+	atomic_fetch_add_explicit(&fw->ncmds, 1, memory_order_relaxed);
+	if (inlen < 8) {
+		s = FW_SYND_BAD_INLEN;
+		goto answer;
+	}
+	cmd.opcode = (uint16_t)PRM_GET(mbox_in, in, opcode);
+	cmd.uid = (uint16_t)PRM_GET(mbox_in, in, uid);
+	cmd.op_mod = (uint16_t)PRM_GET(mbox_in, in, op_mod);
+
+	s = fw_cmd_check(&cmd, &d);
+	if (s)
+		goto answer;
+
+	hooks = atomic_load_explicit(&fw->hooks, memory_order_acquire);
+	if (hooks && hooks->pre_cmd) {
+		status = 0;
+		syndrome = 0;
+		if (hooks->pre_cmd(hooks->arg, in, inlen, cmd.opcode,
+				   cmd.op_mod, cmd.uid, &status, &syndrome)) {
+			if (!status) {
+				sy = fw_syndrome_get(FW_SYND_INJECTED);
+				status = sy->status;
+				syndrome = sy->value;
+			}
+			goto answer_raw;
+		}
+	}
+	s = d->handler(&cmd);
+
+answer:
+	sy = fw_syndrome_get(s);
+	status = sy->status;
+	syndrome = sy->value;
+	if (s != FW_SYND_OK)	/* a failed command returns nothing else */
+		memset(out, 0, outlen);
+answer_raw:
+	fw_out_set(out, status, syndrome);
+	if (status != MLX5_CMD_STAT_OK)
+		atomic_fetch_add_explicit(&fw->nfailed, 1,
+					  memory_order_relaxed);
+	hooks = atomic_load_explicit(&fw->hooks, memory_order_acquire);
+	if (hooks && hooks->post_cmd)
+		hooks->post_cmd(hooks->arg, in, inlen, out, outlen);
+	return 0;
+}
+
+void emu_fw_set_hooks(struct emu_fw *fw, const struct emu_fw_hooks *hooks)
+{
+	atomic_store_explicit(&fw->hooks, hooks, memory_order_release);
+}

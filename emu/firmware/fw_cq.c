@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/firmware/fw_cq.c -- CREATE_CQ / QUERY_CQ / MODIFY_CQ / DESTROY_CQ.
+ *
+ * A CQ is (1 << log_cq_size) CQEs of 64 or 128 bytes in a umem
+ * (cq_umem_id + cq_umem_offset, page_offset in 1/64 pages) or in a page
+ * list of registered memory; its doorbell record is 8 bytes at dbr_addr of
+ * dbr_umem (or registered memory).  It reports to an EQ (c_eqn) of its own
+ * uid or of the kernel, and rings through a UAR page (uar_page).  The EQ,
+ * the UAR and both umems are in use while the CQ exists.
+ *
+ * MODIFY_CQ changes moderation (cq_period, cq_max_count, the period mode)
+ * and overrun-ignore, each only when advertised; resizing (op_mod 1) is not
+ * advertised (cq_resize 0).  A CQ used by a queue cannot be destroyed
+ * (CQ_IN_USE, the status real firmware gives).
+ */
+#include <string.h>
+
+#include "emu/firmware/fw_int.h"
+
+void fw_cq_release(struct emu_fw_obj *obj)
+{
+	struct emu_fw_cq *cq = emu_fw_to_cq(obj);
+	struct emu_fw_eq *eq = atomic_exchange(&cq->eq, NULL);
+
+	if (eq)
+		fw_obj_unuse(&eq->obj);
+	if (cq->uar)
+		fw_obj_unuse(&cq->uar->obj);
+	cq->uar = NULL;
+	fw_buf_release(&cq->buf);
+	fw_buf_release(&cq->dbr);
+}
+
+void fw_cq_fini(struct emu_fw_obj *obj)
+{
+	pthread_mutex_destroy(&emu_fw_to_cq(obj)->lock);
+}
+
+/* Context fields the device does not implement, or that are invalid. */
+static enum fw_synd fw_cqc_check(struct fw_cmd *cmd, const void *cqc)
+{
+	const struct emu_fw *fw = cmd->fw;
+	uint32_t st = PRM_GET(cqc, cqc, st);
+	uint32_t mode = PRM_GET(cqc, cqc, cq_period_mode);
+
+	if (PRM_GET(cqc, cqc, log_cq_size) > FW_CAP_GEN(fw, log_max_cq_sz))
+		return FW_SYND_CQ_BAD_SIZE;
+	if (PRM_GET(cqc, cqc, cqe_sz) > MLX5_CQC_CQE_SZ_128_BYTES)
+		return FW_SYND_CQ_BAD_CQE_SIZE;
+	if (PRM_GET(cqc, cqc, cqe_comp_en) ||
+	    PRM_GET(cqc, cqc, mini_cqe_res_format) ||
+	    PRM_GET(cqc, cqc, cqe_compression_layout) ||
+	    PRM_GET(cqc, cqc, as_notify) ||
+	    PRM_GET(cqc, cqc, initiator_src_dct) ||
+	    PRM_GET(cqc, cqc, apu_cq) ||
+	    (PRM_GET(cqc, cqc, scqe_break_moderation_en) &&
+	     !FW_CAP_GEN(fw, scqe_break_moderation)) ||
+	    (PRM_GET(cqc, cqc, oi) && !FW_CAP_GEN(fw, cq_oi)) ||
+	    ((PRM_GET(cqc, cqc, cq_period) ||
+	      PRM_GET(cqc, cqc, cq_max_count)) &&
+	     !FW_CAP_GEN(fw, cq_moderation)))
+		return FW_SYND_CQ_FEATURE_NOT_SUPPORTED;
+	if (mode > 1 || (mode == 1 && !FW_CAP_GEN(fw, cq_period_start_from_cqe)))
+		return FW_SYND_CQ_BAD_PERIOD_MODE;
+	if (st != 0 && st != MLX5_CQC_ST_SOLICITED_NOTIFICATION_REQUEST_ARMED &&
+	    st != MLX5_CQC_ST_NOTIFICATION_REQUEST_ARMED &&
+	    st != MLX5_CQC_ST_FIRED)
+		return FW_SYND_CQ_BAD_ST;
+	return FW_SYND_OK;
+}
+
+enum fw_synd fw_cmd_create_cq(struct fw_cmd *cmd)
+{
+	const void *cqc = PRM_ADDR_OF(create_cq_in, cmd->in, cq_context);
+	struct emu_fw_obj *obj, *eq, *uar;
+	struct fw_buf_desc d = { 0 };
+	struct emu_fw_cq *cq;
+	enum fw_synd s;
+
+	s = fw_cqc_check(cmd, cqc);
+	if (s)
+		return s;
+	s = fw_cmd_obj_alloc(cmd, EMU_FW_OBJ_CQ, &obj);
+	if (s)
+		return s;
+	cq = emu_fw_to_cq(obj);
+	pthread_mutex_init(&cq->lock, NULL);
+	atomic_init(&cq->eq, NULL);
+
+	s = fw_cmd_obj_use(cmd, EMU_FW_OBJ_EQ, PRM_GET(cqc, cqc, c_eqn),
+			   FW_SYND_CQ_BAD_EQN, &eq);
+	if (s)
+		goto err;
+	atomic_store(&cq->eq, emu_fw_to_eq(eq));
+	s = fw_cmd_obj_use(cmd, EMU_FW_OBJ_UAR, PRM_GET(cqc, cqc, uar_page),
+			   FW_SYND_BAD_UAR, &uar);
+	if (s)
+		goto err;
+	cq->uar = emu_fw_to_uar(uar);
+
+	cq->log_size = (uint8_t)PRM_GET(cqc, cqc, log_cq_size);
+	cq->cqe_size = PRM_GET(cqc, cqc, cqe_sz) ? 128 : 64;
+	d.umem_valid = PRM_GET(create_cq_in, cmd->in, cq_umem_valid);
+	d.umem_id = PRM_GET(create_cq_in, cmd->in, cq_umem_id);
+	d.umem_offset = PRM_GET64(create_cq_in, cmd->in, cq_umem_offset);
+	d.page_offset = PRM_GET(cqc, cqc, page_offset);
+	d.log_page_size = PRM_GET(cqc, cqc, log_page_size);
+	d.len = (size_t)cq->cqe_size << cq->log_size;
+	d.pas = PRM_ARRAY_ADDR(create_cq_in, cmd->in, pas, 0);
+	d.npas = (cmd->inlen - PRM_BYTE_OFF(create_cq_in, pas)) / 8;
+	s = fw_buf_resolve(cmd, &d, &cq->buf);
+	if (s)
+		goto err;
+	s = fw_dbr_resolve(cmd, PRM_GET(cqc, cqc, dbr_umem_valid),
+			   PRM_GET(cqc, cqc, dbr_umem_id),
+			   PRM_GET64(cqc, cqc, dbr_addr), &cq->dbr);
+	if (s)
+		goto err;
+
+	atomic_init(&cq->cq_period, PRM_GET(cqc, cqc, cq_period));
+	atomic_init(&cq->cq_max_count, PRM_GET(cqc, cqc, cq_max_count));
+	atomic_init(&cq->cq_period_mode, PRM_GET(cqc, cqc, cq_period_mode));
+	atomic_init(&cq->oi, PRM_GET(cqc, cqc, oi));
+	cq->cc = PRM_GET(cqc, cqc, cc);
+	_Static_assert(sizeof(cq->cqc) == PRM_ST_SZ_BYTES(cqc), "cqc size");
+	memcpy(cq->cqc, cqc, sizeof(cq->cqc));
+
+	s = fw_cmd_obj_publish(obj, FW_SYND_CQ_LIMIT);
+	if (s)
+		return s;
+	PRM_SET(create_cq_out, cmd->out, cqn, obj->id);
+	return FW_SYND_OK;
+
+err:
+	fw_cq_release(obj);
+	fw_cmd_obj_abort(obj);
+	return s;
+}
+
+enum fw_synd fw_cmd_query_cq(struct fw_cmd *cmd)
+{
+	struct emu_fw_obj *obj;
+	struct emu_fw_cq *cq;
+	enum fw_synd s;
+
+	s = fw_cmd_obj_own(cmd, EMU_FW_OBJ_CQ,
+			   PRM_GET(query_cq_in, cmd->in, cqn),
+			   FW_SYND_CQ_INVALID, &obj);
+	if (s)
+		return s;
+	cq = emu_fw_to_cq(obj);
+	pthread_mutex_lock(&cq->lock);
+	memcpy(PRM_ADDR_OF(query_cq_out, cmd->out, cq_context), cq->cqc,
+	       sizeof(cq->cqc));
+	pthread_mutex_unlock(&cq->lock);
+	emu_fw_obj_put(obj);
+	return FW_SYND_OK;
+}
+
+enum fw_synd fw_cmd_modify_cq(struct fw_cmd *cmd)
+{
+	const void *cqc = PRM_ADDR_OF(modify_cq_in, cmd->in, cq_context);
+	const struct emu_fw *fw = cmd->fw;
+	uint32_t sel, allowed = 0, mode;
+	struct emu_fw_obj *obj;
+	struct emu_fw_cq *cq;
+	enum fw_synd s;
+
+	if (cmd->op_mod == FW_CQ_OPMOD_RESIZE && !FW_CAP_GEN(fw, cq_resize))
+		return FW_SYND_CQ_RESIZE_NOT_SUPPORTED;
+	s = fw_cmd_obj_own(cmd, EMU_FW_OBJ_CQ,
+			   PRM_GET(modify_cq_in, cmd->in, cqn),
+			   FW_SYND_CQ_INVALID, &obj);
+	if (s)
+		return s;
+	cq = emu_fw_to_cq(obj);
+
+	sel = PRM_GET(modify_cq_in, cmd->in,
+		      modify_field_select_resize_field_select.modify_field_select.modify_field_select);
+	if (FW_CAP_GEN(fw, cq_moderation))
+		allowed |= FW_CQ_MODIFY_PERIOD | FW_CQ_MODIFY_COUNT;
+	if (FW_CAP_GEN(fw, cq_oi))
+		allowed |= FW_CQ_MODIFY_OVERRUN;
+	if (FW_CAP_GEN(fw, cq_period_mode_modify))
+		allowed |= FW_CQ_MODIFY_PERIOD_MODE;
+	mode = PRM_GET(cqc, cqc, cq_period_mode);
+	if (sel & ~allowed) {
+		s = FW_SYND_CQ_BAD_FIELD_SELECT;
+		goto out;
+	}
+	if ((sel & FW_CQ_MODIFY_PERIOD_MODE) &&
+	    (mode > 1 ||
+	     (mode == 1 && !FW_CAP_GEN(fw, cq_period_start_from_cqe)))) {
+		s = FW_SYND_CQ_BAD_PERIOD_MODE;
+		goto out;
+	}
+
+	pthread_mutex_lock(&cq->lock);
+	if (sel & FW_CQ_MODIFY_PERIOD) {
+		PRM_SET(cqc, cq->cqc, cq_period, PRM_GET(cqc, cqc, cq_period));
+		atomic_store(&cq->cq_period, PRM_GET(cqc, cqc, cq_period));
+	}
+	if (sel & FW_CQ_MODIFY_COUNT) {
+		PRM_SET(cqc, cq->cqc, cq_max_count,
+			PRM_GET(cqc, cqc, cq_max_count));
+		atomic_store(&cq->cq_max_count,
+			     PRM_GET(cqc, cqc, cq_max_count));
+	}
+	if (sel & FW_CQ_MODIFY_OVERRUN) {
+		PRM_SET(cqc, cq->cqc, oi, PRM_GET(cqc, cqc, oi));
+		atomic_store(&cq->oi, PRM_GET(cqc, cqc, oi));
+	}
+	if (sel & FW_CQ_MODIFY_PERIOD_MODE) {
+		PRM_SET(cqc, cq->cqc, cq_period_mode, mode);
+		atomic_store(&cq->cq_period_mode, mode);
+	}
+	pthread_mutex_unlock(&cq->lock);
+out:
+	emu_fw_obj_put(obj);
+	return s;
+}
+
+enum fw_synd fw_cmd_destroy_cq(struct fw_cmd *cmd)
+{
+	return fw_cmd_obj_destroy(cmd, EMU_FW_OBJ_CQ,
+				  PRM_GET(destroy_cq_in, cmd->in, cqn),
+				  FW_SYND_CQ_INVALID, FW_SYND_CQ_IN_USE);
+}

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/firmware/fw_int.h -- inside the firmware: the device structure, the
+ * command context handlers see, object-table primitives and the helpers
+ * every command file shares.  Not for use outside emu/firmware/.
+ */
+#ifndef MLX5EMU_FW_INT_H
+#define MLX5EMU_FW_INT_H
+
+/* First: it brings liburcu in with the bulletproof flavour's mapping. */
+#include "emu/firmware/fw_objs.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prm/prm.h"
+#include "prm/prm_cmd.h"
+#include "emu/firmware/fw.h"
+#include "emu/firmware/fw_caps.h"
+#include "emu/firmware/fw_syndrome.h"
+
+/*
+ * PRM numbers prm/prm_cmd.h does not carry yet (kernel names in comments);
+ * to move there.
+ */
+enum {
+	FW_EQC_ST_ARMED = 0x9,		/* MLX5_EQ_STATE_ARMED (linux/mlx5/eq.h) */
+	FW_EQC_ST_FIRED = 0xa,		/* MLX5_EQ_STATE_FIRED */
+	FW_EQC_ST_ALWAYS_ARMED = 0xb,	/* MLX5_EQ_STATE_ALWAYS_ARMED */
+};
+enum {					/* modify_cq_in field_select (cq.h) */
+	FW_CQ_MODIFY_PERIOD = 1 << 0,	/* MLX5_CQ_MODIFY_PERIOD */
+	FW_CQ_MODIFY_COUNT = 1 << 1,	/* MLX5_CQ_MODIFY_COUNT */
+	FW_CQ_MODIFY_OVERRUN = 1 << 2,	/* MLX5_CQ_MODIFY_OVERRUN */
+	FW_CQ_MODIFY_PERIOD_MODE = 1 << 4,	/* MLX5_CQ_MODIFY_PERIOD_MODE */
+	FW_CQ_OPMOD_RESIZE = 1,		/* MLX5_CQ_OPMOD_RESIZE */
+};
+enum {					/* roce_addr_layout (device.h) */
+	FW_ROCE_VERSION_1 = 0,		/* MLX5_ROCE_VERSION_1 */
+	FW_ROCE_VERSION_2 = 2,		/* MLX5_ROCE_VERSION_2 */
+	FW_ROCE_L3_TYPE_IPV4 = 0,	/* MLX5_ROCE_L3_TYPE_IPV4 */
+	FW_ROCE_L3_TYPE_IPV6 = 1,	/* MLX5_ROCE_L3_TYPE_IPV6 */
+};
+enum {					/* vport states (mlx5_ifc.h) */
+	FW_VPORT_STATE_DOWN = 0x0,	/* MLX5_VPORT_STATE_DOWN */
+	FW_VPORT_STATE_UP = 0x1,	/* MLX5_VPORT_STATE_UP */
+};
+
+/* ---- object tables (fw_obj.c) ---- */
+
+struct fw_table {
+	struct cds_lfht *ht;
+	pthread_mutex_t lock;	/* id cursor; serialises insertions */
+	uint32_t min_id, max_id;	/* id space, inclusive */
+	uint32_t limit;		/* most live objects */
+	uint32_t cursor;	/* next id to try: monotonic, wraps */
+	atomic_uint count;
+};
+
+struct fw_obj_type_info {
+	const char *name;
+	size_t size;		/* of the containing struct */
+	/* Drop what the object holds on others; runs once, when a destroy
+	 * commits (the object is unpublished but may still be read). */
+	void (*release)(struct emu_fw_obj *obj);
+	/* Free what the object owns besides itself (no other object). */
+	void (*fini)(struct emu_fw_obj *obj);
+};
+
+int fw_tables_init(struct emu_fw *fw);
+/* Destroy every object, dependents first, then the tables. */
+void fw_tables_fini(struct emu_fw *fw);
+
+/* A zeroed object of the type, not yet visible; NULL on ENOMEM. */
+struct emu_fw_obj *fw_obj_alloc(struct emu_fw *fw, enum emu_fw_obj_type type,
+				uint16_t uid);
+/* Free an object that was never published (or whose insert failed). */
+void fw_obj_abort(struct emu_fw_obj *obj);
+/* Give the object the next free id and publish it: 0, or -ENOSPC when the
+ * type's limit is reached. */
+int fw_obj_insert(struct emu_fw_obj *obj);
+/* One more user, unless the object is dying (false). */
+bool fw_obj_use(struct emu_fw_obj *obj);
+void fw_obj_unuse(struct emu_fw_obj *obj);
+/* Mark dying if it has no user: 0, -EBUSY (used; nothing changes) or
+ * -ENOENT (already dying). */
+int fw_obj_kill(struct emu_fw_obj *obj);
+/* After fw_obj_kill: unpublish, release what it holds, drop the table's
+ * reference.  The caller's own reference (if any) stays valid. */
+void fw_obj_remove(struct emu_fw_obj *obj);
+
+/* ---- the device ---- */
+
+struct fw_port {
+	uint8_t mac[6];
+	uint16_t mtu;
+	atomic_bool link_up;
+	pthread_mutex_t lock;	/* roce table */
+	uint8_t (*roce)[32];	/* roce_addr_layout per index */
+};
+
+struct emu_fw {
+	struct emu_fw_config cfg;	/* cfg.caps points at caps */
+	struct emu_fw_caps *caps;	/* immutable after create */
+	struct fw_table tables[EMU_FW_OBJ_NTYPES];
+	struct fw_port port[EMU_FW_MAX_PORTS];
+	unsigned int roce_table_size;
+	const struct emu_fw_hooks *_Atomic hooks;
+	atomic_ulong ncmds, nfailed;
+};
+
+/* The general capability page and friends. */
+const void *fw_cap_page(const struct emu_fw *fw, unsigned int type);
+#define FW_CAP_GEN(fw, fld) \
+	PRM_GET(cmd_hca_cap, fw_cap_page((fw), MLX5_CAP_GENERAL), fld)
+#define FW_CAP_ROCE(fw, fld) \
+	PRM_GET(roce_cap, fw_cap_page((fw), MLX5_CAP_ROCE), fld)
+#define FW_CAP_ATOMIC(fw, fld) \
+	PRM_GET(atomic_caps, fw_cap_page((fw), MLX5_CAP_ATOMIC), fld)
+
+/* ---- commands ---- */
+
+struct fw_cmd {
+	struct emu_fw *fw;
+	const void *in;
+	size_t inlen;
+	void *out;
+	size_t outlen;
+	uint16_t opcode, op_mod, uid;
+};
+
+typedef enum fw_synd (*fw_cmd_handler)(struct fw_cmd *cmd);
+
+/* Handlers, one file per PRM object. */
+enum fw_synd fw_cmd_query_hca_cap(struct fw_cmd *cmd);		/* fw_caps.c */
+enum fw_synd fw_cmd_query_adapter(struct fw_cmd *cmd);		/* fw_adapter.c */
+enum fw_synd fw_cmd_create_uctx(struct fw_cmd *cmd);		/* fw_uctx.c */
+enum fw_synd fw_cmd_destroy_uctx(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_alloc_pd(struct fw_cmd *cmd);		/* fw_pd.c */
+enum fw_synd fw_cmd_dealloc_pd(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_alloc_td(struct fw_cmd *cmd);		/* fw_td.c */
+enum fw_synd fw_cmd_dealloc_td(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_alloc_uar(struct fw_cmd *cmd);		/* fw_uar.c */
+enum fw_synd fw_cmd_dealloc_uar(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_create_mkey(struct fw_cmd *cmd);		/* fw_mkey.c */
+enum fw_synd fw_cmd_query_mkey(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_destroy_mkey(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_create_eq(struct fw_cmd *cmd);		/* fw_eq.c */
+enum fw_synd fw_cmd_query_eq(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_destroy_eq(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_create_cq(struct fw_cmd *cmd);		/* fw_cq.c */
+enum fw_synd fw_cmd_query_cq(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_modify_cq(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_destroy_cq(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_query_nic_vport_context(struct fw_cmd *cmd); /* fw_vport.c */
+enum fw_synd fw_cmd_query_hca_vport_context(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_query_hca_vport_gid(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_query_vport_state(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_query_roce_address(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_set_roce_address(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_alloc_q_counter(struct fw_cmd *cmd);	/* fw_counter.c */
+enum fw_synd fw_cmd_dealloc_q_counter(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_query_q_counter(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_alloc_flow_counter(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_dealloc_flow_counter(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_query_flow_counter(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_query_lag(struct fw_cmd *cmd);		/* fw_lag.c */
+
+/* Per-type release/fini callbacks (see struct fw_obj_type_info). */
+void fw_mkey_release(struct emu_fw_obj *obj);
+void fw_eq_release(struct emu_fw_obj *obj);
+void fw_cq_release(struct emu_fw_obj *obj);
+void fw_cq_fini(struct emu_fw_obj *obj);
+
+/* ---- helpers for handlers (fw_obj.c) ---- */
+
+/*
+ * Create-side: allocate an object for cmd->uid and charge it to the uid's
+ * user context (so DESTROY_UCTX sees it).  FW_SYND_OK, FW_SYND_BAD_UID or
+ * FW_SYND_INTERNAL_NOMEM.
+ */
+enum fw_synd fw_cmd_obj_alloc(struct fw_cmd *cmd, enum emu_fw_obj_type type,
+			      struct emu_fw_obj **objp);
+/* Publish it: FW_SYND_OK or limit (the object is then freed). */
+enum fw_synd fw_cmd_obj_publish(struct emu_fw_obj *obj, enum fw_synd limit);
+/* Undo fw_cmd_obj_alloc for an object never published. */
+void fw_cmd_obj_abort(struct emu_fw_obj *obj);
+
+/*
+ * Reference an object the command names as a parameter (a CQ's EQ): it must
+ * be live and belong to cmd->uid or to uid 0.  On success the object has
+ * one more user, which the caller keeps (drop with fw_obj_unuse).
+ */
+enum fw_synd fw_cmd_obj_use(struct fw_cmd *cmd, enum emu_fw_obj_type type,
+			    uint32_t id, enum fw_synd bad,
+			    struct emu_fw_obj **objp);
+/*
+ * Find an object the command operates on (query/modify/destroy): it must be
+ * live and owned by cmd->uid.  The caller gets a reference (emu_fw_obj_put).
+ */
+enum fw_synd fw_cmd_obj_own(struct fw_cmd *cmd, enum emu_fw_obj_type type,
+			    uint32_t id, enum fw_synd invalid,
+			    struct emu_fw_obj **objp);
+/* The whole destroy: find as owner, refuse if used, remove. */
+enum fw_synd fw_cmd_obj_destroy(struct fw_cmd *cmd, enum emu_fw_obj_type type,
+				uint32_t id, enum fw_synd invalid,
+				enum fw_synd in_use);
+
+/* ---- memory the device reaches (fw_umem.c) ---- */
+
+/* How a command describes a queue buffer. */
+struct fw_buf_desc {
+	bool umem_valid;
+	uint32_t umem_id;
+	uint64_t umem_offset;
+	uint32_t page_offset;	/* in units of (page size / 64) */
+	uint32_t log_page_size;	/* page size = 4 KiB << log_page_size */
+	size_t len;
+	const void *pas;	/* page list (64-bit big-endian addresses) */
+	size_t npas;		/* entries available in the mailbox */
+};
+
+/* Resolve a queue buffer; on success buf holds a use on its umem. */
+enum fw_synd fw_buf_resolve(struct fw_cmd *cmd, const struct fw_buf_desc *d,
+			    struct emu_fw_buf *buf);
+/* Resolve an 8-byte doorbell record (dbr_umem + dbr_addr, or an address). */
+enum fw_synd fw_dbr_resolve(struct fw_cmd *cmd, bool umem_valid,
+			    uint32_t umem_id, uint64_t addr,
+			    struct emu_fw_buf *buf);
+/* Drop the umem use of a resolved range (idempotent). */
+void fw_buf_release(struct emu_fw_buf *buf);
+
+/* ---- ports (fw_vport.c) ---- */
+
+int fw_ports_init(struct emu_fw *fw);
+void fw_ports_fini(struct emu_fw *fw);
+
+#endif /* MLX5EMU_FW_INT_H */

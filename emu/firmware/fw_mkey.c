@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/firmware/fw_mkey.c -- CREATE_MKEY / QUERY_MKEY / DESTROY_MKEY.
+ *
+ * The device implements direct MTT mkeys backed by a umem (DEVX's
+ * mkey_umem_valid form, which is also how the emulated kernel registers a
+ * verbs MR): iova [start_addr, start_addr + len) maps to the umem from
+ * mkey_umem_offset on.  Indirect (KLM/KSM), UMR-owned ("free"), ODP
+ * (pg_access), signature, crypto and relaxed-ordering mkeys are not
+ * advertised and are refused.  The mkey value is mkey_index << 8 | mkey_7_0:
+ * the firmware picks the index, software the key byte.
+ */
+#include <string.h>
+
+#include "emu/firmware/fw_int.h"
+
+void fw_mkey_release(struct emu_fw_obj *obj)
+{
+	struct emu_fw_mkey *mk = emu_fw_to_mkey(obj);
+
+	fw_buf_release(&mk->mem);
+	if (mk->pd)
+		fw_obj_unuse(&mk->pd->obj);
+	mk->pd = NULL;
+}
+
+/* Features of an mkc this device does not advertise. */
+static enum fw_synd fw_mkc_check(struct fw_cmd *cmd, const void *mkc)
+{
+	unsigned int mode = PRM_GET(mkc, mkc, access_mode_4_2) << 2 |
+			    PRM_GET(mkc, mkc, access_mode_1_0);
+
+	if (PRM_GET(create_mkey_in, cmd->in, pg_access))
+		return FW_SYND_MKEY_UMEM_PG_ACCESS;
+	if (PRM_GET(mkc, mkc, free) || PRM_GET(mkc, mkc, umr_en))
+		return FW_SYND_MKEY_UMR_NOT_SUPPORTED;
+	if (mode != MLX5_MKC_ACCESS_MODE_MTT)
+		return FW_SYND_MKEY_BAD_ACCESS_MODE;
+	if (PRM_GET(mkc, mkc, bsf_en) || PRM_GET(mkc, mkc, crypto_en) ||
+	    PRM_GET(mkc, mkc, expected_sigerr_count) ||
+	    PRM_GET(mkc, mkc, sync_umr) ||
+	    PRM_GET(mkc, mkc, relaxed_ordering_write) ||
+	    PRM_GET(mkc, mkc, relaxed_ordering_read) ||
+	    PRM_GET(mkc, mkc, ma_translation_mode) ||
+	    PRM_GET(create_mkey_in, cmd->in, data_direct))
+		return FW_SYND_MKEY_FEATURE_NOT_SUPPORTED;
+	if (PRM_GET(mkc, mkc, a) && !FW_CAP_GEN(cmd->fw, atomic))
+		return FW_SYND_MKEY_ATOMIC_NOT_SUPPORTED;
+	if (!PRM_GET(mkc, mkc, length64) && PRM_GET64(mkc, mkc, len) == 0)
+		return FW_SYND_MKEY_ZERO_LEN;
+	return FW_SYND_OK;
+}
+
+enum fw_synd fw_cmd_create_mkey(struct fw_cmd *cmd)
+{
+	const void *mkc = PRM_ADDR_OF(create_mkey_in, cmd->in,
+				      memory_key_mkey_entry);
+	struct fw_buf_desc d = { 0 };
+	struct emu_fw_mkey *mk;
+	struct emu_fw_obj *obj, *pd;
+	enum fw_synd s;
+
+	s = fw_mkc_check(cmd, mkc);
+	if (s)
+		return s;
+	s = fw_cmd_obj_alloc(cmd, EMU_FW_OBJ_MKEY, &obj);
+	if (s)
+		return s;
+	mk = emu_fw_to_mkey(obj);
+
+	s = fw_cmd_obj_use(cmd, EMU_FW_OBJ_PD, PRM_GET(mkc, mkc, pd),
+			   FW_SYND_BAD_PD, &pd);
+	if (s)
+		goto err;
+	mk->pd = emu_fw_to_pd(pd);
+
+	if (PRM_GET(mkc, mkc, length64)) {
+		/* No registration covers the whole address space. */
+		s = FW_SYND_MKEY_OUT_OF_RANGE;
+		goto err;
+	}
+	d.umem_valid = PRM_GET(create_mkey_in, cmd->in, mkey_umem_valid);
+	d.umem_id = PRM_GET(create_mkey_in, cmd->in, mkey_umem_id);
+	d.umem_offset = PRM_GET64(create_mkey_in, cmd->in, mkey_umem_offset);
+	d.len = PRM_GET64(mkc, mkc, len);
+	if (!d.umem_valid) {
+		s = FW_SYND_UMEM_REQUIRED;	/* no physical page lists */
+		goto err;
+	}
+	s = fw_buf_resolve(cmd, &d, &mk->mem);
+	if (s == FW_SYND_UMEM_OUT_OF_RANGE)
+		s = FW_SYND_MKEY_OUT_OF_RANGE;
+	if (s)
+		goto err;
+
+	mk->start_addr = PRM_GET64(mkc, mkc, start_addr);
+	mk->len = d.len;
+	mk->key = (uint8_t)PRM_GET(mkc, mkc, mkey_7_0);
+	mk->qpn = PRM_GET(mkc, mkc, qpn);
+	mk->access = (PRM_GET(mkc, mkc, lr) ? EMU_FW_MKEY_LR : 0) |
+		     (PRM_GET(mkc, mkc, lw) ? EMU_FW_MKEY_LW : 0) |
+		     (PRM_GET(mkc, mkc, rr) ? EMU_FW_MKEY_RR : 0) |
+		     (PRM_GET(mkc, mkc, rw) ? EMU_FW_MKEY_RW : 0) |
+		     (PRM_GET(mkc, mkc, a) ? EMU_FW_MKEY_A : 0);
+	_Static_assert(sizeof(mk->mkc) == PRM_ST_SZ_BYTES(mkc), "mkc size");
+	memcpy(mk->mkc, mkc, sizeof(mk->mkc));
+
+	s = fw_cmd_obj_publish(obj, FW_SYND_MKEY_LIMIT);
+	if (s)
+		return s;
+	PRM_SET(create_mkey_out, cmd->out, mkey_index, obj->id);
+	return FW_SYND_OK;
+
+err:
+	fw_mkey_release(obj);
+	fw_cmd_obj_abort(obj);
+	return s;
+}
+
+enum fw_synd fw_cmd_query_mkey(struct fw_cmd *cmd)
+{
+	struct emu_fw_obj *obj;
+	enum fw_synd s;
+
+	s = fw_cmd_obj_own(cmd, EMU_FW_OBJ_MKEY,
+			   PRM_GET(query_mkey_in, cmd->in, mkey_index),
+			   FW_SYND_MKEY_INVALID, &obj);
+	if (s)
+		return s;
+	memcpy(PRM_ADDR_OF(query_mkey_out, cmd->out, memory_key_mkey_entry),
+	       emu_fw_to_mkey(obj)->mkc, PRM_ST_SZ_BYTES(mkc));
+	emu_fw_obj_put(obj);
+	return FW_SYND_OK;
+}
+
+enum fw_synd fw_cmd_destroy_mkey(struct fw_cmd *cmd)
+{
+	/* Nothing uses an mkey at the firmware level: no "in use" case. */
+	return fw_cmd_obj_destroy(cmd, EMU_FW_OBJ_MKEY,
+				  PRM_GET(destroy_mkey_in, cmd->in, mkey_index),
+				  FW_SYND_MKEY_INVALID, FW_SYND_MKEY_INVALID);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the emu/firmware Check suites: a device, mailboxes
+ * built with the PRM accessors, and one-call creators for the objects a
+ * test needs on the way (each fails the test if the firmware refuses).
+ */
+#ifndef MLX5EMU_TESTS_UNIT_FIRMWARE_FW_TEST_UTIL_H
+#define MLX5EMU_TESTS_UNIT_FIRMWARE_FW_TEST_UTIL_H
+
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "emu/firmware/fw_objs.h"	/* first: liburcu, bp flavour */
+#include "prm/prm.h"
+#include "prm/prm_cmd.h"
+#include "emu/firmware/fw.h"
+#include "emu/firmware/fw_caps.h"
+#include "emu/firmware/fw_syndrome.h"
+
+/* Mailboxes big enough for any command here (dword aligned). */
+#define FWT_MBOX_DW 1100
+struct fwt_mbox {
+	uint32_t in[FWT_MBOX_DW];
+	uint32_t out[FWT_MBOX_DW];
+	size_t inlen, outlen;
+};
+
+/* A device with the defaults; tweak (may be NULL) edits its caps first. */
+struct emu_fw *fwt_create(void (*tweak)(struct emu_fw_caps *caps));
+
+/* Clears a mailbox pair and sets opcode/op_mod/uid and the lengths. */
+void fwt_mbox_init(struct fwt_mbox *m, uint16_t opcode, uint16_t op_mod,
+		   uint16_t uid, size_t inlen, size_t outlen);
+/* Runs it (the exec itself must succeed); returns the outbox status. */
+uint8_t fwt_exec(struct emu_fw *fw, struct fwt_mbox *m);
+
+/* The outbox carries exactly this table entry's status and syndrome. */
+#define ck_fw_synd(m, ID)						\
+	do {								\
+		const struct fw_syndrome *e_ = fw_syndrome_get(FW_SYND_##ID); \
+		ck_assert_msg(emu_fw_out_status((m)->out) == e_->status && \
+			      emu_fw_out_syndrome((m)->out) == e_->value, \
+			      "expected %s (status 0x%x syndrome 0x%x), got " \
+			      "status 0x%x syndrome 0x%x", #ID, e_->status, \
+			      e_->value, emu_fw_out_status((m)->out),	\
+			      emu_fw_out_syndrome((m)->out));		\
+	} while (0)
+#define ck_fw_ok(m) ck_fw_synd(m, OK)
+
+/* Object creators: id or fail the test. */
+uint16_t fwt_uctx(struct emu_fw *fw);
+uint32_t fwt_pd(struct emu_fw *fw, uint16_t uid);
+uint32_t fwt_uar(struct emu_fw *fw, uint16_t uid);
+
+/* Page-aligned zeroed memory registered as a umem of uid. */
+struct fwt_mem {
+	void *addr;
+	size_t size;
+	uint32_t umem_id;
+};
+void fwt_mem_reg(struct emu_fw *fw, uint16_t uid, size_t size,
+		 struct fwt_mem *mem);
+void fwt_mem_free(struct fwt_mem *mem);	/* memory only */
+
+/* An EQ of 2^log_size EQEs in mem (registered under mem's uid), given by
+ * a page list.  Returns the eq_number. */
+uint32_t fwt_eq(struct emu_fw *fw, uint16_t uid, uint32_t uar,
+		unsigned int log_size, struct fwt_mem *mem);
+
+/* CREATE_CQ mailbox as pyverbs builds it: umem buffer + umem dbr. */
+void fwt_cq_mbox(struct fwt_mbox *m, uint16_t uid, uint32_t eqn,
+		 uint32_t uar, unsigned int log_size, uint32_t buf_umem,
+		 uint64_t buf_off, uint32_t dbr_umem, uint64_t dbr_off);
+uint32_t fwt_cq(struct emu_fw *fw, uint16_t uid, uint32_t eqn, uint32_t uar,
+		unsigned int log_size, uint32_t buf_umem, uint32_t dbr_umem);
+
+/* Destroy/dealloc by opcode; the outbox status (the _mbox form keeps the
+ * outbox in m). */
+uint8_t fwt_destroy_mbox(struct emu_fw *fw, struct fwt_mbox *m,
+			 uint16_t opcode, uint16_t uid, uint32_t id);
+uint8_t fwt_destroy(struct emu_fw *fw, uint16_t opcode, uint16_t uid,
+		    uint32_t id);
+
+#endif /* MLX5EMU_TESTS_UNIT_FIRMWARE_FW_TEST_UTIL_H */
