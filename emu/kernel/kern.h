@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The emulated kernel layer: what mlx5_ib and its DEVX code do between a
+ * DEVX caller and firmware.  It implements the backend interface for the
+ * emulator (kern_backend.c); the provider never sees these types.
+ *
+ * Convention: functions return 0 or a negative errno; firmware results
+ * travel as PRM status/syndrome in the outbox.
+ */
+#ifndef MLX5EMU_EMU_KERNEL_KERN_H
+#define MLX5EMU_EMU_KERNEL_KERN_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <urcu/list.h>
+
+#include "emu/kernel/kern_devx_rules.h"
+#include "provider/backend/backend.h"
+
+struct emu_fw;
+
+#define KERN_NUM_COMP_VECTORS 1
+#define KERN_PAGE_SIZE 4096
+
+/* One emulated device as the kernel holds it, created on first open. */
+struct kern_dev {
+	int index;
+	struct emu_fw *fw;
+	uint32_t eqn[KERN_NUM_COMP_VECTORS];	/* kernel-owned completion EQs */
+	uint32_t eq_uar;			/* UAR index of those EQs */
+	int refs;				/* open contexts */
+};
+
+/* A ucontext: one open context of a device, with its DEVX uid. */
+struct mlx5be_ctx {
+	struct kern_dev *kdev;
+	uint16_t uid;
+	int memfd;			/* the context's cmd_fd */
+	size_t memfd_pages;		/* pages the memfd holds */
+	pthread_mutex_t lock;		/* guards the lists */
+	struct cds_list_head objs;	/* DEVX objects, creation order */
+	struct cds_list_head umems;
+	struct cds_list_head uars;
+	struct cds_list_head comps;	/* async command completions */
+};
+
+struct mlx5be_obj {
+	struct mlx5be_ctx *ctx;
+	struct cds_list_head node;
+	uint64_t enc_id;		/* (create opcode << 32) | id, as devx.c */
+	uint32_t bulk;			/* flow counters allocated in bulk */
+	size_t destroy_inlen, destroy_outlen;
+	uint8_t destroy_in[KERN_DEVX_DESTROY_INBOX_MAX];	/* from the create */
+};
+
+struct mlx5be_umem {
+	struct mlx5be_ctx *ctx;
+	struct cds_list_head node;
+	uint32_t id;
+};
+
+struct mlx5be_uar {
+	struct mlx5be_ctx *ctx;
+	struct cds_list_head node;
+	uint32_t index;			/* firmware UAR index (page_id) */
+	off_t mmap_off;			/* page offset in the memfd */
+	void *page;			/* the kernel's own mapping of the page */
+};
+
+/* kern_dev.c */
+int kern_dev_get(int index, struct kern_dev **kdev);
+void kern_dev_put(struct kern_dev *kdev);
+bool kern_dev_is_comp_eq(const struct kern_dev *kdev, uint32_t eqn);
+/* Executes a command as firmware sees it; uid already stamped. */
+int kern_fw_exec(struct kern_dev *kdev, const void *in, size_t inlen,
+		 void *out, size_t outlen);
+/* Executes a kernel-internal command (uid 0); -EREMOTEIO on bad status. */
+int kern_fw_exec_checked(struct kern_dev *kdev, void *in, size_t inlen,
+			 void *out, size_t outlen);
+
+/* The firmware's umem registry (CREATE_UMEM's role on hardware). */
+int kern_fw_umem_register(struct kern_dev *kdev, uint16_t uid, void *addr,
+			  size_t size, uint32_t access, uint32_t *umem_id);
+int kern_fw_umem_unregister(struct kern_dev *kdev, uint16_t uid,
+			    uint32_t umem_id);
+
+/* kern_ctx.c */
+int kern_ctx_open(int index, struct mlx5be_ctx **ctx, int *cmd_fd);
+void kern_ctx_close(struct mlx5be_ctx *ctx);
+/* Maps @pages more pages at the end of the memfd; returns their offset. */
+int kern_ctx_grow_memfd(struct mlx5be_ctx *ctx, size_t pages, off_t *off);
+
+/* kern_obj.c */
+int kern_general_cmd(struct mlx5be_ctx *ctx, const void *in, size_t inlen,
+		     void *out, size_t outlen);
+struct mlx5be_obj *kern_obj_create(struct mlx5be_ctx *ctx, const void *in,
+				   size_t inlen, void *out, size_t outlen);
+int kern_obj_modify(struct mlx5be_obj *obj, const void *in, size_t inlen,
+		    void *out, size_t outlen);
+int kern_obj_query(struct mlx5be_obj *obj, const void *in, size_t inlen,
+		   void *out, size_t outlen);
+int kern_obj_destroy(struct mlx5be_obj *obj);
+/* Destroys what the context still holds, newest first (close/exit). */
+void kern_obj_destroy_all(struct mlx5be_ctx *ctx);
+
+/* kern_async.c */
+struct mlx5be_cmd_comp *kern_cmd_comp_create(struct mlx5be_ctx *ctx);
+void kern_cmd_comp_destroy(struct mlx5be_cmd_comp *comp);
+int kern_cmd_comp_fd(struct mlx5be_cmd_comp *comp);
+int kern_obj_query_async(struct mlx5be_obj *obj, const void *in, size_t inlen,
+			 size_t outlen, uint64_t wr_id,
+			 struct mlx5be_cmd_comp *comp);
+int kern_cmd_comp_get(struct mlx5be_cmd_comp *comp,
+		      struct mlx5be_async_cmd_resp *resp);
+
+/* kern_umem.c */
+struct mlx5be_umem *kern_umem_reg(struct mlx5be_ctx *ctx, void *addr,
+				  size_t size, uint32_t access,
+				  uint64_t pgsz_bitmap, uint32_t *umem_id);
+int kern_umem_dereg(struct mlx5be_umem *umem);
+
+/* kern_uar.c */
+struct mlx5be_uar *kern_uar_alloc(struct mlx5be_ctx *ctx, uint32_t flags,
+				  struct mlx5be_uar_info *info);
+void kern_uar_free(struct mlx5be_uar *uar);
+int kern_query_eqn(struct mlx5be_ctx *ctx, uint32_t vector, uint32_t *eqn);
+
+#endif /* MLX5EMU_EMU_KERNEL_KERN_H */

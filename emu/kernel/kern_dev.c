@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Devices as the kernel holds them.  A device is brought up on its first
+ * open, as the driver probes a PCI function: firmware with the device's
+ * identity, the RoCE address table programmed (SET_ROCE_ADDRESS, as mlx5_ib
+ * does when GIDs appear), a kernel UAR and the completion EQs whose numbers
+ * query_eqn hands out.  It then lives until the process ends; a forked
+ * child starts over with fresh devices.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/device/dev.h"
+#include "emu/device/dev_identity.h"
+#include "emu/firmware/fw.h"
+#include "emu/kernel/kern.h"
+#include "prm/prm.h"
+#include "prm/prm_cmd.h"
+
+#define KERN_MAX_DEVICES 16
+#define KERN_EQ_LOG_SIZE 10		/* 1024 EQEs, as mlx5_core's comp EQs */
+
+static pthread_mutex_t kern_devs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kern_dev *kern_devs[KERN_MAX_DEVICES];
+static pthread_once_t kern_atfork_once = PTHREAD_ONCE_INIT;
+
+/* The child's devices are its parent's memory: forget them (leaked on
+ * purpose, the parent's threads and state are not the child's). */
+static void kern_devs_atfork_child(void)
+{
+	memset(kern_devs, 0, sizeof(kern_devs));
+	pthread_mutex_init(&kern_devs_lock, NULL);
+}
+
+static void kern_atfork_register(void)
+{
+	pthread_atfork(NULL, NULL, kern_devs_atfork_child);
+}
+
+int kern_fw_exec(struct kern_dev *kdev, const void *in, size_t inlen,
+		 void *out, size_t outlen)
+{
+	return emu_fw_cmd_exec(kdev->fw, in, inlen, out, outlen);
+}
+
+int kern_fw_exec_checked(struct kern_dev *kdev, void *in, size_t inlen,
+			 void *out, size_t outlen)
+{
+	int ret = kern_fw_exec(kdev, in, inlen, out, outlen);
+
+	if (ret)
+		return ret;
+	return kern_status_to_errno(kern_mbox_status(out));
+}
+
+int kern_fw_umem_register(struct kern_dev *kdev, uint16_t uid, void *addr,
+			  size_t size, uint32_t access, uint32_t *umem_id)
+{
+	int ret = emu_fw_umem_register(kdev->fw, uid, addr, size, 12, access);
+
+	if (ret < 0)
+		return ret;
+	*umem_id = (uint32_t)ret;
+	return 0;
+}
+
+int kern_fw_umem_unregister(struct kern_dev *kdev, uint16_t uid,
+			    uint32_t umem_id)
+{
+	return emu_fw_umem_deregister(kdev->fw, uid, umem_id);
+}
+
+bool kern_dev_is_comp_eq(const struct kern_dev *kdev, uint32_t eqn)
+{
+	for (int i = 0; i < KERN_NUM_COMP_VECTORS; i++)
+		if (kdev->eqn[i] == eqn)
+			return true;
+	return false;
+}
+
+static int kern_dev_set_gids(struct kern_dev *kdev,
+			     const struct emu_dev_identity *id)
+{
+	for (int p = 0; p < id->num_ports; p++) {
+		const struct emu_port_identity *port = &id->ports[p];
+
+		for (int i = 0; i < port->gid_tbl_len; i++) {
+			uint8_t in[PRM_ST_SZ_BYTES(set_roce_address_in)] = {};
+			uint8_t out[PRM_ST_SZ_BYTES(set_roce_address_out)] = {};
+			void *addr = PRM_ADDR_OF(set_roce_address_in, in, roce_address);
+			const struct emu_gid_entry *g = &port->gids[i];
+			bool v4 = !memcmp(g->gid, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12);
+			int ret;
+
+			if (!g->valid)
+				continue;
+			PRM_SET(set_roce_address_in, in, opcode,
+				MLX5_CMD_OP_SET_ROCE_ADDRESS);
+			PRM_SET(set_roce_address_in, in, roce_address_index, i);
+			PRM_SET(set_roce_address_in, in, vhca_port_num,
+				id->num_ports > 1 ? port->port_num : 0);
+			memcpy(PRM_ADDR_OF(roce_addr_layout, addr, source_l3_address),
+			       g->gid, 16);
+			PRM_SET(roce_addr_layout, addr, source_mac_47_32,
+				port->mac[0] << 8 | port->mac[1]);
+			PRM_SET(roce_addr_layout, addr, source_mac_31_0,
+				(uint32_t)port->mac[2] << 24 | port->mac[3] << 16 |
+					port->mac[4] << 8 | port->mac[5]);
+			/* PRM encodings: RoCE v1 0, v2 2; L3 IPv4 0, IPv6 1. */
+			PRM_SET(roce_addr_layout, addr, roce_version,
+				g->type == EMU_GID_TYPE_ROCE_V2 ? 2 : 0);
+			PRM_SET(roce_addr_layout, addr, roce_l3_type, v4 ? 0 : 1);
+			ret = kern_fw_exec_checked(kdev, in, sizeof(in), out, sizeof(out));
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* A kernel UAR and the completion EQs, in kernel-registered memory. */
+static int kern_dev_create_eqs(struct kern_dev *kdev)
+{
+	size_t len = (size_t)64 << KERN_EQ_LOG_SIZE;
+	size_t npages = len / KERN_PAGE_SIZE;
+	size_t inlen = PRM_ST_SZ_BYTES(create_eq_in) + npages * 8;
+	uint8_t uin[PRM_ST_SZ_BYTES(alloc_uar_in)] = {};
+	uint8_t uout[PRM_ST_SZ_BYTES(alloc_uar_out)] = {};
+	int ret;
+
+	PRM_SET(alloc_uar_in, uin, opcode, MLX5_CMD_OP_ALLOC_UAR);
+	ret = kern_fw_exec_checked(kdev, uin, sizeof(uin), uout, sizeof(uout));
+	if (ret)
+		return ret;
+	kdev->eq_uar = PRM_GET(alloc_uar_out, uout, uar);
+
+	for (int v = 0; v < KERN_NUM_COMP_VECTORS; v++) {
+		uint8_t out[PRM_ST_SZ_BYTES(create_eq_out)] = {};
+		uint32_t umem_id;
+		void *buf, *eqc;
+		uint8_t *in;
+
+		if (posix_memalign(&buf, KERN_PAGE_SIZE, len))
+			return -ENOMEM;
+		memset(buf, 0, len);
+		ret = kern_fw_umem_register(kdev, 0, buf, len, 0, &umem_id);
+		in = calloc(1, inlen);
+		if (ret || !in) {
+			free(in);
+			return ret ? ret : -ENOMEM;
+		}
+		PRM_SET(create_eq_in, in, opcode, MLX5_CMD_OP_CREATE_EQ);
+		eqc = PRM_ADDR_OF(create_eq_in, in, eq_context_entry);
+		PRM_SET(eqc, eqc, log_eq_size, KERN_EQ_LOG_SIZE);
+		PRM_SET(eqc, eqc, uar_page, kdev->eq_uar);
+		PRM_SET(eqc, eqc, intr, v);
+		/* Completion events only, as a completion EQ of mlx5_core. */
+		PRM_SET64(create_eq_in, in, event_bitmask[0],
+			  UINT64_C(1) << MLX5_EVENT_TYPE_COMP);
+		/* The page list: process addresses of the EQ's pages. */
+		for (size_t p = 0; p < npages; p++)
+			prm_set64_(PRM_ARRAY_ADDR(create_eq_in, in, pas, p), 0,
+				   (uint64_t)(uintptr_t)buf + p * KERN_PAGE_SIZE);
+		ret = kern_fw_exec_checked(kdev, in, inlen, out, sizeof(out));
+		free(in);
+		if (ret)
+			return ret;
+		kdev->eqn[v] = PRM_GET(create_eq_out, out, eq_number);
+	}
+	return 0;
+}
+
+static struct kern_dev *kern_dev_create(int index)
+{
+	const struct emu_dev_identity *id = emu_device_identity(index);
+	struct emu_fw_config cfg;
+	struct kern_dev *kdev;
+
+	kdev = calloc(1, sizeof(*kdev));
+	if (!kdev)
+		return NULL;
+	kdev->index = index;
+	emu_fw_config_default(&cfg);
+	cfg.num_ports = id->num_ports;
+	for (int p = 0; p < id->num_ports; p++) {
+		memcpy(cfg.port[p].mac, id->ports[p].mac, 6);
+		cfg.port[p].mtu = id->ports[p].netdev_mtu;
+		cfg.port[p].link_up = id->ports[p].state == 4; /* ACTIVE */
+	}
+	cfg.node_guid = id->node_guid;
+	cfg.system_image_guid = id->sys_image_guid;
+	cfg.fw_rev_major = id->fw_major;
+	cfg.fw_rev_minor = id->fw_minor;
+	cfg.fw_rev_subminor = id->fw_subminor;
+	memcpy(cfg.board_id, id->board_id,
+	       strnlen(id->board_id, sizeof(cfg.board_id) - 1));
+	cfg.vhca_id = (uint16_t)index;
+	kdev->fw = emu_fw_create(&cfg);
+	if (!kdev->fw)
+		goto err_free;
+	if (kern_dev_set_gids(kdev, id) || kern_dev_create_eqs(kdev))
+		goto err_fw;
+	return kdev;
+
+err_fw:
+	emu_fw_destroy(kdev->fw);
+err_free:
+	free(kdev);
+	return NULL;
+}
+
+int kern_dev_get(int index, struct kern_dev **out)
+{
+	int ret;
+
+	pthread_once(&kern_atfork_once, kern_atfork_register);
+	ret = emu_devices_init();
+	if (ret)
+		return ret;
+	if (index < 0 || index >= emu_devices_count() || index >= KERN_MAX_DEVICES)
+		return -ENODEV;
+	pthread_mutex_lock(&kern_devs_lock);
+	if (!kern_devs[index])
+		kern_devs[index] = kern_dev_create(index);
+	if (!kern_devs[index]) {
+		pthread_mutex_unlock(&kern_devs_lock);
+		return -ENOMEM;
+	}
+	kern_devs[index]->refs++;
+	*out = kern_devs[index];
+	pthread_mutex_unlock(&kern_devs_lock);
+	return 0;
+}
+
+void kern_dev_put(struct kern_dev *kdev)
+{
+	/* The device outlives its contexts, as a probed PCI function does. */
+	pthread_mutex_lock(&kern_devs_lock);
+	kdev->refs--;
+	pthread_mutex_unlock(&kern_devs_lock);
+}

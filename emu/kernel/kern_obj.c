@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DEVX commands and objects, with the checks the kernel applies before a
+ * mailbox reaches firmware (drivers/infiniband/hw/mlx5/devx.c): the opcode
+ * must belong to the method's class, a modify/query must target the
+ * handle's own object, vhca_tunnel_id must be 0; the context's uid is
+ * stamped over the caller's; the *_umem_valid bits are set by the kernel;
+ * the destroy command is built from the create.  A firmware error on
+ * create/modify/query/general is -EREMOTEIO with the outbox copied back.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/kernel/kern.h"
+#include "emu/kernel/kern_devx_rules.h"
+#include "prm/prm.h"
+#include "prm/prm_cmd.h"
+
+/*
+ * A private, zero-padded copy of the caller's mailbox, checked in the
+ * kernel's order (lengths, vhca_tunnel_id, uid, method class) and stamped
+ * with the context's uid.
+ */
+static void *kern_cmd_prepare(struct mlx5be_ctx *ctx, const void *in,
+			      size_t inlen, size_t outlen,
+			      enum kern_devx_method method, int *err)
+{
+	size_t span;
+	uint16_t uid;
+	void *buf;
+
+	*err = kern_devx_check(method, in, inlen, outlen, ctx->uid, 0, false, &uid);
+	if (*err)
+		return NULL;
+	span = kern_devx_in_span(kern_mbox_opcode(in));
+	buf = calloc(1, inlen > span ? inlen : span);
+	if (!buf) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	memcpy(buf, in, inlen);
+	if (method == KERN_DEVX_OBJ_CREATE) {
+		*err = kern_devx_prepare_create(buf, inlen, uid);
+		if (*err) {
+			free(buf);
+			return NULL;
+		}
+	} else {
+		kern_mbox_set_uid(buf, uid);
+	}
+	return buf;
+}
+
+/* Runs a prepared command; -EREMOTEIO when firmware says no. */
+static int kern_cmd_run(struct mlx5be_ctx *ctx, const void *in, size_t inlen,
+			void *out, size_t outlen)
+{
+	int ret = kern_fw_exec(ctx->kdev, in, inlen, out, outlen);
+
+	if (ret)
+		return ret;
+	return kern_mbox_status(out) ? -EREMOTEIO : 0;
+}
+
+int kern_general_cmd(struct mlx5be_ctx *ctx, const void *in, size_t inlen,
+		     void *out, size_t outlen)
+{
+	int ret;
+	void *buf = kern_cmd_prepare(ctx, in, inlen, outlen, KERN_DEVX_GENERAL, &ret);
+
+	if (!buf)
+		return ret;
+	ret = kern_cmd_run(ctx, buf, inlen, out, outlen);
+	free(buf);
+	return ret;
+}
+
+struct mlx5be_obj *kern_obj_create(struct mlx5be_ctx *ctx, const void *in,
+				   size_t inlen, void *out, size_t outlen)
+{
+	struct mlx5be_obj *obj;
+	void *buf;
+	int ret;
+
+	buf = kern_cmd_prepare(ctx, in, inlen, outlen, KERN_DEVX_OBJ_CREATE, &ret);
+	if (!buf)
+		goto err;
+	obj = calloc(1, sizeof(*obj));
+	if (!obj) {
+		ret = -ENOMEM;
+		goto err_buf;
+	}
+	obj->ctx = ctx;
+	obj->bulk = kern_devx_flow_counter_bulk(buf);
+	/* mlx5_create_cq looks the completion EQ up before firmware does. */
+	if (kern_mbox_opcode(buf) == MLX5_CMD_OP_CREATE_CQ &&
+	    !kern_devx_cq_is_apu(buf, false) &&
+	    !kern_dev_is_comp_eq(ctx->kdev, kern_devx_cq_eqn(buf))) {
+		ret = -ENOENT;
+		goto err_obj;
+	}
+	pthread_mutex_lock(&ctx->lock);
+	ret = kern_cmd_run(ctx, buf, inlen, out, outlen);
+	if (ret)
+		goto err_unlock;
+	ret = kern_devx_created_obj_id(buf, out, &obj->enc_id);
+	if (!ret)
+		ret = kern_devx_build_destroy(buf, out, obj->destroy_in,
+					      &obj->destroy_inlen,
+					      &obj->destroy_outlen);
+	if (ret) {
+		/* Cannot track it: undo, as the kernel would on a late error. */
+		uint8_t dout[64];
+
+		if (obj->destroy_inlen)
+			kern_fw_exec(ctx->kdev, obj->destroy_in, obj->destroy_inlen,
+				     dout, sizeof(dout));
+		goto err_unlock;
+	}
+	cds_list_add_tail(&obj->node, &ctx->objs);
+	pthread_mutex_unlock(&ctx->lock);
+	free(buf);
+	return obj;
+
+err_unlock:
+	pthread_mutex_unlock(&ctx->lock);
+err_obj:
+	free(obj);
+err_buf:
+	free(buf);
+err:
+	errno = -ret;
+	return NULL;
+}
+
+/* Modify and query: the mailbox must name the handle's own object. */
+static int kern_obj_cmd(struct mlx5be_obj *obj, const void *in, size_t inlen,
+			void *out, size_t outlen, enum kern_devx_method method)
+{
+	void *buf;
+	int ret;
+
+	buf = kern_cmd_prepare(obj->ctx, in, inlen, outlen, method, &ret);
+	if (!buf)
+		return ret;
+	if (!kern_devx_obj_id_matches(obj->enc_id, obj->bulk, buf)) {
+		free(buf);
+		return -EINVAL;
+	}
+	if (method == KERN_DEVX_OBJ_MODIFY)
+		kern_devx_set_umem_valid(buf);
+	ret = kern_cmd_run(obj->ctx, buf, inlen, out, outlen);
+	free(buf);
+	return ret;
+}
+
+int kern_obj_modify(struct mlx5be_obj *obj, const void *in, size_t inlen,
+		    void *out, size_t outlen)
+{
+	return kern_obj_cmd(obj, in, inlen, out, outlen, KERN_DEVX_OBJ_MODIFY);
+}
+
+int kern_obj_query(struct mlx5be_obj *obj, const void *in, size_t inlen,
+		   void *out, size_t outlen)
+{
+	return kern_obj_cmd(obj, in, inlen, out, outlen, KERN_DEVX_OBJ_QUERY);
+}
+
+/* Destroys with the stored command; the status maps to an errno. */
+static int kern_obj_destroy_locked(struct mlx5be_obj *obj)
+{
+	uint8_t out[64] = {};
+	size_t outlen = obj->destroy_outlen;
+	int ret;
+
+	if (outlen > sizeof(out))
+		outlen = sizeof(out);
+	ret = kern_fw_exec(obj->ctx->kdev, obj->destroy_in, obj->destroy_inlen,
+			   out, outlen);
+	if (ret)
+		return ret;
+	ret = kern_devx_status_errno(KERN_CMD_DESTROY, kern_mbox_status(out));
+	if (ret)
+		return ret;
+	cds_list_del(&obj->node);
+	free(obj);
+	return 0;
+}
+
+int kern_obj_destroy(struct mlx5be_obj *obj)
+{
+	struct mlx5be_ctx *ctx = obj->ctx;
+	int ret;
+
+	pthread_mutex_lock(&ctx->lock);
+	ret = kern_obj_destroy_locked(obj);
+	pthread_mutex_unlock(&ctx->lock);
+	return ret;
+}
+
+void kern_obj_destroy_all(struct mlx5be_ctx *ctx)
+{
+	/* Newest first: an object is created after everything it uses. */
+	pthread_mutex_lock(&ctx->lock);
+	while (!cds_list_empty(&ctx->objs)) {
+		struct mlx5be_obj *obj = cds_list_entry(ctx->objs.prev,
+							struct mlx5be_obj, node);
+
+		if (kern_obj_destroy_locked(obj)) {
+			/* Firmware refused: forget it rather than leak the
+			 * context; firmware reclaims the uid's objects. */
+			cds_list_del(&obj->node);
+			free(obj);
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * UARs: ALLOC_UAR is the kernel's command (DEVX callers cannot issue it);
+ * each UAR is a page of the context's memfd at its mmap offset, which the
+ * application maps and the device model watches through its own mapping.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include <infiniband/mlx5dv.h>
+
+#include "emu/kernel/kern.h"
+#include "prm/prm.h"
+#include "prm/prm_cmd.h"
+
+static int kern_uar_cmd_alloc(struct mlx5be_ctx *ctx, uint32_t *index)
+{
+	uint8_t in[PRM_ST_SZ_BYTES(alloc_uar_in)] = {};
+	uint8_t out[PRM_ST_SZ_BYTES(alloc_uar_out)] = {};
+	int ret;
+
+	PRM_SET(alloc_uar_in, in, opcode, MLX5_CMD_OP_ALLOC_UAR);
+	PRM_SET(alloc_uar_in, in, uid, ctx->uid);
+	ret = kern_fw_exec_checked(ctx->kdev, in, sizeof(in), out, sizeof(out));
+	if (ret)
+		return ret;
+	*index = PRM_GET(alloc_uar_out, out, uar);
+	return 0;
+}
+
+static void kern_uar_cmd_dealloc(struct mlx5be_ctx *ctx, uint32_t index)
+{
+	uint8_t in[PRM_ST_SZ_BYTES(dealloc_uar_in)] = {};
+	uint8_t out[PRM_ST_SZ_BYTES(dealloc_uar_out)] = {};
+
+	PRM_SET(dealloc_uar_in, in, opcode, MLX5_CMD_OP_DEALLOC_UAR);
+	PRM_SET(dealloc_uar_in, in, uid, ctx->uid);
+	PRM_SET(dealloc_uar_in, in, uar, index);
+	kern_fw_exec_checked(ctx->kdev, in, sizeof(in), out, sizeof(out));
+}
+
+struct mlx5be_uar *kern_uar_alloc(struct mlx5be_ctx *ctx, uint32_t flags,
+				  struct mlx5be_uar_info *info)
+{
+	struct mlx5be_uar *uar;
+	int ret;
+
+	if (flags != MLX5DV_UAR_ALLOC_TYPE_BF && flags != MLX5DV_UAR_ALLOC_TYPE_NC) {
+		errno = EINVAL;
+		return NULL;
+	}
+	uar = calloc(1, sizeof(*uar));
+	if (!uar) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	uar->ctx = ctx;
+	pthread_mutex_lock(&ctx->lock);
+	ret = kern_uar_cmd_alloc(ctx, &uar->index);
+	if (ret)
+		goto err_unlock;
+	ret = kern_ctx_grow_memfd(ctx, 1, &uar->mmap_off);
+	if (ret)
+		goto err_dealloc;
+	uar->page = mmap(NULL, KERN_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 ctx->memfd, uar->mmap_off);
+	if (uar->page == MAP_FAILED) {
+		ret = -errno;
+		goto err_dealloc;
+	}
+	cds_list_add_tail(&uar->node, &ctx->uars);
+	pthread_mutex_unlock(&ctx->lock);
+	info->base_addr = NULL;	/* the provider maps cmd_fd at mmap_off */
+	info->reg_addr = NULL;
+	info->page_id = uar->index;
+	info->mmap_off = uar->mmap_off;
+	return uar;
+
+err_dealloc:
+	kern_uar_cmd_dealloc(ctx, uar->index);
+err_unlock:
+	pthread_mutex_unlock(&ctx->lock);
+	free(uar);
+	errno = -ret;
+	return NULL;
+}
+
+void kern_uar_free(struct mlx5be_uar *uar)
+{
+	struct mlx5be_ctx *ctx = uar->ctx;
+
+	pthread_mutex_lock(&ctx->lock);
+	cds_list_del(&uar->node);
+	kern_uar_cmd_dealloc(ctx, uar->index);
+	pthread_mutex_unlock(&ctx->lock);
+	munmap(uar->page, KERN_PAGE_SIZE);
+	/* Offsets are never reused (a stale mapping must not alias a new
+	 * UAR); the page's memory is given back. */
+	fallocate(ctx->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		  uar->mmap_off, KERN_PAGE_SIZE);
+	free(uar);
+}
+
+int kern_query_eqn(struct mlx5be_ctx *ctx, uint32_t vector, uint32_t *eqn)
+{
+	if (vector >= KERN_NUM_COMP_VECTORS)
+		return -EINVAL;
+	*eqn = ctx->kdev->eqn[vector];
+	return 0;
+}
