@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds one variant into its own directory.
-#   ci/build.sh [default|asan|clang]     (default: default -> build/)
+#   ci/build.sh [default|asan|clang|tsan]     (default: default -> build/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +10,7 @@ case "$variant" in
 default) dir=build; cc=gcc; opts=() ;;
 asan)    dir=build-asan; cc=gcc; opts=(-DMLX5EMU_ASAN=ON -DMLX5EMU_UBSAN=ON -DCMAKE_BUILD_TYPE=Debug) ;;
 clang)   dir=build-clang; cc=clang; opts=() ;;
+tsan)    dir=build-tsan; cc=clang; opts=(-DMLX5EMU_TSAN=ON) ;;
 *) echo "ci/build.sh: unknown variant '$variant'" >&2; exit 2 ;;
 esac
 

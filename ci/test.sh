@@ -2,7 +2,8 @@
 # Installs, builds and runs the whole test suite: what .ci/run calls.
 #  - gcc build: every test (unit Check suites and the third-party judges);
 #  - gcc ASan+UBSan build: the unit suites;
-#  - clang build: must compile warning-free (and its unit suites pass).
+#  - clang build: must compile warning-free (and its unit suites pass);
+#  - clang ThreadSanitizer build: the device model's concurrency suites.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,11 @@ bash ci/build.sh asan
 
 bash ci/build.sh clang
 (cd build-clang && ctest --output-on-failure -L unit --timeout 600) || status=1
+
+# The device model's concurrency (object tables, contexts) under TSan.
+bash ci/build.sh tsan
+(cd build-tsan && TSAN_OPTIONS=halt_on_error=1 \
+	ctest --output-on-failure -L unit -R '^test_(fw|kern|dev)_' --timeout 900) || status=1
 
 if [ $status -ne 0 ]; then
 	echo "ci/test.sh: FAILED" >&2
