@@ -76,7 +76,7 @@ static int kern_query_port(struct mlx5be_ctx *ctx, uint32_t port,
 	attr->sm_lid = p->sm_lid;
 	attr->lmc = p->lmc;
 	attr->sm_sl = p->sm_sl;
-	attr->max_vl_num = 4;	/* VL0-7, as mlx5 reports vl_hw_cap */
+	/* max_vl_num stays 0: mlx5_query_port_roce never sets it. */
 	return 0;
 }
 

@@ -5,12 +5,16 @@
  * directly; a slot left NULL makes the inline wrapper fail with EOPNOTSUPP,
  * as rdma-core's dummy ops do.
  */
+#include "provider/devx/devx.h"
+#include "provider/verbs/caps.h"
 #include "provider/verbs/context.h"
+#include "provider/verbs/query.h"
 
 /* Each area adds its ops here: prov_<area>_set_ops(pctx). */
 void prov_context_set_ops(struct prov_context *pctx)
 {
 	(void)pctx;
+	prov_query_set_ops(pctx);
 }
 
 /* Areas add { init, fini } rows here, in dependency order. */
@@ -18,6 +22,8 @@ static const struct {
 	int (*init)(struct prov_context *pctx);
 	void (*fini)(struct prov_context *pctx);
 } prov_areas[] = {
+	{ prov_caps_init, prov_caps_fini },	/* first: the others read caps */
+	{ prov_devx_ctx_init, prov_devx_ctx_fini },
 	{ NULL, NULL },
 };
 
