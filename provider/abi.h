@@ -12,6 +12,8 @@
 #ifndef MLX5EMU_PROVIDER_ABI_H
 #define MLX5EMU_PROVIDER_ABI_H
 
+#include <stdint.h>
+
 #define MLX5EMU_ABI(name)                                                     \
 	extern __typeof__(name) mlx5emu_abi_##name                             \
 		__attribute__((visibility("default")))
