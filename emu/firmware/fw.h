@@ -140,6 +140,22 @@ struct emu_fw_hooks {
  */
 void emu_fw_set_hooks(struct emu_fw *fw, const struct emu_fw_hooks *hooks);
 
+/*
+ * The command trace (emu/trace) has a slot of its own, so fault injection
+ * (the hooks above) and tracing are installed independently.  cmd is called
+ * after every answered command (emu_fw_cmd_exec returned 0) with the final
+ * outbox, the time the command took in the firmware (pre_cmd included, so
+ * an injected delay shows) and whether pre_cmd failed it.  Same lifetime
+ * rule as emu_fw_set_hooks; NULL removes it.
+ */
+struct emu_fw_tracer {
+	void (*cmd)(void *arg, const void *in, size_t inlen, const void *out,
+		    size_t outlen, uint64_t duration_ns, bool injected);
+	void *arg;
+};
+
+void emu_fw_set_tracer(struct emu_fw *fw, const struct emu_fw_tracer *tracer);
+
 /* ---- umem: user memory registered to the device (the kernel's job) ---- */
 
 /*

@@ -94,6 +94,9 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	GEN(max_wqe_sz_rq, 512),	/* -> max_sge 32 on the RQ */
 	GEN(log_max_ra_req_qp, 4),	/* max_qp_init_rd_atom 16 */
 	GEN(log_max_ra_res_qp, 4),	/* max_qp_rd_atom 16 */
+	GEN(log_max_ra_req_dc, 4),	/* DCI: as RC */
+	GEN(log_max_ra_res_dc, 4),	/* DCT: as RC */
+	GEN(max_wqe_sz_sq_dc, 1024),	/* DCI WQEs as RC's */
 	GEN(log_max_mrw_sz, 64),	/* max_mr_size: 2^64 */
 	GEN(pkey_table_size, 0),	/* encoded 0: 128 (max_pkeys) */
 
@@ -108,6 +111,9 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	GEN(cq_moderation, 1),		/* MODIFY_CQ period/count */
 	GEN(cq_period_mode_modify, 1),
 	GEN(cq_period_start_from_cqe, 1),
+	GEN(xrc, 1),			/* XRC domains, XRC SRQs, XRC QPs */
+	GEN(dct, 1),			/* DC: DCT objects, DCI QPs */
+	GEN(rts2rts_qp_counters_set_id, 1),	/* RTS2RTS COUNTER_SET_ID */
 
 	/* ---- DEVX: user contexts and umems ---- */
 	GEN(log_max_uctx, 10),		/* 1024 DEVX contexts */
@@ -129,7 +135,9 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	GEN(log_max_qp_sz, 15),		/* max_qp_wr 32768 (as real) */
 	GEN(log_max_qp, 14),		/* 16384 QPs */
 	GEN(log_max_srq_sz, 15),	/* max_srq_wr 32767 */
-	GEN(log_max_srq, 12),		/* 4096 SRQs */
+	GEN(log_max_srq, 12),		/* 4096 SRQs (with XRC SRQs and RMPs) */
+	GEN(log_max_rmp, 12),		/* RMPs share the SRQ numbers */
+	GEN(log_max_xrcd, 16),
 	GEN(log_max_eq_sz, 15),
 	GEN(log_max_eq, 6),		/* 64 EQs */
 	GEN(log_max_mkey, 16),		/* 65536 MRs/mkeys */
@@ -152,6 +160,7 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	/* ---- atomic page: IB_ATOMIC_HCA as mlx5_ib derives it ---- */
 	ATOMIC(atomic_operations, 0x3),	/* compare-and-swap, fetch-and-add */
 	ATOMIC(atomic_size_qp, 0x8),	/* 8 bytes */
+	ATOMIC(atomic_size_dc, 0x8),	/* 8 bytes, DC as RC */
 	ATOMIC(supported_atomic_req_8B_endianness_mode_1, 1),
 	ATOMIC(atomic_req_8B_endianness_mode, 1),	/* host endianness */
 };
@@ -170,10 +179,12 @@ struct fw_cap_limit {
 static const struct fw_cap_limit fw_cap_raisable[] = {
 	{ MLX5_CAP_GENERAL, "log_max_cq_sz", 22 },
 	{ MLX5_CAP_GENERAL, "log_max_cq", 24 },
-	{ MLX5_CAP_GENERAL, "log_max_qp_sz", 16 },
+	{ MLX5_CAP_GENERAL, "log_max_qp_sz", 15 },	/* qpc: 4 bits */
 	{ MLX5_CAP_GENERAL, "log_max_qp", 24 },
-	{ MLX5_CAP_GENERAL, "log_max_srq_sz", 16 },
+	{ MLX5_CAP_GENERAL, "log_max_srq_sz", 15 },	/* srqc: 4 bits */
 	{ MLX5_CAP_GENERAL, "log_max_srq", 23 },
+	{ MLX5_CAP_GENERAL, "log_max_rmp", 23 },
+	{ MLX5_CAP_GENERAL, "log_max_xrcd", 24 },
 	{ MLX5_CAP_GENERAL, "log_max_eq_sz", 22 },
 	{ MLX5_CAP_GENERAL, "log_max_eq", 7 },	/* eq_number: 8 bits */
 	{ MLX5_CAP_GENERAL, "log_max_mkey", 24 },
@@ -480,6 +491,13 @@ int emu_fw_caps_check(const struct emu_fw_caps *caps, char *why,
 	    PRM_GET(cmd_hca_cap, gen, roce))
 		return fw_why(why, whylen,
 			      "roce_address_table_size must be at least 1");
+	/* Queues (fw_qp.c, fw_srq.c): an SQ WQE is at least one 64-byte
+	 * basic block, an SRQ WQE a next segment and one scatter entry. */
+	if (PRM_GET(cmd_hca_cap, gen, max_wqe_sz_sq) < 64)
+		return fw_why(why, whylen, "max_wqe_sz_sq must be at least 64");
+	if (PRM_GET(cmd_hca_cap, gen, max_wqe_sz_rq) < 32)
+		return fw_why(why, whylen, "max_wqe_sz_rq must be at least 32 "
+			      "(an SRQ WQE with one scatter entry)");
 
 	def = emu_fw_caps_new();
 	if (!def)

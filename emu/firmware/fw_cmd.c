@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "emu/firmware/fw_int.h"
 
@@ -154,6 +155,77 @@ static const struct fw_cmd_desc fw_cmds[MLX5_CMD_OP_DESTROY_UCTX + 1] = {
 	CMD(QUERY_FLOW_COUNTER, fw_cmd_query_flow_counter, QUERY,
 	    EMU_FW_OBJ_FLOW_COUNTER, IN(query_flow_counter_in),
 	    OUT(query_flow_counter_out) + OUT(traffic_counter), OPM(0)),
+
+	/* XRC domains, shared receive queues (SRQ, XRC SRQ, RMP). */
+	CREATE(ALLOC_XRCD, DEALLOC_XRCD, fw_cmd_alloc_xrcd, EMU_FW_OBJ_XRCD,
+	       IN(alloc_xrcd_in), OUT(alloc_xrcd_out)),
+	CMD(DEALLOC_XRCD, fw_cmd_dealloc_xrcd, DESTROY, EMU_FW_OBJ_XRCD,
+	    IN(dealloc_xrcd_in), OUT(dealloc_xrcd_out), OPM(0)),
+	CREATE(CREATE_SRQ, DESTROY_SRQ, fw_cmd_create_srq, EMU_FW_OBJ_SRQ,
+	       IN(create_srq_in), OUT(create_srq_out)),
+	CMD(QUERY_SRQ, fw_cmd_query_srq, QUERY, EMU_FW_OBJ_SRQ,
+	    IN(query_srq_in), OUT(query_srq_out), OPM(0)),
+	/* op_mod 0 arms an RQ (none here), 1 an SRQ (MLX5_ARM_RQ_IN_OP_MOD_SRQ) */
+	CMD(ARM_RQ, fw_cmd_arm_rq, MODIFY, EMU_FW_OBJ_SRQ,
+	    IN(arm_rq_in), OUT(arm_rq_out), OPM(0) | OPM(1)),
+	CMD(DESTROY_SRQ, fw_cmd_destroy_srq, DESTROY, EMU_FW_OBJ_SRQ,
+	    IN(destroy_srq_in), OUT(destroy_srq_out), OPM(0)),
+	CREATE(CREATE_XRC_SRQ, DESTROY_XRC_SRQ, fw_cmd_create_xrc_srq,
+	       EMU_FW_OBJ_SRQ, IN(create_xrc_srq_in), OUT(create_xrc_srq_out)),
+	CMD(QUERY_XRC_SRQ, fw_cmd_query_xrc_srq, QUERY, EMU_FW_OBJ_SRQ,
+	    IN(query_xrc_srq_in), OUT(query_xrc_srq_out), OPM(0)),
+	/* op_mod 1: MLX5_ARM_XRC_SRQ_IN_OP_MOD_XRC_SRQ (srq_cmd.c) */
+	CMD(ARM_XRC_SRQ, fw_cmd_arm_xrc_srq, MODIFY, EMU_FW_OBJ_SRQ,
+	    IN(arm_xrc_srq_in), OUT(arm_xrc_srq_out), OPM(1)),
+	CMD(DESTROY_XRC_SRQ, fw_cmd_destroy_xrc_srq, DESTROY, EMU_FW_OBJ_SRQ,
+	    IN(destroy_xrc_srq_in), OUT(destroy_xrc_srq_out), OPM(0)),
+	CREATE(CREATE_RMP, DESTROY_RMP, fw_cmd_create_rmp, EMU_FW_OBJ_SRQ,
+	       IN(create_rmp_in), OUT(create_rmp_out)),
+	CMD(MODIFY_RMP, fw_cmd_modify_rmp, MODIFY, EMU_FW_OBJ_SRQ,
+	    IN(modify_rmp_in), OUT(modify_rmp_out), OPM(0)),
+	CMD(QUERY_RMP, fw_cmd_query_rmp, QUERY, EMU_FW_OBJ_SRQ,
+	    IN(query_rmp_in), OUT(query_rmp_out), OPM(0)),
+	CMD(DESTROY_RMP, fw_cmd_destroy_rmp, DESTROY, EMU_FW_OBJ_SRQ,
+	    IN(destroy_rmp_in), OUT(destroy_rmp_out), OPM(0)),
+
+	/* Queue pairs: create/query/destroy and every transition (RTS2SQD has
+	 * no public opcode; see prm/README.md). */
+	CREATE(CREATE_QP, DESTROY_QP, fw_cmd_create_qp, EMU_FW_OBJ_QP,
+	       IN(create_qp_in), OUT(create_qp_out)),
+	CMD(QUERY_QP, fw_cmd_query_qp, QUERY, EMU_FW_OBJ_QP,
+	    IN(query_qp_in), PRM_BYTE_OFF(query_qp_out, pas), OPM(0)),
+	CMD(DESTROY_QP, fw_cmd_destroy_qp, DESTROY, EMU_FW_OBJ_QP,
+	    IN(destroy_qp_in), OUT(destroy_qp_out), OPM(0)),
+	CMD(RST2INIT_QP, fw_cmd_modify_qp, MODIFY, EMU_FW_OBJ_QP,
+	    IN(rst2init_qp_in), OUT(rst2init_qp_out), OPM(0)),
+	CMD(INIT2INIT_QP, fw_cmd_modify_qp, MODIFY, EMU_FW_OBJ_QP,
+	    IN(init2init_qp_in), OUT(init2init_qp_out), OPM(0)),
+	CMD(INIT2RTR_QP, fw_cmd_modify_qp, MODIFY, EMU_FW_OBJ_QP,
+	    IN(init2rtr_qp_in), OUT(init2rtr_qp_out), OPM(0)),
+	CMD(RTR2RTS_QP, fw_cmd_modify_qp, MODIFY, EMU_FW_OBJ_QP,
+	    IN(rtr2rts_qp_in), OUT(rtr2rts_qp_out), OPM(0)),
+	CMD(RTS2RTS_QP, fw_cmd_modify_qp, MODIFY, EMU_FW_OBJ_QP,
+	    IN(rts2rts_qp_in), OUT(rts2rts_qp_out), OPM(0)),
+	CMD(SQERR2RTS_QP, fw_cmd_modify_qp, MODIFY, EMU_FW_OBJ_QP,
+	    IN(sqerr2rts_qp_in), OUT(sqerr2rts_qp_out), OPM(0)),
+	CMD(SQD_RTS_QP, fw_cmd_modify_qp, MODIFY, EMU_FW_OBJ_QP,
+	    IN(sqd2rts_qp_in), OUT(sqd2rts_qp_out), OPM(0)),
+	CMD(2ERR_QP, fw_cmd_modify_qp, MODIFY, EMU_FW_OBJ_QP,
+	    IN(qp_2err_in), OUT(qp_2err_out), OPM(0)),
+	CMD(2RST_QP, fw_cmd_modify_qp, MODIFY, EMU_FW_OBJ_QP,
+	    IN(qp_2rst_in), OUT(qp_2rst_out), OPM(0)),
+
+	/* DC targets (QP numbers). */
+	CREATE(CREATE_DCT, DESTROY_DCT, fw_cmd_create_dct, EMU_FW_OBJ_QP,
+	       IN(create_dct_in), OUT(create_dct_out)),
+	CMD(QUERY_DCT, fw_cmd_query_dct, QUERY, EMU_FW_OBJ_QP,
+	    IN(query_dct_in), OUT(query_dct_out), OPM(0)),
+	CMD(DRAIN_DCT, fw_cmd_drain_dct, MODIFY, EMU_FW_OBJ_QP,
+	    IN(drain_dct_in), OUT(drain_dct_out), OPM(0)),
+	CMD(ARM_DCT_FOR_KEY_VIOLATION, fw_cmd_arm_dct, MODIFY, EMU_FW_OBJ_QP,
+	    IN(arm_dct_in), OUT(arm_dct_out), OPM(0)),
+	CMD(DESTROY_DCT, fw_cmd_destroy_dct, DESTROY, EMU_FW_OBJ_QP,
+	    IN(destroy_dct_in), OUT(destroy_dct_out), OPM(0)),
 };
 
 #define FW_NCMDS (sizeof(fw_cmds) / sizeof(fw_cmds[0]))
@@ -238,6 +310,15 @@ uint32_t emu_fw_out_syndrome(const void *out)
 	return PRM_GET(mbox_out, out, syndrome);
 }
 
+/* Monotonic nanoseconds, for the trace's durations. */
+static uint64_t fw_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static bool fw_overlap(const void *a, size_t alen, const void *b, size_t blen)
 {
 	uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
@@ -249,6 +330,7 @@ int emu_fw_cmd_exec(struct emu_fw *fw, const void *in, size_t inlen,
 		    void *out, size_t outlen)
 {
 	const struct emu_fw_hooks *hooks;
+	const struct emu_fw_tracer *tracer;
 	const struct fw_cmd_desc *d = NULL;
 	const struct fw_syndrome *sy;
 	struct fw_cmd cmd = {
@@ -258,10 +340,15 @@ int emu_fw_cmd_exec(struct emu_fw *fw, const void *in, size_t inlen,
 	uint8_t status;
 	uint32_t syndrome;
 	enum fw_synd s;
+	uint64_t t0 = 0;
+	bool injected = false;
 
 	if (!fw || !in || !out || outlen < 8 || fw_overlap(in, inlen, out,
 							   outlen))
 		return -EINVAL;
+	tracer = atomic_load_explicit(&fw->tracer, memory_order_acquire);
+	if (tracer)
+		t0 = fw_now_ns();
 	memset(out, 0, outlen);
 	atomic_fetch_add_explicit(&fw->ncmds, 1, memory_order_relaxed);
 	if (inlen < 8) {
@@ -282,6 +369,7 @@ int emu_fw_cmd_exec(struct emu_fw *fw, const void *in, size_t inlen,
 		syndrome = 0;
 		if (hooks->pre_cmd(hooks->arg, in, inlen, cmd.opcode,
 				   cmd.op_mod, cmd.uid, &status, &syndrome)) {
+			injected = true;
 			if (!status) {
 				sy = fw_syndrome_get(FW_SYND_INJECTED);
 				status = sy->status;
@@ -306,10 +394,18 @@ answer_raw:
 	hooks = atomic_load_explicit(&fw->hooks, memory_order_acquire);
 	if (hooks && hooks->post_cmd)
 		hooks->post_cmd(hooks->arg, in, inlen, out, outlen);
+	if (tracer)
+		tracer->cmd(tracer->arg, in, inlen, out, outlen,
+			    fw_now_ns() - t0, injected);
 	return 0;
 }
 
 void emu_fw_set_hooks(struct emu_fw *fw, const struct emu_fw_hooks *hooks)
 {
 	atomic_store_explicit(&fw->hooks, hooks, memory_order_release);
+}
+
+void emu_fw_set_tracer(struct emu_fw *fw, const struct emu_fw_tracer *tracer)
+{
+	atomic_store_explicit(&fw->tracer, tracer, memory_order_release);
 }

@@ -109,6 +109,7 @@ struct emu_fw {
 	struct fw_port port[EMU_FW_MAX_PORTS];
 	unsigned int roce_table_size;
 	const struct emu_fw_hooks *_Atomic hooks;
+	const struct emu_fw_tracer *_Atomic tracer;	/* emu/trace */
 	atomic_ulong ncmds, nfailed;
 };
 
@@ -168,12 +169,43 @@ enum fw_synd fw_cmd_alloc_flow_counter(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_dealloc_flow_counter(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_query_flow_counter(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_query_lag(struct fw_cmd *cmd);		/* fw_lag.c */
+enum fw_synd fw_cmd_alloc_xrcd(struct fw_cmd *cmd);		/* fw_xrcd.c */
+enum fw_synd fw_cmd_dealloc_xrcd(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_create_srq(struct fw_cmd *cmd);		/* fw_srq.c */
+enum fw_synd fw_cmd_query_srq(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_arm_rq(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_destroy_srq(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_create_xrc_srq(struct fw_cmd *cmd);	/* fw_xrc_srq.c */
+enum fw_synd fw_cmd_query_xrc_srq(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_arm_xrc_srq(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_destroy_xrc_srq(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_create_rmp(struct fw_cmd *cmd);		/* fw_rmp.c */
+enum fw_synd fw_cmd_modify_rmp(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_query_rmp(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_destroy_rmp(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_create_qp(struct fw_cmd *cmd);		/* fw_qp.c */
+enum fw_synd fw_cmd_query_qp(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_destroy_qp(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_modify_qp(struct fw_cmd *cmd);		/* fw_qp_modify.c */
+enum fw_synd fw_cmd_create_dct(struct fw_cmd *cmd);		/* fw_dct.c */
+enum fw_synd fw_cmd_query_dct(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_drain_dct(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_arm_dct(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_destroy_dct(struct fw_cmd *cmd);
 
 /* Per-type release/fini callbacks (see struct fw_obj_type_info). */
 void fw_mkey_release(struct emu_fw_obj *obj);
 void fw_eq_release(struct emu_fw_obj *obj);
 void fw_cq_release(struct emu_fw_obj *obj);
 void fw_cq_fini(struct emu_fw_obj *obj);
+void fw_srq_release(struct emu_fw_obj *obj);
+void fw_srq_fini(struct emu_fw_obj *obj);
+void fw_qp_release(struct emu_fw_obj *obj);	/* QPs and DCTs */
+void fw_qp_fini(struct emu_fw_obj *obj);
+
+/* The first QP number handed out (0 and 1 are QP0/QP1 on hardware, and
+ * the kernel keeps a few more). */
+#define FW_QPN_MIN 0x100u
 
 /* ---- helpers for handlers (fw_obj.c) ---- */
 

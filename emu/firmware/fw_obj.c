@@ -46,6 +46,15 @@ static const struct fw_obj_type_info fw_types[EMU_FW_OBJ_NTYPES] = {
 	[EMU_FW_OBJ_FLOW_COUNTER] = {
 		.name = "FLOW_COUNTER", .size = sizeof(struct emu_fw_flow_counter),
 	},
+	[EMU_FW_OBJ_XRCD] = { .name = "XRCD", .size = sizeof(struct emu_fw_xrcd) },
+	[EMU_FW_OBJ_SRQ] = {
+		.name = "SRQ", .size = sizeof(struct emu_fw_srq),
+		.release = fw_srq_release, .fini = fw_srq_fini,
+	},
+	[EMU_FW_OBJ_QP] = {
+		.name = "QP", .size = sizeof(struct emu_fw_qp),
+		.release = fw_qp_release, .fini = fw_qp_fini,
+	},
 };
 
 const char *emu_fw_obj_type_name(enum emu_fw_obj_type type)
@@ -81,11 +90,13 @@ static uint32_t pow2_limit(unsigned int log, uint32_t cap)
 
 /* Id space and live-object limit of each type, from the capabilities. */
 static void fw_table_params(struct emu_fw *fw, enum emu_fw_obj_type t,
-			    uint32_t *max_id, uint32_t *limit)
+			    uint32_t *min_id, uint32_t *max_id,
+			    uint32_t *limit)
 {
 	const uint32_t id24 = 0xffffff;
 	uint32_t nflow;
 
+	*min_id = 1;
 	switch (t) {
 	case EMU_FW_OBJ_UCTX:
 		*max_id = 0xffff;
@@ -134,6 +145,20 @@ static void fw_table_params(struct emu_fw *fw, enum emu_fw_obj_type t,
 			FW_CAP_GEN(fw, max_flow_counter_15_0);
 		*limit = nflow;
 		break;
+	case EMU_FW_OBJ_XRCD:
+		*max_id = id24;
+		*limit = pow2_limit(FW_CAP_GEN(fw, log_max_xrcd), id24);
+		break;
+	case EMU_FW_OBJ_SRQ:	/* srqn, xrc_srqn, rmpn: 24 bits */
+		*max_id = id24;
+		*limit = pow2_limit(FW_CAP_GEN(fw, log_max_srq), id24);
+		break;
+	case EMU_FW_OBJ_QP:	/* qpn, dctn: 24 bits; QP0/QP1 and the
+				 * low numbers stay reserved, as on hardware */
+		*min_id = FW_QPN_MIN;
+		*max_id = id24;
+		*limit = pow2_limit(FW_CAP_GEN(fw, log_max_qp), id24);
+		break;
 	default:
 		*max_id = 0;
 		*limit = 0;
@@ -156,9 +181,8 @@ int fw_tables_init(struct emu_fw *fw)
 			return -ENOMEM;
 		}
 		pthread_mutex_init(&tb->lock, NULL);
-		tb->min_id = 1;
-		fw_table_params(fw, (enum emu_fw_obj_type)t, &tb->max_id,
-				&tb->limit);
+		fw_table_params(fw, (enum emu_fw_obj_type)t, &tb->min_id,
+				&tb->max_id, &tb->limit);
 		tb->cursor = tb->min_id;
 		atomic_init(&tb->count, 0);
 	}

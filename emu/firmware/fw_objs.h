@@ -26,6 +26,7 @@
 #ifndef MLX5EMU_FW_OBJS_H
 #define MLX5EMU_FW_OBJS_H
 
+#include <endian.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -86,6 +87,9 @@ enum emu_fw_obj_type {
 	EMU_FW_OBJ_CQ,
 	EMU_FW_OBJ_Q_COUNTER,
 	EMU_FW_OBJ_FLOW_COUNTER,
+	EMU_FW_OBJ_XRCD,	/* XRC domain */
+	EMU_FW_OBJ_SRQ,		/* SRQs, XRC SRQs and RMPs: one number space */
+	EMU_FW_OBJ_QP,		/* QPs and DCTs: one number space (QPN) */
 	EMU_FW_OBJ_NTYPES
 };
 
@@ -267,6 +271,205 @@ struct emu_fw_flow_counter {
 	atomic_uint_fast64_t octets;
 };
 
+/* ---- queues: XRC domains, SRQs, QPs and DCTs (fw_xrcd.c, fw_srq.c,
+ * fw_xrc_srq.c, fw_rmp.c, fw_qp*.c, fw_dct.c) ----
+ *
+ * What the engines need to execute work requests, fixed at create unless
+ * said otherwise:
+ *  - queue geometry: the ring (a resolved umem/page-list range), the number
+ *    of WQEs and the stride, and the doorbell record (QP: dbr[0] receive
+ *    counter, dbr[1] send counter; SRQ: dbr[0]), both big-endian as the
+ *    application writes them (read them with emu_fw_dbr_get);
+ *  - the state, an atomic the engines read without a lock and move to the
+ *    error states through emu_fw_qp_set_state()/emu_fw_srq_set_error();
+ *  - the objects used: PD, CQs, SRQ, XRC domain, UAR, queue counter: each
+ *    holds a use, so none goes away while the queue exists; the _Atomic
+ *    ones may be replaced by a transition (RTS2RTS) and are cleared when
+ *    the queue is destroyed: load them once, check for NULL, and use what
+ *    was loaded inside the RCU read side (it stays readable until then);
+ *  - the connection attributes the transitions set (struct emu_fw_qp_attr):
+ *    copied out with emu_fw_qp_get_attr(), which also returns a generation
+ *    number bumped by every transition, so an engine may cache them.
+ */
+
+struct emu_fw_xrcd {
+	struct emu_fw_obj obj;	/* id = xrcd number */
+};
+
+/* A ring of WQEs: (1 << log_cnt) entries of (1 << log_stride) bytes. */
+struct emu_fw_ring {
+	uint8_t *addr;		/* NULL: the queue does not exist */
+	uint32_t cnt;		/* number of WQEs (0: none) */
+	uint8_t log_cnt;
+	uint8_t log_stride;	/* SQ: 6 (WQE basic blocks of 64 bytes) */
+};
+
+/* WQE idx (wraps) of a ring. */
+static inline void *emu_fw_ring_wqe(const struct emu_fw_ring *r, uint32_t idx)
+{
+	return r->addr + ((size_t)(idx & (r->cnt - 1)) << r->log_stride);
+}
+
+/* Word i (0 or 1) of a doorbell record, host order, acquire (pairs with
+ * the application's store after its WQEs). */
+static inline uint32_t emu_fw_dbr_get(const struct emu_fw_buf *dbr,
+				      unsigned int i)
+{
+	uint32_t v = __atomic_load_n((const uint32_t *)(const void *)dbr->addr + i,
+				     __ATOMIC_ACQUIRE);
+
+	return be32toh(v);
+}
+
+enum {
+	EMU_FW_DBR_RCV = 0,	/* MLX5_RCV_DBR: receive WQE counter */
+	EMU_FW_DBR_SND = 1,	/* MLX5_SND_DBR: send WQE counter */
+};
+
+enum emu_fw_srq_kind {
+	EMU_FW_SRQ_BASIC,	/* CREATE_SRQ (srqc) */
+	EMU_FW_SRQ_XRC,		/* CREATE_XRC_SRQ (xrc_srqc) */
+	EMU_FW_SRQ_RMP,		/* CREATE_RMP (rmpc, linked-list wq) */
+};
+
+struct emu_fw_srq {
+	struct emu_fw_obj obj;	/* id = srqn = xrc_srqn = rmpn */
+	uint8_t kind;		/* enum emu_fw_srq_kind */
+	pthread_mutex_t lock;	/* serialises ARM/MODIFY/QUERY of the context */
+	struct emu_fw_pd *pd;
+	struct emu_fw_cq *cq;	/* XRC SRQ: where XRC receives complete
+				 * (basic SRQ: the cqn given, if any) */
+	struct emu_fw_xrcd *xrcd;	/* XRC SRQ (basic SRQ: if given) */
+	struct emu_fw_buf buf;	/* the ring's memory */
+	struct emu_fw_buf dbr;	/* dbr[0]: WQE counter */
+	struct emu_fw_ring ring;	/* linked-list WQEs: next-segment first */
+	uint32_t user_index;	/* XRC SRQ: reported in CQEs */
+	/* MLX5_SRQC_STATE_GOOD/ERROR (RMP: MLX5_RMPC_STATE_RDY/ERR). */
+	atomic_uint state;
+	/* Limit watermark: 0 disarmed; the engine fires SRQ_RQ_LIMIT once when
+	 * fewer WQEs remain (emu_fw_srq_limit_fire). */
+	atomic_uint lwm;
+	atomic_uint wqe_cnt;	/* srqc.wqe_cnt, engine-maintained */
+	uint8_t ctx[240];	/* context as created/modified (rmpc's size) */
+};
+
+/* The path a transition sets (ads), decoded. */
+struct emu_fw_qp_path {
+	uint8_t port;		/* vhca_port_num, 1-based */
+	uint16_t pkey_index;
+	bool fl;		/* force loopback: no address, this device */
+	bool grh;
+	uint8_t sgid_index;	/* src_addr_index: our GID table entry */
+	uint8_t rgid[16];	/* destination GID (rgid_rip) */
+	uint8_t rmac[6];	/* destination MAC */
+	uint8_t hop_limit, tclass, stat_rate, sl, eth_prio, dscp, ecn;
+	uint32_t flow_label;
+	uint16_t udp_sport;	/* RoCE v2 source port (0: the device picks) */
+	uint8_t ack_timeout;	/* 4.096us << ack_timeout (0: infinite) */
+};
+
+/* The connection attributes (qpc/dctc), as the last transition left them. */
+struct emu_fw_qp_attr {
+	uint8_t mtu;		/* MLX5_QPC_MTU_*: 256 << (mtu - 1) bytes */
+	uint8_t log_msg_max;
+	uint32_t remote_qpn;
+	uint32_t next_send_psn;	/* the SQ's first PSN (RTR2RTS) */
+	uint32_t next_rcv_psn;	/* the expected PSN (INIT2RTR) */
+	uint32_t q_key;		/* UD */
+	uint8_t retry_count, rnr_retry;
+	uint8_t min_rnr_nak;	/* RNR NAK timer code */
+	uint8_t log_sra_max, log_rra_max;	/* outstanding reads/atomics */
+	uint8_t log_ack_req_freq;
+	bool rre, rwe, rae;	/* remote read/write/atomic enabled */
+	uint8_t atomic_mode;
+	uint8_t pm_state;
+	uint8_t lag_tx_port_affinity;
+	struct emu_fw_qp_path pri, alt;
+	uint64_t dc_access_key;	/* DCT */
+};
+
+enum emu_fw_qp_kind {
+	EMU_FW_QP_KIND_QP,	/* CREATE_QP: RC, UC, UD, XRC (ini/tgt), DCI */
+	EMU_FW_QP_KIND_DCT,	/* CREATE_DCT */
+};
+
+enum {				/* qpc.rq_type (kernel include/linux/mlx5/qp.h) */
+	EMU_FW_RQ_REGULAR = 0x0,	/* MLX5_NON_ZERO_RQ */
+	EMU_FW_RQ_SRQ = 0x1,		/* MLX5_SRQ_RQ */
+	EMU_FW_RQ_ZERO = 0x3,		/* MLX5_ZERO_LEN_RQ */
+};
+
+struct emu_fw_qp {
+	struct emu_fw_obj obj;	/* id = qpn (or dctn) */
+	uint8_t kind;		/* enum emu_fw_qp_kind */
+	uint8_t st;		/* MLX5_QPC_ST_* (QPs) */
+	bool xrc_tgt;		/* XRC with no SQ: the receive side */
+	uint8_t rq_type;	/* EMU_FW_RQ_* */
+	pthread_mutex_t lock;	/* serialises transitions, QUERY, uses */
+	/* MLX5_QPC_STATE_* (DCT: MLX5_DCTC_STATE_*); release on change. */
+	atomic_uint state;
+	atomic_uint gen;	/* bumped by every transition */
+	struct emu_fw_pd *pd;
+	struct emu_fw_cq *_Atomic cq_snd;	/* NULL: no send queue */
+	struct emu_fw_cq *_Atomic cq_rcv;	/* DCT: its cqn */
+	struct emu_fw_srq *_Atomic srq;		/* rq_type SRQ, DCT */
+	struct emu_fw_xrcd *xrcd;		/* XRC */
+	struct emu_fw_uar *uar;
+	struct emu_fw_q_counter *_Atomic counter;
+	struct emu_fw_buf buf;	/* RQ then SQ, as libmlx5 lays them out */
+	struct emu_fw_buf dbr;
+	struct emu_fw_ring sq;	/* 64-byte basic blocks */
+	struct emu_fw_ring rq;	/* 16 << log_rq_stride bytes per WQE */
+	uint32_t user_index;	/* reported in CQEs (cqe_version 1) */
+	struct emu_fw_qp_attr attr;	/* under lock; see emu_fw_qp_get_attr */
+	/* DCT only. */
+	atomic_uint dct_key_violations;	/* dc_access_key_violation_count */
+	atomic_bool dct_key_armed;	/* ARM_DCT_FOR_KEY_VIOLATION */
+	atomic_bool dct_drained_event;	/* DRAIN_DCT done, event not raised */
+	uint8_t ctx[232];	/* qpc (or dctc) as set, for QUERY */
+};
+
+/* Current state (MLX5_QPC_STATE_*; DCT: MLX5_DCTC_STATE_*). */
+static inline unsigned int emu_fw_qp_state(const struct emu_fw_qp *qp)
+{
+	return atomic_load_explicit(&qp->state, memory_order_acquire);
+}
+
+/*
+ * Copy the connection attributes; *gen (may be NULL) gets the generation
+ * they belong to.  Takes the QP's lock: not from inside an RCU read side
+ * that a command could wait for (commands never wait for readers).
+ */
+void emu_fw_qp_get_attr(struct emu_fw_qp *qp, struct emu_fw_qp_attr *attr,
+			unsigned int *gen);
+
+/*
+ * What the engines may do to a QP's state: move it to ERR (from any state
+ * but RST), to SQER (UD/UC/XRC-less unreliable types, from RTS: a send
+ * error), to SQD (from RTS or SQD: no command enters SQD on this device,
+ * RTS2SQD has no public layout; engines and tests may).  0, or -EINVAL for
+ * a move the QP cannot make (nothing changes).  Commands and engines
+ * serialise on the QP's lock.
+ */
+int emu_fw_qp_set_state(struct emu_fw_qp *qp, unsigned int state);
+
+/*
+ * DCT events: a dc_access_key violation (counted; true if the DCT was armed
+ * by ARM_DCT_FOR_KEY_VIOLATION, which the caller reports with a
+ * DCT_KEY_VIOLATION event and which disarms it); a finished DRAIN_DCT (true
+ * once per drain: raise DCT_DRAINED).
+ */
+bool emu_fw_dct_key_violation(struct emu_fw_qp *dct);
+bool emu_fw_dct_take_drained(struct emu_fw_qp *dct);
+
+/*
+ * SRQs: fewer than lwm WQEs remain -> true once (the caller raises
+ * SRQ_RQ_LIMIT), disarming it until the next ARM; move it to the error
+ * state (SRQ_CATAS_ERROR).
+ */
+bool emu_fw_srq_limit_fire(struct emu_fw_srq *srq, uint32_t available);
+void emu_fw_srq_set_error(struct emu_fw_srq *srq);
+
 #define EMU_FW_OBJ_OF(ptr, type, member) \
 	((type *)((uint8_t *)(ptr) - offsetof(type, member)))
 #define emu_fw_to_cq(o) EMU_FW_OBJ_OF(o, struct emu_fw_cq, obj)
@@ -280,5 +483,8 @@ struct emu_fw_flow_counter {
 #define emu_fw_to_q_counter(o) EMU_FW_OBJ_OF(o, struct emu_fw_q_counter, obj)
 #define emu_fw_to_flow_counter(o) \
 	EMU_FW_OBJ_OF(o, struct emu_fw_flow_counter, obj)
+#define emu_fw_to_xrcd(o) EMU_FW_OBJ_OF(o, struct emu_fw_xrcd, obj)
+#define emu_fw_to_srq(o) EMU_FW_OBJ_OF(o, struct emu_fw_srq, obj)
+#define emu_fw_to_qp(o) EMU_FW_OBJ_OF(o, struct emu_fw_qp, obj)
 
 #endif /* MLX5EMU_FW_OBJS_H */

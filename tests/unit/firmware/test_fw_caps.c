@@ -53,13 +53,16 @@ START_TEST(cap_general)
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, cqe_version), 1);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, roce), 1);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, rc), 1);
+		/* QPs/SRQs (issue 6): XRC and DC are implemented */
+		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, xrc), 1);
+		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, dct), 1);
 		/* modest limits */
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, log_max_cq_sz), 15);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, log_max_qp_sz), 15);
 		ck_assert_uint_ne(PRM_GET(cmd_hca_cap, c, log_max_uctx), 0);
 		/* not implemented, not advertised */
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, pg), 0);
-		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, dct), 0);
+		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, cd), 0);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, device_memory), 0);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, nic_flow_table), 0);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, cq_resize), 0);
@@ -235,10 +238,10 @@ START_TEST(cap_overrides)
 	ck_assert_ptr_nonnull(strstr(why, "log_max_cq_sz"));
 	set_ok(c, MLX5_CAP_GENERAL, "log_max_cq_sz", 15);
 	/* a feature the emulator does not implement */
-	set_ok(c, MLX5_CAP_GENERAL, "xrc", 1);
+	set_ok(c, MLX5_CAP_GENERAL, "cd", 1);
 	ck_assert_int_eq(emu_fw_caps_check(c, why, sizeof(why)), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(why, "xrc"));
-	set_ok(c, MLX5_CAP_GENERAL, "xrc", 0);
+	ck_assert_ptr_nonnull(strstr(why, "cd"));
+	set_ok(c, MLX5_CAP_GENERAL, "cd", 0);
 	/* more atomic sizes than implemented */
 	set_ok(c, MLX5_CAP_ATOMIC, "atomic_size_qp", 0xc);
 	ck_assert_int_eq(emu_fw_caps_check(c, why, sizeof(why)), -EINVAL);
@@ -295,7 +298,7 @@ START_TEST(cap_override_device)
 	ck_assert(page_zero(&m));
 
 	c = emu_fw_caps_new();
-	set_ok(c, MLX5_CAP_GENERAL, "dct", 1);
+	set_ok(c, MLX5_CAP_GENERAL, "cd", 1);
 	emu_fw_config_default(&cfg);
 	cfg.caps = c;
 	errno = 0;

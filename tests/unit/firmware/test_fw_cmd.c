@@ -92,10 +92,10 @@ START_TEST(cmd_bad_opcode)
 	ck_assert_uint_eq(fwt_exec(fw, &m), MLX5_CMD_STAT_BAD_OP_ERR);
 	ck_fw_synd(&m, BAD_OPCODE);
 	/* a real opcode this device does not implement */
-	fwt_mbox_init(&m, MLX5_CMD_OP_CREATE_QP, 0, 0, 0x110, 16);
+	fwt_mbox_init(&m, MLX5_CMD_OP_CREATE_XRQ, 0, 0, 0x110, 16);
 	ck_assert_uint_eq(fwt_exec(fw, &m), MLX5_CMD_STAT_BAD_OP_ERR);
 	ck_fw_synd(&m, OPCODE_NOT_SUPPORTED);
-	ck_assert_int_eq(emu_fw_cmd_info(MLX5_CMD_OP_CREATE_QP, NULL),
+	ck_assert_int_eq(emu_fw_cmd_info(MLX5_CMD_OP_CREATE_XRQ, NULL),
 			 -ENOENT);
 }
 END_TEST
