@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <urcu/list.h>
@@ -35,21 +36,40 @@ struct kern_dev {
 	int refs;				/* open contexts */
 };
 
-/* A ucontext: one open context of a device, with its DEVX uid. */
-struct mlx5be_ctx {
+/*
+ * A ucontext: what the kernel keeps for one opened device file (the
+ * ufile): the DEVX uid, the memfd whose pages are the UARs, and every DEVX
+ * object, umem, UAR and async-command fd made through it.  The context that
+ * opened it and every context imported from a dup() of its cmd_fd
+ * (ibv_import_device) share it; it is destroyed, with everything it still
+ * holds, when the last of them is closed.
+ */
+struct kern_uctx {
 	struct kern_dev *kdev;
 	uint16_t uid;
-	int memfd;			/* the context's cmd_fd */
+	int memfd;			/* the kernel's own descriptor of it */
+	dev_t memfd_dev;		/* what identifies a cmd_fd (fstat) */
+	ino_t memfd_ino;
+	int handles;			/* contexts sharing it (registry lock) */
+	uint64_t gen;			/* registry generation (fork) */
+	struct cds_list_head node;	/* in the registry of live ucontexts */
+	pthread_mutex_t lock;		/* guards the lists and memfd_pages */
 	size_t memfd_pages;		/* pages the memfd holds */
-	pthread_mutex_t lock;		/* guards the lists */
 	struct cds_list_head objs;	/* DEVX objects, creation order */
 	struct cds_list_head umems;
 	struct cds_list_head uars;
-	struct cds_list_head comps;	/* async command completions */
+	struct cds_list_head dead_uars;	/* freed, DEALLOC_UAR still refused */
+	struct cds_list_head comps;	/* async command fds (kern_async.c) */
+};
+
+/* One device context (ibv_context) as the backend sees it. */
+struct mlx5be_ctx {
+	struct kern_uctx *uctx;
+	int cmd_fd;			/* this context's cmd_fd; close() closes it */
 };
 
 struct mlx5be_obj {
-	struct mlx5be_ctx *ctx;
+	struct kern_uctx *uctx;
 	struct cds_list_head node;
 	uint64_t enc_id;		/* (create opcode << 32) | id, as devx.c */
 	uint32_t bulk;			/* flow counters allocated in bulk */
@@ -58,13 +78,13 @@ struct mlx5be_obj {
 };
 
 struct mlx5be_umem {
-	struct mlx5be_ctx *ctx;
+	struct kern_uctx *uctx;
 	struct cds_list_head node;
 	uint32_t id;
 };
 
 struct mlx5be_uar {
-	struct mlx5be_ctx *ctx;
+	struct kern_uctx *uctx;
 	struct cds_list_head node;
 	uint32_t index;			/* firmware UAR index (page_id) */
 	off_t mmap_off;			/* page offset in the memfd */
@@ -90,9 +110,21 @@ int kern_fw_umem_unregister(struct kern_dev *kdev, uint16_t uid,
 
 /* kern_ctx.c */
 int kern_ctx_open(int index, struct mlx5be_ctx **ctx, int *cmd_fd);
+/*
+ * ibv_import_device: a new context on the ucontext whose cmd_fd @cmd_fd is
+ * a dup() of.  On success the context owns @cmd_fd (close() closes it); on
+ * failure it is left open.  -EINVAL when @cmd_fd is not an open descriptor
+ * or not a character device, -ENODEV when it is a character device that is
+ * no device of ours (what rdma-core 44's ibv_import_device answers before
+ * it reaches a provider); a descriptor of one of our ucontexts is a regular
+ * file (a memfd) and is recognised by its inode, so a regular file that is
+ * not a live ucontext's cmd_fd is -EINVAL as well.
+ */
+int kern_ctx_import(int cmd_fd, struct mlx5be_ctx **ctx, int *index);
 void kern_ctx_close(struct mlx5be_ctx *ctx);
-/* Maps @pages more pages at the end of the memfd; returns their offset. */
-int kern_ctx_grow_memfd(struct mlx5be_ctx *ctx, size_t pages, off_t *off);
+/* Maps @pages more pages at the end of the memfd; returns their offset.
+ * Caller holds uctx->lock. */
+int kern_uctx_grow_memfd(struct kern_uctx *uctx, size_t pages, off_t *off);
 
 /* kern_obj.c */
 int kern_general_cmd(struct mlx5be_ctx *ctx, const void *in, size_t inlen,
@@ -104,11 +136,22 @@ int kern_obj_modify(struct mlx5be_obj *obj, const void *in, size_t inlen,
 int kern_obj_query(struct mlx5be_obj *obj, const void *in, size_t inlen,
 		   void *out, size_t outlen);
 int kern_obj_destroy(struct mlx5be_obj *obj);
-/* Destroys what the context still holds, newest first (close/exit). */
-void kern_obj_destroy_all(struct mlx5be_ctx *ctx);
+/* The checks of a modify/query (async query) on @obj, in the kernel's
+ * order, and the private stamped copy of the inbox to run (free() it);
+ * NULL with *err set when the kernel refuses. */
+void *kern_obj_cmd_prepare(struct mlx5be_obj *obj, const void *in, size_t inlen,
+			   size_t outlen, enum kern_devx_method method, int *err);
+/* Runs a prepared command: 0, -EREMOTEIO (outbox status), or the exec error. */
+int kern_obj_cmd_run(struct mlx5be_obj *obj, const void *buf, size_t inlen,
+		     void *out, size_t outlen);
+/* Destroys what the ucontext still holds, newest first (close/exit). */
+void kern_obj_destroy_all(struct kern_uctx *uctx);
 
 /* kern_async.c */
 struct mlx5be_cmd_comp *kern_cmd_comp_create(struct mlx5be_ctx *ctx);
+/* The ucontext is going: its async-command fds turn into closed ones
+ * (readable, reads fail with EIO), as uverbs destroys FD objects. */
+void kern_cmd_comp_detach_all(struct kern_uctx *uctx);
 void kern_cmd_comp_destroy(struct mlx5be_cmd_comp *comp);
 int kern_cmd_comp_fd(struct mlx5be_cmd_comp *comp);
 int kern_obj_query_async(struct mlx5be_obj *obj, const void *in, size_t inlen,
@@ -127,6 +170,9 @@ int kern_umem_dereg(struct mlx5be_umem *umem);
 struct mlx5be_uar *kern_uar_alloc(struct mlx5be_ctx *ctx, uint32_t flags,
 				  struct mlx5be_uar_info *info);
 void kern_uar_free(struct mlx5be_uar *uar);
+/* Retries the DEALLOC_UAR of freed UARs an object still used (uctx->lock
+ * held); with @final, what firmware still refuses is forgotten. */
+void kern_uar_reap(struct kern_uctx *uctx, bool final);
 int kern_query_eqn(struct mlx5be_ctx *ctx, uint32_t vector, uint32_t *eqn);
 
 #endif /* MLX5EMU_EMU_KERNEL_KERN_H */

@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Asynchronous DEVX queries: the checks run at once (a bad command fails
- * the call), the command itself completes later onto a completion object
- * whose fd turns readable; the completion always carries the outbox, status
- * included.  As devx.c, at most 1 MiB of responses may wait unread.
+ * Asynchronous DEVX queries (devx.c MLX5_IB_METHOD_DEVX_OBJ_ASYNC_QUERY):
+ * the checks run at once, in the kernel's order (the async fd must be one
+ * of the object's ucontext, else EBADF as uverbs' FD-attribute lookup
+ * answers; vhca_tunnel_id, uid, query class, object id: EINVAL; more than
+ * 1 MiB of responses outstanding on the fd: EAGAIN), and a bad command
+ * fails the call.  The command itself completes onto the fd, which turns
+ * readable; the completion always carries the outbox, status included.
+ *
+ * Reading (devx_async_cmd_event_read): nothing queued blocks, or EAGAIN
+ * with O_NONBLOCK; a response larger than the caller's buffer is ENOSPC and
+ * stays queued.  When the ucontext goes, its fds are destroyed as uverbs
+ * destroys FD objects: queued responses are dropped, the fd polls readable
+ * and a read fails with EIO (EAGAIN with O_NONBLOCK).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +24,6 @@
 
 #include "emu/kernel/kern.h"
 
-#define KERN_ASYNC_MAX_BYTES (1024 * 1024)
-
 struct kern_async_resp {
 	struct cds_list_head node;
 	uint64_t wr_id;
@@ -25,12 +32,28 @@ struct kern_async_resp {
 };
 
 struct mlx5be_cmd_comp {
-	struct mlx5be_ctx *ctx;
-	int efd;			/* readable while responses wait */
+	struct kern_uctx *uctx;		/* NULL once the ucontext is gone */
+	struct cds_list_head node;	/* in uctx->comps */
+	int efd;			/* counts queued responses */
+	bool destroyed;
 	pthread_mutex_t lock;
 	struct cds_list_head resps;
-	size_t bytes;			/* bytes of responses waiting */
+	size_t bytes;			/* out_len of responses outstanding */
 };
+
+/* Guards comp->uctx, comp->node and uctx->comps. */
+static pthread_mutex_t kern_comps_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void kern_comp_drop_resps(struct mlx5be_cmd_comp *comp)
+{
+	struct kern_async_resp *r, *tmp;
+
+	cds_list_for_each_entry_safe(r, tmp, &comp->resps, node) {
+		cds_list_del(&r->node);
+		free(r);
+	}
+	comp->bytes = 0;
+}
 
 struct mlx5be_cmd_comp *kern_cmd_comp_create(struct mlx5be_ctx *ctx)
 {
@@ -45,21 +68,45 @@ struct mlx5be_cmd_comp *kern_cmd_comp_create(struct mlx5be_ctx *ctx)
 		free(comp);
 		return NULL;
 	}
-	comp->ctx = ctx;
 	pthread_mutex_init(&comp->lock, NULL);
 	CDS_INIT_LIST_HEAD(&comp->resps);
+	pthread_mutex_lock(&kern_comps_lock);
+	comp->uctx = ctx->uctx;
+	cds_list_add_tail(&comp->node, &ctx->uctx->comps);
+	pthread_mutex_unlock(&kern_comps_lock);
 	return comp;
 }
 
 void kern_cmd_comp_destroy(struct mlx5be_cmd_comp *comp)
 {
-	struct kern_async_resp *r, *tmp;
-
-	cds_list_for_each_entry_safe(r, tmp, &comp->resps, node)
-		free(r);
+	pthread_mutex_lock(&kern_comps_lock);
+	if (comp->uctx)
+		cds_list_del(&comp->node);
+	pthread_mutex_unlock(&kern_comps_lock);
+	kern_comp_drop_resps(comp);
 	close(comp->efd);
 	pthread_mutex_destroy(&comp->lock);
 	free(comp);
+}
+
+void kern_cmd_comp_detach_all(struct kern_uctx *uctx)
+{
+	struct mlx5be_cmd_comp *comp, *tmp;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&kern_comps_lock);
+	cds_list_for_each_entry_safe(comp, tmp, &uctx->comps, node) {
+		cds_list_del(&comp->node);
+		comp->uctx = NULL;
+		pthread_mutex_lock(&comp->lock);
+		comp->destroyed = true;
+		kern_comp_drop_resps(comp);
+		pthread_mutex_unlock(&comp->lock);
+		/* Readable from now on (and wakes a blocked reader). */
+		if (write(comp->efd, &one, sizeof(one)) != sizeof(one))
+			continue;
+	}
+	pthread_mutex_unlock(&kern_comps_lock);
 }
 
 int kern_cmd_comp_fd(struct mlx5be_cmd_comp *comp)
@@ -72,14 +119,25 @@ int kern_obj_query_async(struct mlx5be_obj *obj, const void *in, size_t inlen,
 			 struct mlx5be_cmd_comp *comp)
 {
 	struct kern_async_resp *r;
+	struct kern_uctx *owner;
 	uint64_t one = 1;
+	void *buf;
 	int ret;
 
-	if (comp->ctx != obj->ctx)
-		return -EINVAL;
+	/* lookup_get_fd_uobject(): an fd of another ufile is EBADF. */
+	pthread_mutex_lock(&kern_comps_lock);
+	owner = comp->uctx;
+	pthread_mutex_unlock(&kern_comps_lock);
+	if (owner != obj->uctx)
+		return -EBADF;
+	buf = kern_obj_cmd_prepare(obj, in, inlen, outlen,
+				   KERN_DEVX_OBJ_ASYNC_QUERY, &ret);
+	if (!buf)
+		return ret;
 	pthread_mutex_lock(&comp->lock);
-	if (comp->bytes + outlen > KERN_ASYNC_MAX_BYTES) {
+	if (comp->bytes + outlen > KERN_DEVX_ASYNC_BYTES_MAX) {
 		pthread_mutex_unlock(&comp->lock);
+		free(buf);
 		return -EAGAIN;
 	}
 	comp->bytes += outlen;
@@ -92,12 +150,13 @@ int kern_obj_query_async(struct mlx5be_obj *obj, const void *in, size_t inlen,
 	}
 	r->wr_id = wr_id;
 	r->outlen = outlen;
-	ret = kern_obj_query(obj, in, inlen, r->out, outlen);
+	ret = kern_obj_cmd_run(obj, buf, inlen, r->out, outlen);
 	/* A firmware error still completes: the outbox says what happened. */
 	if (ret && ret != -EREMOTEIO) {
 		free(r);
 		goto err_unreserve;
 	}
+	free(buf);
 	pthread_mutex_lock(&comp->lock);
 	cds_list_add_tail(&r->node, &comp->resps);
 	pthread_mutex_unlock(&comp->lock);
@@ -106,6 +165,7 @@ int kern_obj_query_async(struct mlx5be_obj *obj, const void *in, size_t inlen,
 	return 0;
 
 err_unreserve:
+	free(buf);
 	pthread_mutex_lock(&comp->lock);
 	comp->bytes -= outlen;
 	pthread_mutex_unlock(&comp->lock);
@@ -116,17 +176,22 @@ int kern_cmd_comp_get(struct mlx5be_cmd_comp *comp,
 		      struct mlx5be_async_cmd_resp *resp)
 {
 	struct kern_async_resp *r;
-	uint64_t cnt;
+	uint64_t cnt, one = 1;
 
 	/* Blocks unless the application made the fd non-blocking. */
 	if (read(comp->efd, &cnt, sizeof(cnt)) != sizeof(cnt))
 		return -errno;
 	pthread_mutex_lock(&comp->lock);
+	if (comp->destroyed) {
+		/* Stays readable; an empty queue of a destroyed fd. */
+		pthread_mutex_unlock(&comp->lock);
+		if (write(comp->efd, &one, sizeof(one)) != sizeof(one))
+			return -errno;
+		return fcntl(comp->efd, F_GETFL) & O_NONBLOCK ? -EAGAIN : -EIO;
+	}
 	r = cds_list_first_entry(&comp->resps, struct kern_async_resp, node);
 	if (r->outlen > resp->outlen) {
 		/* The response stays queued, as the kernel keeps the event. */
-		uint64_t one = 1;
-
 		pthread_mutex_unlock(&comp->lock);
 		if (write(comp->efd, &one, sizeof(one)) != sizeof(one))
 			return -errno;

@@ -30,6 +30,8 @@ static int kern_get_devices(struct mlx5be_device_info *infos, int max)
 		snprintf(infos[i].name, sizeof(infos[i].name), "%s", id->name);
 		snprintf(infos[i].dev_name, sizeof(infos[i].dev_name), "%s",
 			 id->dev_name);
+		snprintf(infos[i].dev_path, sizeof(infos[i].dev_path), "%s",
+			 id->dev_path);
 		snprintf(infos[i].ibdev_path, sizeof(infos[i].ibdev_path), "%s",
 			 id->ibdev_path);
 		infos[i].node_guid = htobe64(id->node_guid);
@@ -42,7 +44,7 @@ static int kern_get_devices(struct mlx5be_device_info *infos, int max)
 static const struct emu_port_identity *kern_port(struct mlx5be_ctx *ctx,
 						 uint32_t port)
 {
-	const struct emu_dev_identity *id = emu_device_identity(ctx->kdev->index);
+	const struct emu_dev_identity *id = emu_device_identity(ctx->uctx->kdev->index);
 
 	if (!id || port < 1 || port > (uint32_t)id->num_ports)
 		return NULL;
@@ -57,7 +59,7 @@ static int kern_query_port(struct mlx5be_ctx *ctx, uint32_t port,
 
 	if (!p)
 		return -EINVAL;
-	emu_fw_port_get_link(ctx->kdev->fw, port, &up);
+	emu_fw_port_get_link(ctx->uctx->kdev->fw, port, &up);
 	memset(attr, 0, sizeof(*attr));
 	/* A RoCE port is ACTIVE/LinkUp or DOWN/Disabled, as mlx5_ib reports
 	 * from the vport state. */
@@ -69,7 +71,7 @@ static int kern_query_port(struct mlx5be_ctx *ctx, uint32_t port,
 	attr->active_width = p->active_width;
 	attr->active_speed = p->active_speed;
 	attr->port_cap_flags = p->port_cap_flags;
-	attr->gid_tbl_len = (int)emu_fw_gid_table_size(ctx->kdev->fw);
+	attr->gid_tbl_len = (int)emu_fw_gid_table_size(ctx->uctx->kdev->fw);
 	attr->pkey_tbl_len = (uint16_t)p->pkey_tbl_len;
 	attr->max_msg_sz = p->max_msg_sz;
 	attr->lid = p->lid;
@@ -88,7 +90,7 @@ static int kern_query_gid(struct mlx5be_ctx *ctx, uint32_t port, uint32_t index,
 
 	if (!kern_port(ctx, port))
 		return -EINVAL;
-	ret = emu_fw_gid_get(ctx->kdev->fw, port, index, &g);
+	ret = emu_fw_gid_get(ctx->uctx->kdev->fw, port, index, &g);
 	if (ret)
 		return ret;
 	if (!g.valid)
@@ -108,11 +110,6 @@ static int kern_gid_l2_addr(struct mlx5be_ctx *ctx, uint32_t port,
 		return -EINVAL;
 	*vlan = 0xffff;	/* no VLAN, as rdma-core reports it */
 	return emu_mac_from_gid(gid, mac);
-}
-
-static int kern_import(int cmd_fd, struct mlx5be_ctx **ctx)
-{
-	return -EOPNOTSUPP;
 }
 
 static int kern_obj_destroy_op(struct mlx5be_obj *obj)
@@ -145,7 +142,7 @@ const struct mlx5be_ops mlx5be_emu_ops = {
 	.name = "emu",
 	.get_devices = kern_get_devices,
 	.open = kern_ctx_open,
-	.import = kern_import,
+	.import = kern_ctx_import,
 	.close = kern_ctx_close,
 	.general_cmd = kern_general_cmd,
 	.obj_create = kern_obj_create,

@@ -1,10 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ucontexts: what the kernel does when a process opens a device (a DEVX uid
- * from firmware, the cmd_fd whose pages are the context's UARs) and when it
- * closes it or exits (everything it left is destroyed, newest first).
+ * from firmware, the cmd_fd whose pages are the context's UARs), when it
+ * imports a context from a dup() of a cmd_fd (ibv_import_device: the same
+ * ucontext, the same uid and objects), and when the last context of a
+ * ucontext is closed or the process exits (everything it left is
+ * destroyed, newest first, and its uid freed).
+ *
+ * On Linux the ucontext lives as long as the uverbs file: while any
+ * descriptor of it is open.  Here the kernel cannot see the application
+ * close a descriptor, so a ucontext lives while a context (the opened one
+ * or an imported one) uses it: a dup() that was never imported does not
+ * keep it, and importing it after the last close fails (EINVAL).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -13,8 +23,28 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 
+/* The live ucontexts of this process, found by their memfd's inode. */
+static pthread_mutex_t kern_uctx_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cds_list_head kern_uctxs = CDS_LIST_HEAD_INIT(kern_uctxs);
+/* Bumped in a forked child: the parent's ucontexts are not the child's
+ * (their memory is a copy; they are never unlinked from the new list). */
+static uint64_t kern_uctx_gen;
+static pthread_once_t kern_uctx_atfork_once = PTHREAD_ONCE_INIT;
+
+static void kern_uctx_atfork_child(void)
+{
+	CDS_INIT_LIST_HEAD(&kern_uctxs);
+	kern_uctx_gen++;
+	pthread_mutex_init(&kern_uctx_lock, NULL);
+}
+
+static void kern_uctx_atfork_register(void)
+{
+	pthread_atfork(NULL, NULL, kern_uctx_atfork_child);
+}
+
 /* CREATE_UCTX: the uid every command of this context will carry. */
-static int kern_uctx_create(struct kern_dev *kdev, uint16_t *uid)
+static int kern_uctx_cmd_create(struct kern_dev *kdev, uint16_t *uid)
 {
 	uint8_t in[PRM_ST_SZ_BYTES(create_uctx_in)] = {};
 	uint8_t out[PRM_ST_SZ_BYTES(create_uctx_out)] = {};
@@ -28,7 +58,7 @@ static int kern_uctx_create(struct kern_dev *kdev, uint16_t *uid)
 	return 0;
 }
 
-static void kern_uctx_destroy(struct kern_dev *kdev, uint16_t uid)
+static void kern_uctx_cmd_destroy(struct kern_dev *kdev, uint16_t uid)
 {
 	uint8_t in[PRM_ST_SZ_BYTES(destroy_uctx_in)] = {};
 	uint8_t out[PRM_ST_SZ_BYTES(destroy_uctx_out)] = {};
@@ -38,69 +68,175 @@ static void kern_uctx_destroy(struct kern_dev *kdev, uint16_t uid)
 	kern_fw_exec_checked(kdev, in, sizeof(in), out, sizeof(out));
 }
 
-int kern_ctx_open(int index, struct mlx5be_ctx **pctx, int *cmd_fd)
+static int kern_uctx_create(int index, struct kern_uctx **out)
 {
-	struct mlx5be_ctx *ctx;
+	struct kern_uctx *uctx;
+	struct stat st;
 	int ret;
 
-	ctx = calloc(1, sizeof(*ctx));
-	if (!ctx)
+	uctx = calloc(1, sizeof(*uctx));
+	if (!uctx)
 		return -ENOMEM;
-	ret = kern_dev_get(index, &ctx->kdev);
+	ret = kern_dev_get(index, &uctx->kdev);
 	if (ret)
 		goto err_free;
-	ret = kern_uctx_create(ctx->kdev, &ctx->uid);
+	ret = kern_uctx_cmd_create(uctx->kdev, &uctx->uid);
 	if (ret)
 		goto err_put;
-	/* The cmd_fd: a memfd whose pages, at their mmap offsets, are UARs. */
-	ctx->memfd = memfd_create("mlx5emu-uverbs", MFD_CLOEXEC);
-	if (ctx->memfd < 0) {
+	/* The memfd whose pages, at their mmap offsets, are UARs. */
+	uctx->memfd = memfd_create("mlx5emu-uverbs", MFD_CLOEXEC);
+	if (uctx->memfd < 0) {
 		ret = -errno;
 		goto err_uctx;
 	}
-	pthread_mutex_init(&ctx->lock, NULL);
-	CDS_INIT_LIST_HEAD(&ctx->objs);
-	CDS_INIT_LIST_HEAD(&ctx->umems);
-	CDS_INIT_LIST_HEAD(&ctx->uars);
-	CDS_INIT_LIST_HEAD(&ctx->comps);
-	*pctx = ctx;
-	*cmd_fd = ctx->memfd;
+	if (fstat(uctx->memfd, &st)) {
+		ret = -errno;
+		goto err_memfd;
+	}
+	uctx->memfd_dev = st.st_dev;
+	uctx->memfd_ino = st.st_ino;
+	pthread_mutex_init(&uctx->lock, NULL);
+	CDS_INIT_LIST_HEAD(&uctx->objs);
+	CDS_INIT_LIST_HEAD(&uctx->umems);
+	CDS_INIT_LIST_HEAD(&uctx->uars);
+	CDS_INIT_LIST_HEAD(&uctx->dead_uars);
+	CDS_INIT_LIST_HEAD(&uctx->comps);
+	*out = uctx;
 	return 0;
 
+err_memfd:
+	close(uctx->memfd);
 err_uctx:
-	kern_uctx_destroy(ctx->kdev, ctx->uid);
+	kern_uctx_cmd_destroy(uctx->kdev, uctx->uid);
 err_put:
-	kern_dev_put(ctx->kdev);
+	kern_dev_put(uctx->kdev);
+err_free:
+	free(uctx);
+	return ret;
+}
+
+/* Everything the ucontext still holds, in dependency order, then its uid. */
+static void kern_uctx_destroy(struct kern_uctx *uctx)
+{
+	struct mlx5be_uar *uar, *utmp;
+	struct mlx5be_umem *umem, *mtmp;
+
+	kern_cmd_comp_detach_all(uctx);
+	/* Objects first (they hold umems and UARs), newest first. */
+	kern_obj_destroy_all(uctx);
+	cds_list_for_each_entry_safe(umem, mtmp, &uctx->umems, node)
+		if (kern_umem_dereg(umem)) {
+			/* Firmware refused: forget it (it stays charged to
+			 * the uid, which then cannot be freed either). */
+			cds_list_del(&umem->node);
+			free(umem);
+		}
+	cds_list_for_each_entry_safe(uar, utmp, &uctx->uars, node)
+		kern_uar_free(uar);
+	pthread_mutex_lock(&uctx->lock);
+	kern_uar_reap(uctx, true);
+	pthread_mutex_unlock(&uctx->lock);
+	kern_uctx_cmd_destroy(uctx->kdev, uctx->uid);
+	kern_dev_put(uctx->kdev);
+	close(uctx->memfd);
+	pthread_mutex_destroy(&uctx->lock);
+	free(uctx);
+}
+
+int kern_ctx_open(int index, struct mlx5be_ctx **pctx, int *cmd_fd)
+{
+	struct kern_uctx *uctx = NULL;
+	struct mlx5be_ctx *ctx;
+	int ret;
+
+	pthread_once(&kern_uctx_atfork_once, kern_uctx_atfork_register);
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ret = kern_uctx_create(index, &uctx);
+	if (ret)
+		goto err_free;
+	/* The application's cmd_fd: a descriptor of the same memfd. */
+	ctx->cmd_fd = fcntl(uctx->memfd, F_DUPFD_CLOEXEC, 0);
+	if (ctx->cmd_fd < 0) {
+		ret = -errno;
+		kern_uctx_destroy(uctx);
+		goto err_free;
+	}
+	ctx->uctx = uctx;
+	uctx->handles = 1;
+	pthread_mutex_lock(&kern_uctx_lock);
+	uctx->gen = kern_uctx_gen;
+	cds_list_add_tail(&uctx->node, &kern_uctxs);
+	pthread_mutex_unlock(&kern_uctx_lock);
+	*pctx = ctx;
+	*cmd_fd = ctx->cmd_fd;
+	return 0;
+
 err_free:
 	free(ctx);
 	return ret;
 }
 
-int kern_ctx_grow_memfd(struct mlx5be_ctx *ctx, size_t pages, off_t *off)
+int kern_ctx_import(int cmd_fd, struct mlx5be_ctx **pctx, int *index)
 {
-	off_t start = (off_t)ctx->memfd_pages * KERN_PAGE_SIZE;
+	struct kern_uctx *uctx, *found = NULL;
+	struct mlx5be_ctx *ctx;
+	struct stat st;
 
-	if (ftruncate(ctx->memfd, start + (off_t)pages * KERN_PAGE_SIZE))
+	/* libibverbs/device.c ibv_import_device(): "if (fstat(cmd_fd, &st)
+	 * || !S_ISCHR(st.st_mode)) errno = EINVAL", then ENODEV when no
+	 * device has that character device. */
+	if (fstat(cmd_fd, &st))
+		return -EINVAL;
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	pthread_mutex_lock(&kern_uctx_lock);
+	cds_list_for_each_entry(uctx, &kern_uctxs, node) {
+		if (S_ISREG(st.st_mode) && uctx->memfd_dev == st.st_dev &&
+		    uctx->memfd_ino == st.st_ino) {
+			found = uctx;
+			found->handles++;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&kern_uctx_lock);
+	if (!found) {
+		free(ctx);
+		return S_ISCHR(st.st_mode) ? -ENODEV : -EINVAL;
+	}
+	ctx->uctx = found;
+	ctx->cmd_fd = cmd_fd;
+	*index = found->kdev->index;
+	*pctx = ctx;
+	return 0;
+}
+
+int kern_uctx_grow_memfd(struct kern_uctx *uctx, size_t pages, off_t *off)
+{
+	off_t start = (off_t)uctx->memfd_pages * KERN_PAGE_SIZE;
+
+	if (ftruncate(uctx->memfd, start + (off_t)pages * KERN_PAGE_SIZE))
 		return -errno;
-	ctx->memfd_pages += pages;
+	uctx->memfd_pages += pages;
 	*off = start;
 	return 0;
 }
 
 void kern_ctx_close(struct mlx5be_ctx *ctx)
 {
-	struct mlx5be_uar *uar, *utmp;
-	struct mlx5be_umem *umem, *mtmp;
+	struct kern_uctx *uctx = ctx->uctx;
+	bool last;
 
-	/* Objects first (they hold umems and UARs), newest first. */
-	kern_obj_destroy_all(ctx);
-	cds_list_for_each_entry_safe(umem, mtmp, &ctx->umems, node)
-		kern_umem_dereg(umem);
-	cds_list_for_each_entry_safe(uar, utmp, &ctx->uars, node)
-		kern_uar_free(uar);
-	kern_uctx_destroy(ctx->kdev, ctx->uid);
-	kern_dev_put(ctx->kdev);
-	close(ctx->memfd);
-	pthread_mutex_destroy(&ctx->lock);
+	pthread_mutex_lock(&kern_uctx_lock);
+	last = --uctx->handles == 0;
+	if (last && uctx->gen == kern_uctx_gen)
+		cds_list_del(&uctx->node);
+	pthread_mutex_unlock(&kern_uctx_lock);
+	/* As verbs_uninit_context(): the context's cmd_fd goes with it. */
+	close(ctx->cmd_fd);
 	free(ctx);
+	if (last)
+		kern_uctx_destroy(uctx);
 }

@@ -15,8 +15,10 @@
 
 #include "emu/device/dev.h"
 #include "emu/device/dev_identity.h"
+#include "emu/fault/fault.h"
 #include "emu/firmware/fw.h"
 #include "emu/kernel/kern.h"
+#include "emu/trace/trace.h"
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 
@@ -198,11 +200,14 @@ static struct kern_dev *kern_dev_create(int index)
 	memcpy(cfg.board_id, id->board_id,
 	       strnlen(id->board_id, sizeof(cfg.board_id) - 1));
 	cfg.vhca_id = (uint16_t)index;
+	cfg.caps = emu_devices_config()->fw_caps;	/* [caps] overrides */
 	kdev->fw = emu_fw_create(&cfg);
 	if (!kdev->fw)
 		goto err_free;
+	emu_trace_attach(kdev->fw, id->name);	/* when the trace is on */
 	if (kern_dev_set_gids(kdev, id) || kern_dev_create_eqs(kdev))
 		goto err_fw;
+	emu_fault_attach(kdev->fw, index);	/* rules see commands from here */
 	return kdev;
 
 err_fw:

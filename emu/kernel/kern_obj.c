@@ -22,7 +22,7 @@
  * kernel's order (lengths, vhca_tunnel_id, uid, method class) and stamped
  * with the context's uid.
  */
-static void *kern_cmd_prepare(struct mlx5be_ctx *ctx, const void *in,
+static void *kern_cmd_prepare(struct kern_uctx *uctx, const void *in,
 			      size_t inlen, size_t outlen,
 			      enum kern_devx_method method, int *err)
 {
@@ -30,7 +30,7 @@ static void *kern_cmd_prepare(struct mlx5be_ctx *ctx, const void *in,
 	uint16_t uid;
 	void *buf;
 
-	*err = kern_devx_check(method, in, inlen, outlen, ctx->uid, 0, false, &uid);
+	*err = kern_devx_check(method, in, inlen, outlen, uctx->uid, 0, false, &uid);
 	if (*err)
 		return NULL;
 	span = kern_devx_in_span(kern_mbox_opcode(in));
@@ -53,10 +53,10 @@ static void *kern_cmd_prepare(struct mlx5be_ctx *ctx, const void *in,
 }
 
 /* Runs a prepared command; -EREMOTEIO when firmware says no. */
-static int kern_cmd_run(struct mlx5be_ctx *ctx, const void *in, size_t inlen,
+static int kern_cmd_run(struct kern_uctx *uctx, const void *in, size_t inlen,
 			void *out, size_t outlen)
 {
-	int ret = kern_fw_exec(ctx->kdev, in, inlen, out, outlen);
+	int ret = kern_fw_exec(uctx->kdev, in, inlen, out, outlen);
 
 	if (ret)
 		return ret;
@@ -67,11 +67,12 @@ int kern_general_cmd(struct mlx5be_ctx *ctx, const void *in, size_t inlen,
 		     void *out, size_t outlen)
 {
 	int ret;
-	void *buf = kern_cmd_prepare(ctx, in, inlen, outlen, KERN_DEVX_GENERAL, &ret);
+	void *buf = kern_cmd_prepare(ctx->uctx, in, inlen, outlen,
+				     KERN_DEVX_GENERAL, &ret);
 
 	if (!buf)
 		return ret;
-	ret = kern_cmd_run(ctx, buf, inlen, out, outlen);
+	ret = kern_cmd_run(ctx->uctx, buf, inlen, out, outlen);
 	free(buf);
 	return ret;
 }
@@ -79,11 +80,12 @@ int kern_general_cmd(struct mlx5be_ctx *ctx, const void *in, size_t inlen,
 struct mlx5be_obj *kern_obj_create(struct mlx5be_ctx *ctx, const void *in,
 				   size_t inlen, void *out, size_t outlen)
 {
+	struct kern_uctx *uctx = ctx->uctx;
 	struct mlx5be_obj *obj;
 	void *buf;
 	int ret;
 
-	buf = kern_cmd_prepare(ctx, in, inlen, outlen, KERN_DEVX_OBJ_CREATE, &ret);
+	buf = kern_cmd_prepare(uctx, in, inlen, outlen, KERN_DEVX_OBJ_CREATE, &ret);
 	if (!buf)
 		goto err;
 	obj = calloc(1, sizeof(*obj));
@@ -91,17 +93,17 @@ struct mlx5be_obj *kern_obj_create(struct mlx5be_ctx *ctx, const void *in,
 		ret = -ENOMEM;
 		goto err_buf;
 	}
-	obj->ctx = ctx;
+	obj->uctx = uctx;
 	obj->bulk = kern_devx_flow_counter_bulk(buf);
 	/* mlx5_create_cq looks the completion EQ up before firmware does. */
 	if (kern_mbox_opcode(buf) == MLX5_CMD_OP_CREATE_CQ &&
 	    !kern_devx_cq_is_apu(buf, false) &&
-	    !kern_dev_is_comp_eq(ctx->kdev, kern_devx_cq_eqn(buf))) {
+	    !kern_dev_is_comp_eq(uctx->kdev, kern_devx_cq_eqn(buf))) {
 		ret = -ENOENT;
 		goto err_obj;
 	}
-	pthread_mutex_lock(&ctx->lock);
-	ret = kern_cmd_run(ctx, buf, inlen, out, outlen);
+	pthread_mutex_lock(&uctx->lock);
+	ret = kern_cmd_run(uctx, buf, inlen, out, outlen);
 	if (ret)
 		goto err_unlock;
 	ret = kern_devx_created_obj_id(buf, out, &obj->enc_id);
@@ -114,17 +116,17 @@ struct mlx5be_obj *kern_obj_create(struct mlx5be_ctx *ctx, const void *in,
 		uint8_t dout[64];
 
 		if (obj->destroy_inlen)
-			kern_fw_exec(ctx->kdev, obj->destroy_in, obj->destroy_inlen,
+			kern_fw_exec(uctx->kdev, obj->destroy_in, obj->destroy_inlen,
 				     dout, sizeof(dout));
 		goto err_unlock;
 	}
-	cds_list_add_tail(&obj->node, &ctx->objs);
-	pthread_mutex_unlock(&ctx->lock);
+	cds_list_add_tail(&obj->node, &uctx->objs);
+	pthread_mutex_unlock(&uctx->lock);
 	free(buf);
 	return obj;
 
 err_unlock:
-	pthread_mutex_unlock(&ctx->lock);
+	pthread_mutex_unlock(&uctx->lock);
 err_obj:
 	free(obj);
 err_buf:
@@ -134,6 +136,29 @@ err:
 	return NULL;
 }
 
+void *kern_obj_cmd_prepare(struct mlx5be_obj *obj, const void *in, size_t inlen,
+			   size_t outlen, enum kern_devx_method method, int *err)
+{
+	void *buf = kern_cmd_prepare(obj->uctx, in, inlen, outlen, method, err);
+
+	if (!buf)
+		return NULL;
+	if (!kern_devx_obj_id_matches(obj->enc_id, obj->bulk, buf)) {
+		free(buf);
+		*err = -EINVAL;
+		return NULL;
+	}
+	if (method == KERN_DEVX_OBJ_MODIFY)
+		kern_devx_set_umem_valid(buf);
+	return buf;
+}
+
+int kern_obj_cmd_run(struct mlx5be_obj *obj, const void *buf, size_t inlen,
+		     void *out, size_t outlen)
+{
+	return kern_cmd_run(obj->uctx, buf, inlen, out, outlen);
+}
+
 /* Modify and query: the mailbox must name the handle's own object. */
 static int kern_obj_cmd(struct mlx5be_obj *obj, const void *in, size_t inlen,
 			void *out, size_t outlen, enum kern_devx_method method)
@@ -141,16 +166,10 @@ static int kern_obj_cmd(struct mlx5be_obj *obj, const void *in, size_t inlen,
 	void *buf;
 	int ret;
 
-	buf = kern_cmd_prepare(obj->ctx, in, inlen, outlen, method, &ret);
+	buf = kern_obj_cmd_prepare(obj, in, inlen, outlen, method, &ret);
 	if (!buf)
 		return ret;
-	if (!kern_devx_obj_id_matches(obj->enc_id, obj->bulk, buf)) {
-		free(buf);
-		return -EINVAL;
-	}
-	if (method == KERN_DEVX_OBJ_MODIFY)
-		kern_devx_set_umem_valid(buf);
-	ret = kern_cmd_run(obj->ctx, buf, inlen, out, outlen);
+	ret = kern_cmd_run(obj->uctx, buf, inlen, out, outlen);
 	free(buf);
 	return ret;
 }
@@ -176,7 +195,7 @@ static int kern_obj_destroy_locked(struct mlx5be_obj *obj)
 
 	if (outlen > sizeof(out))
 		outlen = sizeof(out);
-	ret = kern_fw_exec(obj->ctx->kdev, obj->destroy_in, obj->destroy_inlen,
+	ret = kern_fw_exec(obj->uctx->kdev, obj->destroy_in, obj->destroy_inlen,
 			   out, outlen);
 	if (ret)
 		return ret;
@@ -190,29 +209,44 @@ static int kern_obj_destroy_locked(struct mlx5be_obj *obj)
 
 int kern_obj_destroy(struct mlx5be_obj *obj)
 {
-	struct mlx5be_ctx *ctx = obj->ctx;
+	struct kern_uctx *uctx = obj->uctx;
 	int ret;
 
-	pthread_mutex_lock(&ctx->lock);
+	pthread_mutex_lock(&uctx->lock);
 	ret = kern_obj_destroy_locked(obj);
-	pthread_mutex_unlock(&ctx->lock);
+	/* A freed UAR this object held may go now. */
+	if (!ret)
+		kern_uar_reap(uctx, false);
+	pthread_mutex_unlock(&uctx->lock);
 	return ret;
 }
 
-void kern_obj_destroy_all(struct mlx5be_ctx *ctx)
+void kern_obj_destroy_all(struct kern_uctx *uctx)
 {
-	/* Newest first: an object is created after everything it uses. */
-	pthread_mutex_lock(&ctx->lock);
-	while (!cds_list_empty(&ctx->objs)) {
-		struct mlx5be_obj *obj = cds_list_entry(ctx->objs.prev,
-							struct mlx5be_obj, node);
+	struct mlx5be_obj *obj, *prev;
+	bool progress = true;
 
-		if (kern_obj_destroy_locked(obj)) {
-			/* Firmware refused: forget it rather than leak the
-			 * context; firmware reclaims the uid's objects. */
-			cds_list_del(&obj->node);
-			free(obj);
+	pthread_mutex_lock(&uctx->lock);
+	/*
+	 * Newest first: an object is created after everything it uses.  A
+	 * modify may have made an older object use a newer one, so what
+	 * firmware refuses is retried while a pass still destroys something.
+	 */
+	while (progress && !cds_list_empty(&uctx->objs)) {
+		progress = false;
+		for (obj = cds_list_entry(uctx->objs.prev, struct mlx5be_obj, node);
+		     &obj->node != &uctx->objs; obj = prev) {
+			prev = cds_list_entry(obj->node.prev, struct mlx5be_obj, node);
+			if (!kern_obj_destroy_locked(obj))
+				progress = true;
 		}
 	}
-	pthread_mutex_unlock(&ctx->lock);
+	/* Firmware still refuses: forget them rather than leak the context
+	 * (they stay charged to the uid, which then cannot be freed). */
+	while (!cds_list_empty(&uctx->objs)) {
+		obj = cds_list_entry(uctx->objs.prev, struct mlx5be_obj, node);
+		cds_list_del(&obj->node);
+		free(obj);
+	}
+	pthread_mutex_unlock(&uctx->lock);
 }

@@ -15,35 +15,36 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 
-static int kern_uar_cmd_alloc(struct mlx5be_ctx *ctx, uint32_t *index)
+static int kern_uar_cmd_alloc(struct kern_uctx *uctx, uint32_t *index)
 {
 	uint8_t in[PRM_ST_SZ_BYTES(alloc_uar_in)] = {};
 	uint8_t out[PRM_ST_SZ_BYTES(alloc_uar_out)] = {};
 	int ret;
 
 	PRM_SET(alloc_uar_in, in, opcode, MLX5_CMD_OP_ALLOC_UAR);
-	PRM_SET(alloc_uar_in, in, uid, ctx->uid);
-	ret = kern_fw_exec_checked(ctx->kdev, in, sizeof(in), out, sizeof(out));
+	PRM_SET(alloc_uar_in, in, uid, uctx->uid);
+	ret = kern_fw_exec_checked(uctx->kdev, in, sizeof(in), out, sizeof(out));
 	if (ret)
 		return ret;
 	*index = PRM_GET(alloc_uar_out, out, uar);
 	return 0;
 }
 
-static void kern_uar_cmd_dealloc(struct mlx5be_ctx *ctx, uint32_t index)
+static int kern_uar_cmd_dealloc(struct kern_uctx *uctx, uint32_t index)
 {
 	uint8_t in[PRM_ST_SZ_BYTES(dealloc_uar_in)] = {};
 	uint8_t out[PRM_ST_SZ_BYTES(dealloc_uar_out)] = {};
 
 	PRM_SET(dealloc_uar_in, in, opcode, MLX5_CMD_OP_DEALLOC_UAR);
-	PRM_SET(dealloc_uar_in, in, uid, ctx->uid);
+	PRM_SET(dealloc_uar_in, in, uid, uctx->uid);
 	PRM_SET(dealloc_uar_in, in, uar, index);
-	kern_fw_exec_checked(ctx->kdev, in, sizeof(in), out, sizeof(out));
+	return kern_fw_exec_checked(uctx->kdev, in, sizeof(in), out, sizeof(out));
 }
 
 struct mlx5be_uar *kern_uar_alloc(struct mlx5be_ctx *ctx, uint32_t flags,
 				  struct mlx5be_uar_info *info)
 {
+	struct kern_uctx *uctx = ctx->uctx;
 	struct mlx5be_uar *uar;
 	int ret;
 
@@ -56,22 +57,22 @@ struct mlx5be_uar *kern_uar_alloc(struct mlx5be_ctx *ctx, uint32_t flags,
 		errno = ENOMEM;
 		return NULL;
 	}
-	uar->ctx = ctx;
-	pthread_mutex_lock(&ctx->lock);
-	ret = kern_uar_cmd_alloc(ctx, &uar->index);
+	uar->uctx = uctx;
+	pthread_mutex_lock(&uctx->lock);
+	ret = kern_uar_cmd_alloc(uctx, &uar->index);
 	if (ret)
 		goto err_unlock;
-	ret = kern_ctx_grow_memfd(ctx, 1, &uar->mmap_off);
+	ret = kern_uctx_grow_memfd(uctx, 1, &uar->mmap_off);
 	if (ret)
 		goto err_dealloc;
 	uar->page = mmap(NULL, KERN_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 ctx->memfd, uar->mmap_off);
+			 uctx->memfd, uar->mmap_off);
 	if (uar->page == MAP_FAILED) {
 		ret = -errno;
 		goto err_dealloc;
 	}
-	cds_list_add_tail(&uar->node, &ctx->uars);
-	pthread_mutex_unlock(&ctx->lock);
+	cds_list_add_tail(&uar->node, &uctx->uars);
+	pthread_mutex_unlock(&uctx->lock);
 	info->base_addr = NULL;	/* the provider maps cmd_fd at mmap_off */
 	info->reg_addr = NULL;
 	info->page_id = uar->index;
@@ -79,34 +80,63 @@ struct mlx5be_uar *kern_uar_alloc(struct mlx5be_ctx *ctx, uint32_t flags,
 	return uar;
 
 err_dealloc:
-	kern_uar_cmd_dealloc(ctx, uar->index);
+	kern_uar_cmd_dealloc(uctx, uar->index);
 err_unlock:
-	pthread_mutex_unlock(&ctx->lock);
+	pthread_mutex_unlock(&uctx->lock);
 	free(uar);
 	errno = -ret;
 	return NULL;
 }
 
-void kern_uar_free(struct mlx5be_uar *uar)
+/* The UAR is gone for good: its page and memory go too. */
+static void kern_uar_release(struct kern_uctx *uctx, struct mlx5be_uar *uar)
 {
-	struct mlx5be_ctx *ctx = uar->ctx;
-
-	pthread_mutex_lock(&ctx->lock);
-	cds_list_del(&uar->node);
-	kern_uar_cmd_dealloc(ctx, uar->index);
-	pthread_mutex_unlock(&ctx->lock);
 	munmap(uar->page, KERN_PAGE_SIZE);
 	/* Offsets are never reused (a stale mapping must not alias a new
 	 * UAR); the page's memory is given back. */
-	fallocate(ctx->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	fallocate(uctx->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 		  uar->mmap_off, KERN_PAGE_SIZE);
 	free(uar);
+}
+
+/*
+ * Freeing a UAR a CQ or EQ still names: mlx5_ib only frees the UAR index
+ * once nothing maps it (rdma_user_mmap_entry), and firmware refuses while a
+ * queue uses it.  The UAR leaves the context's list at once; its index
+ * stays allocated (and its page watched) until the queue is gone, retried
+ * after each destroy and at close.
+ */
+void kern_uar_free(struct mlx5be_uar *uar)
+{
+	struct kern_uctx *uctx = uar->uctx;
+	int ret;
+
+	pthread_mutex_lock(&uctx->lock);
+	cds_list_del(&uar->node);
+	ret = kern_uar_cmd_dealloc(uctx, uar->index);
+	if (ret)
+		cds_list_add_tail(&uar->node, &uctx->dead_uars);
+	pthread_mutex_unlock(&uctx->lock);
+	if (!ret)
+		kern_uar_release(uctx, uar);
+}
+
+void kern_uar_reap(struct kern_uctx *uctx, bool final)
+{
+	struct mlx5be_uar *uar, *tmp;
+
+	cds_list_for_each_entry_safe(uar, tmp, &uctx->dead_uars, node) {
+		if (kern_uar_cmd_dealloc(uctx, uar->index) && !final)
+			continue;
+		cds_list_del(&uar->node);
+		kern_uar_release(uctx, uar);
+	}
 }
 
 int kern_query_eqn(struct mlx5be_ctx *ctx, uint32_t vector, uint32_t *eqn)
 {
 	if (vector >= KERN_NUM_COMP_VECTORS)
 		return -EINVAL;
-	*eqn = ctx->kdev->eqn[vector];
+	*eqn = ctx->uctx->kdev->eqn[vector];
 	return 0;
 }

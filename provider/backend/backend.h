@@ -39,6 +39,7 @@ struct mlx5be_cmd_comp;		/* async command completion (pollable fd) */
 struct mlx5be_device_info {
 	char name[MLX5BE_NAME_MAX];	/* mlx5_0 */
 	char dev_name[MLX5BE_NAME_MAX];	/* uverbs0 */
+	char dev_path[256];		/* its uverbs class directory */
 	char ibdev_path[256];		/* sysfs-like directory of the device */
 	uint64_t node_guid;		/* big-endian, as verbs reports it */
 	uint32_t vendor_id;
@@ -108,8 +109,9 @@ struct mlx5be_ops {
 	int (*get_devices)(struct mlx5be_device_info *infos, int max);
 	/* Opens device @index; returns the context and its cmd_fd. */
 	int (*open)(int index, struct mlx5be_ctx **ctx, int *cmd_fd);
-	/* A context imported from a dup()ed cmd_fd of an open context. */
-	int (*import)(int cmd_fd, struct mlx5be_ctx **ctx);
+	/* A context imported from a dup()ed cmd_fd of an open context; it
+	 * shares that context's uid and objects.  @index: its device. */
+	int (*import)(int cmd_fd, struct mlx5be_ctx **ctx, int *index);
 	void (*close)(struct mlx5be_ctx *ctx);
 
 	/* DEVX commands. */

@@ -69,6 +69,8 @@ static int hw_get_devices(struct mlx5be_device_info *infos, int max)
 			 ibv_get_device_name(list[i]));
 		snprintf(infos[out].dev_name, sizeof(infos[out].dev_name), "%s",
 			 list[i]->dev_name);
+		snprintf(infos[out].dev_path, sizeof(infos[out].dev_path), "%s",
+			 list[i]->dev_path);
 		snprintf(infos[out].ibdev_path, sizeof(infos[out].ibdev_path), "%s",
 			 list[i]->ibdev_path);
 		infos[out].node_guid = ibv_get_device_guid(list[i]);
@@ -108,9 +110,11 @@ static int hw_open(int index, struct mlx5be_ctx **pctx, int *cmd_fd)
 	return 0;
 }
 
-static int hw_import(int cmd_fd, struct mlx5be_ctx **pctx)
+static int hw_import(int cmd_fd, struct mlx5be_ctx **pctx, int *index)
 {
 	struct mlx5be_ctx *ctx = calloc(1, sizeof(*ctx));
+	struct ibv_device **list;
+	int n;
 
 	if (!ctx)
 		return -ENOMEM;
@@ -119,6 +123,14 @@ static int hw_import(int cmd_fd, struct mlx5be_ctx **pctx)
 		free(ctx);
 		return -errno;
 	}
+	*index = -1;
+	list = ibv_get_device_list(&n);
+	for (int i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]),
+			    ibv_get_device_name(ctx->ibctx->device)))
+			*index = i;
+	if (list)
+		ibv_free_device_list(list);
 	*pctx = ctx;
 	return 0;
 }

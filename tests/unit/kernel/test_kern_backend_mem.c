@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * umem registration and UARs through the ops.
+ */
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <infiniband/mlx5dv.h>
+#include <infiniband/verbs.h>
+
+#include "test_kern_backend.h"
+
+#define ALL_PGSZ (UINT64_MAX & ~(uint64_t)4095)
+
+static struct mlx5be_ctx *ctx;
+static int cmd_fd;
+static struct emu_fw *fw;
+
+static void setup(void)
+{
+	ctx = kbt_open(&cmd_fd);
+	fw = kbt_fw(ctx);
+}
+
+static void teardown(void)
+{
+	BE->close(ctx);
+}
+
+static void *map_pages(size_t n, int prot)
+{
+	void *p = mmap(NULL, n * 4096, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	return p;
+}
+
+/* umem_reg must fail with @err and register nothing. */
+static void ck_reg_fails(void *addr, size_t size, uint32_t access,
+			 uint64_t pgsz, int err)
+{
+	unsigned int before = emu_fw_obj_count(fw, EMU_FW_OBJ_UMEM);
+	unsigned long cmds = kbt_fw_cmds();
+	uint32_t id = 0x5a5a5a5a;
+
+	errno = 0;
+	ck_assert_ptr_null(BE->umem_reg(ctx, addr, size, access, pgsz, &id));
+	ck_assert_int_eq(errno, err);
+	ck_assert_uint_eq(id, 0x5a5a5a5a);
+	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_UMEM), before);
+	ck_assert_uint_eq(kbt_fw_cmds(), cmds);
+}
+
+/* ---- umem ---- */
+
+START_TEST(test_umem_reg_dereg)
+{
+	unsigned int before = emu_fw_obj_count(fw, EMU_FW_OBJ_UMEM);
+	char *p = map_pages(4, PROT_READ | PROT_WRITE);
+	struct mlx5be_umem *u;
+	uint16_t owner;
+	uint32_t id;
+
+	u = BE->umem_reg(ctx, p + 0x148, 3 * 4096, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			 IBV_ACCESS_RELAXED_ORDERING, ALL_PGSZ, &id);
+	ck_assert_ptr_nonnull(u);
+	ck_assert(kbt_fw_has(fw, EMU_FW_OBJ_UMEM, id, &owner));
+	ck_assert_uint_eq(owner, kbt_uid(ctx));
+	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_UMEM), before + 1);
+	ck_assert_int_eq(BE->umem_dereg(u), 0);
+	ck_assert(!kbt_fw_has(fw, EMU_FW_OBJ_UMEM, id, NULL));
+	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_UMEM), before);
+	/* Read-only memory, registered for reading only. */
+	ck_assert_int_eq(mprotect(p, 4 * 4096, PROT_READ), 0);
+	u = BE->umem_reg(ctx, p, 4096, IBV_ACCESS_REMOTE_READ, ALL_PGSZ, &id);
+	ck_assert_ptr_nonnull(u);
+	ck_assert_int_eq(BE->umem_dereg(u), 0);
+	munmap(p, 4 * 4096);
+}
+END_TEST
+
+/* Pinning an unmapped page: EFAULT (a hole in the middle, the end, all). */
+START_TEST(test_umem_unmapped)
+{
+	char *p = map_pages(3, PROT_READ | PROT_WRITE);
+
+	ck_assert_int_eq(munmap(p + 4096, 4096), 0);
+	ck_reg_fails(p, 3 * 4096, IBV_ACCESS_LOCAL_WRITE, ALL_PGSZ, EFAULT);
+	ck_reg_fails(p + 4000, 200, IBV_ACCESS_LOCAL_WRITE, ALL_PGSZ, EFAULT);
+	ck_reg_fails(p + 4096, 8, 0, ALL_PGSZ, EFAULT);
+	ck_assert_int_eq(munmap(p, 3 * 4096), 0);
+	ck_reg_fails(p, 4096, IBV_ACCESS_LOCAL_WRITE, ALL_PGSZ, EFAULT);
+}
+END_TEST
+
+/* Pinning for write (LOCAL_WRITE/REMOTE_WRITE) needs writable pages;
+ * PROT_NONE cannot be pinned at all. */
+START_TEST(test_umem_protections)
+{
+	char *p = map_pages(2, PROT_READ);
+
+	ck_reg_fails(p, 4096, IBV_ACCESS_LOCAL_WRITE, ALL_PGSZ, EFAULT);
+	ck_reg_fails(p, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+		     ALL_PGSZ, EFAULT);
+	ck_assert_int_eq(mprotect(p + 4096, 4096, PROT_NONE), 0);
+	ck_reg_fails(p, 8192, IBV_ACCESS_REMOTE_READ, ALL_PGSZ, EFAULT);
+	munmap(p, 8192);
+}
+END_TEST
+
+START_TEST(test_umem_size0)
+{
+	char *p = map_pages(1, PROT_READ | PROT_WRITE);
+
+	ck_reg_fails(p, 0, IBV_ACCESS_LOCAL_WRITE, ALL_PGSZ, EINVAL);
+	/* A range that wraps around the address space. */
+	ck_reg_fails(p, SIZE_MAX - 100, IBV_ACCESS_LOCAL_WRITE, ALL_PGSZ, EINVAL);
+	munmap(p, 4096);
+}
+END_TEST
+
+/* The method takes LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ and
+ * RELAXED_ORDERING; ib_check_mr_access wants LOCAL_WRITE with REMOTE_WRITE.
+ * EINVAL comes before the range is looked at. */
+static const uint32_t bad_access[] = {
+	IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC,
+	IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND,
+	IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ZERO_BASED,
+	IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND,
+	IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_HUGETLB,
+	IBV_ACCESS_REMOTE_WRITE,
+	IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+	1u << 30,
+};
+
+START_TEST(test_umem_bad_access)
+{
+	char *p = map_pages(1, PROT_READ | PROT_WRITE);
+
+	ck_reg_fails(p, 4096, bad_access[_i], ALL_PGSZ, EINVAL);
+	ck_reg_fails(NULL, 4096, bad_access[_i], ALL_PGSZ, EINVAL);
+	munmap(p, 4096);
+}
+END_TEST
+
+/* devx_umem_find_best_pgsize: some page size in [4 KiB, size]. */
+START_TEST(test_umem_pgsz)
+{
+	char *p = map_pages(4, PROT_READ | PROT_WRITE);
+	struct mlx5be_umem *u;
+	uint32_t id;
+
+	ck_reg_fails(p, 16384, IBV_ACCESS_LOCAL_WRITE, 0, EINVAL);
+	ck_reg_fails(p, 16384, IBV_ACCESS_LOCAL_WRITE, 0x800, EINVAL);
+	ck_reg_fails(p, 16384, IBV_ACCESS_LOCAL_WRITE, 1ull << 21, EINVAL);
+	/* EFAULT first: the pages are pinned before the page size is picked. */
+	ck_assert_int_eq(munmap(p + 3 * 4096, 4096), 0);
+	ck_reg_fails(p + 3 * 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 0, EFAULT);
+	u = BE->umem_reg(ctx, p, 8192, IBV_ACCESS_LOCAL_WRITE, 1ull << 13, &id);
+	ck_assert_ptr_nonnull(u);
+	ck_assert_int_eq(BE->umem_dereg(u), 0);
+	u = BE->umem_reg(ctx, p, 100, IBV_ACCESS_LOCAL_WRITE, 4096, &id);
+	ck_assert_ptr_nonnull(u);
+	ck_assert_int_eq(BE->umem_dereg(u), 0);
+	munmap(p, 3 * 4096);
+}
+END_TEST
+
+/* A umem a CQ lives in cannot go: EBUSY, still registered; after the CQ
+ * it can. */
+START_TEST(test_umem_dereg_busy)
+{
+	struct kbt_cq cq;
+	uint16_t owner;
+
+	kbt_cq_create(ctx, &cq);
+	ck_assert_int_eq(BE->umem_dereg(cq.buf.umem), -EBUSY);
+	ck_assert_int_eq(BE->umem_dereg(cq.dbr.umem), -EBUSY);
+	ck_assert(kbt_fw_has(fw, EMU_FW_OBJ_UMEM, cq.buf.id, &owner));
+	ck_assert_uint_eq(owner, kbt_uid(ctx));
+	ck_assert(kbt_fw_has(fw, EMU_FW_OBJ_UMEM, cq.dbr.id, NULL));
+	ck_assert_int_eq(BE->obj_destroy(cq.obj), 0);
+	cq.obj = NULL;
+	kbt_cq_destroy(&cq);
+	ck_assert(!kbt_fw_has(fw, EMU_FW_OBJ_UMEM, cq.buf.id, NULL));
+}
+END_TEST
+
+/* ---- UARs ---- */
+
+/* A UAR is a page of cmd_fd at mmap_off: what the application writes
+ * through its own mapping the kernel (and the device) sees. */
+START_TEST(test_uar_alloc_mmap)
+{
+	const uint32_t flags[] = { MLX5DV_UAR_ALLOC_TYPE_BF,
+				   MLX5DV_UAR_ALLOC_TYPE_NC };
+	unsigned int before = emu_fw_obj_count(fw, EMU_FW_OBJ_UAR);
+	struct mlx5be_uar_info info[2];
+	struct mlx5be_uar *uar[2];
+
+	for (int i = 0; i < 2; i++) {
+		volatile uint64_t *app;
+		uint16_t owner;
+
+		memset(&info[i], 0, sizeof(info[i]));
+		uar[i] = BE->uar_alloc(ctx, flags[i], &info[i]);
+		ck_assert_ptr_nonnull(uar[i]);
+		ck_assert_uint_ne(info[i].page_id, 0);
+		ck_assert(kbt_fw_has(fw, EMU_FW_OBJ_UAR, info[i].page_id, &owner));
+		ck_assert_uint_eq(owner, kbt_uid(ctx));
+		ck_assert_int_eq(info[i].mmap_off % 4096, 0);
+		app = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, cmd_fd,
+			   info[i].mmap_off);
+		ck_assert_ptr_ne((void *)app, MAP_FAILED);
+		app[0x800 / 8] = 0x1122334455667788ull + i;	/* a doorbell */
+		ck_assert_uint_eq(((volatile uint64_t *)uar[i]->page)[0x800 / 8],
+				  0x1122334455667788ull + i);
+		munmap((void *)app, 4096);
+	}
+	ck_assert_uint_ne(info[0].page_id, info[1].page_id);
+	ck_assert_int_ne(info[0].mmap_off, info[1].mmap_off);
+	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_UAR), before + 2);
+	for (int i = 0; i < 2; i++) {
+		BE->uar_free(uar[i]);
+		ck_assert(!kbt_fw_has(fw, EMU_FW_OBJ_UAR, info[i].page_id, NULL));
+	}
+	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_UAR), before);
+}
+END_TEST
+
+START_TEST(test_uar_bad_flags)
+{
+	const uint32_t bad[] = { 2, 3, 0x80000000u, UINT32_MAX };
+	unsigned int before = emu_fw_obj_count(fw, EMU_FW_OBJ_UAR);
+	unsigned long cmds = kbt_fw_cmds();
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct mlx5be_uar_info info = { .page_id = 77 };
+
+		errno = 0;
+		ck_assert_ptr_null(BE->uar_alloc(ctx, bad[i], &info));
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert_uint_eq(info.page_id, 77);
+	}
+	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_UAR), before);
+	ck_assert_uint_eq(kbt_fw_cmds(), cmds);
+}
+END_TEST
+
+/* Freeing the UAR a CQ rings: the index stays allocated until the CQ is
+ * gone (firmware refuses DEALLOC_UAR while it is used), then goes. */
+START_TEST(test_uar_free_in_use)
+{
+	unsigned int before = emu_fw_obj_count(fw, EMU_FW_OBJ_UAR);
+	struct kbt_cq cq;
+	uint32_t page;
+
+	kbt_cq_create(ctx, &cq);
+	page = cq.uar_info.page_id;
+	BE->uar_free(cq.uar);
+	cq.uar = NULL;
+	ck_assert(kbt_fw_has(fw, EMU_FW_OBJ_UAR, page, NULL));
+	ck_assert_int_eq(BE->obj_destroy(cq.obj), 0);
+	cq.obj = NULL;
+	ck_assert(!kbt_fw_has(fw, EMU_FW_OBJ_UAR, page, NULL));
+	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_UAR), before);
+	kbt_cq_destroy(&cq);
+}
+END_TEST
+
+Suite *kbt_mem_suite(void)
+{
+	Suite *s = suite_create("kern_backend_mem");
+	TCase *tc = tcase_create("umem");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_umem_reg_dereg);
+	tcase_add_test(tc, test_umem_unmapped);
+	tcase_add_test(tc, test_umem_protections);
+	tcase_add_test(tc, test_umem_size0);
+	tcase_add_loop_test(tc, test_umem_bad_access, 0,
+			    sizeof(bad_access) / sizeof(bad_access[0]));
+	tcase_add_test(tc, test_umem_pgsz);
+	tcase_add_test(tc, test_umem_dereg_busy);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("uar");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_uar_alloc_mmap);
+	tcase_add_test(tc, test_uar_bad_flags);
+	tcase_add_test(tc, test_uar_free_in_use);
+	suite_add_tcase(s, tc);
+	return s;
+}
