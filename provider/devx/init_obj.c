@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mlx5dv_init_obj, as libmlx5 44 behaves: the context comes from the first
+ * object named in obj_type (QP, CQ, SRQ, RWQ, DM, AH, PD order); no known
+ * type at all is EINVAL; unknown bits beside a known one are ignored; the
+ * types are then filled in that order, stopping at the first error, which
+ * is returned (not -1/errno).
+ *
+ * Served now: MLX5DV_OBJ_PD (pdn).  The other types belong to objects whose
+ * areas are not here yet; until they are, naming one is EOPNOTSUPP.  Both
+ * versions (MLX5_1.0 and MLX5_1.2) land here; the 1.0 difference is CQ-only.
+ */
+#include <errno.h>
+
+#include "provider/devx/devx.h"
+#include "provider/abi.h"
+#include "provider/verbs/pd.h"
+
+#define PROV_DV_OBJ_KNOWN                                                     \
+	(MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ | MLX5DV_OBJ_SRQ | MLX5DV_OBJ_RWQ |     \
+	 MLX5DV_OBJ_DM | MLX5DV_OBJ_AH | MLX5DV_OBJ_PD)
+
+static int init_pd(struct ibv_pd *pd, struct mlx5dv_pd *out)
+{
+	if (!pd || !out)
+		return EINVAL;
+	out->comp_mask = 0;
+	out->pdn = prov_pd_pdn(pd);
+	return 0;
+}
+
+MLX5EMU_ABI(mlx5dv_init_obj);
+int mlx5emu_abi_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
+{
+	static const uint64_t not_yet[] = {
+		MLX5DV_OBJ_QP, MLX5DV_OBJ_CQ, MLX5DV_OBJ_SRQ,
+		MLX5DV_OBJ_RWQ, MLX5DV_OBJ_DM, MLX5DV_OBJ_AH,
+	};
+	int ret = 0;
+
+	if (!obj || !(obj_type & PROV_DV_OBJ_KNOWN))
+		return EINVAL;
+	for (unsigned int i = 0; i < sizeof(not_yet) / sizeof(not_yet[0]); i++)
+		if (obj_type & not_yet[i])
+			return EOPNOTSUPP;
+	if (obj_type & MLX5DV_OBJ_PD)
+		ret = init_pd(obj->pd.in, obj->pd.out);
+	return ret;
+}
