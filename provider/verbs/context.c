@@ -15,25 +15,26 @@
 #include "provider/verbs/context.h"
 #include "provider/verbs/device.h"
 
-struct ibv_context *prov_context_open(struct prov_device *dev, bool devx)
+/* A provider context over an open backend context (taken over). */
+static struct ibv_context *prov_context_create(struct prov_device *dev,
+					       struct mlx5be_ctx *bectx,
+					       int cmd_fd, bool devx)
 {
 	struct prov_context *pctx;
 	struct ibv_context *ctx;
 	int pipefd[2];
-	int cmd_fd;
 	int ret;
 
 	pctx = calloc(1, sizeof(*pctx));
 	if (!pctx) {
-		errno = ENOMEM;
-		return NULL;
+		ret = -ENOMEM;
+		mlx5be_get()->close(bectx);
+		goto err;
 	}
 	pctx->dev = dev;
 	pctx->devx = devx;
 	pctx->be = mlx5be_get();
-	ret = pctx->be->open(dev->be_index, &pctx->bectx, &cmd_fd);
-	if (ret)
-		goto err_free;
+	pctx->bectx = bectx;
 	/*
 	 * async_fd is ours: events reach the provider through the backend's
 	 * event channels and are delivered here as libibverbs would, so the
@@ -67,10 +68,23 @@ err_pipe:
 	pthread_mutex_destroy(&pctx->lock);
 err_close:
 	pctx->be->close(pctx->bectx);
-err_free:
 	free(pctx);
+err:
 	errno = -ret;
 	return NULL;
+}
+
+struct ibv_context *prov_context_open(struct prov_device *dev, bool devx)
+{
+	struct mlx5be_ctx *bectx;
+	int cmd_fd;
+	int ret = mlx5be_get()->open(dev->be_index, &bectx, &cmd_fd);
+
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	return prov_context_create(dev, bectx, cmd_fd, devx);
 }
 
 int prov_context_close(struct ibv_context *ibctx)
@@ -105,6 +119,28 @@ struct ibv_context *mlx5emu_abi_mlx5dv_open_device(struct ibv_device *device,
 	}
 	return prov_context_open(to_prov_device(device),
 				 attr && (attr->flags & MLX5DV_CONTEXT_FLAGS_DEVX));
+}
+
+MLX5EMU_ABI(ibv_import_device);
+struct ibv_context *mlx5emu_abi_ibv_import_device(int cmd_fd)
+{
+	struct mlx5be_ctx *bectx;
+	struct prov_device *dev;
+	int index, ret;
+
+	ret = mlx5be_get()->import(cmd_fd, &bectx, &index);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	dev = prov_device_by_index(index);
+	if (!dev) {
+		mlx5be_get()->close(bectx);
+		errno = ENODEV;
+		return NULL;
+	}
+	/* The imported context shares the original's uid and objects. */
+	return prov_context_create(dev, bectx, cmd_fd, true);
 }
 
 MLX5EMU_ABI(ibv_close_device);

@@ -30,6 +30,7 @@ struct prov_context {
 	 * its fini hook (prov_context_fini_areas). */
 	struct prov_caps *caps;		/* provider/verbs/caps.c */
 	struct prov_devx_ctx *devx_ctx;	/* provider/devx/ */
+	struct prov_verbs_ctx *verbs_ctx;	/* provider/verbs/verbs_ctx.c */
 
 	struct verbs_context vctx;	/* must hold ibv_context last */
 };

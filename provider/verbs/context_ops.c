@@ -9,12 +9,14 @@
 #include "provider/verbs/caps.h"
 #include "provider/verbs/context.h"
 #include "provider/verbs/query.h"
+#include "provider/verbs/verbs_ctx.h"
 
 /* Each area adds its ops here: prov_<area>_set_ops(pctx). */
 void prov_context_set_ops(struct prov_context *pctx)
 {
 	(void)pctx;
 	prov_query_set_ops(pctx);
+	prov_verbs_set_ops(pctx);
 }
 
 /* Areas add { init, fini } rows here, in dependency order. */
@@ -24,6 +26,7 @@ static const struct {
 } prov_areas[] = {
 	{ prov_caps_init, prov_caps_fini },	/* first: the others read caps */
 	{ prov_devx_ctx_init, prov_devx_ctx_fini },
+	{ prov_verbs_ctx_init, prov_verbs_ctx_fini },	/* after devx: its NC UAR */
 	{ NULL, NULL },
 };
 

@@ -20,4 +20,7 @@ static inline struct prov_device *to_prov_device(struct ibv_device *ibdev)
 				      offsetof(struct prov_device, ibdev));
 }
 
+/* The device the backend enumerates at @index (scanning if needed). */
+struct prov_device *prov_device_by_index(int index);
+
 #endif /* MLX5EMU_PROVIDER_VERBS_DEVICE_H */

@@ -52,6 +52,8 @@ static struct prov_device *prov_device_create(int index,
 		  sizeof(info->name));
 	copy_name(dev->ibdev.dev_name, sizeof(dev->ibdev.dev_name),
 		  info->dev_name, sizeof(info->dev_name));
+	copy_name(dev->ibdev.dev_path, sizeof(dev->ibdev.dev_path),
+		  info->dev_path, sizeof(info->dev_path));
 	copy_name(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path),
 		  info->ibdev_path, sizeof(info->ibdev_path));
 	return dev;
@@ -80,6 +82,19 @@ static int prov_devices_scan(void)
 		devices[num_devices++] = dev;
 	}
 	return 0;
+}
+
+struct prov_device *prov_device_by_index(int index)
+{
+	struct prov_device *dev = NULL;
+
+	pthread_mutex_lock(&devices_lock);
+	if (!prov_devices_scan())
+		for (int i = 0; i < num_devices; i++)
+			if (devices[i]->be_index == index)
+				dev = devices[i];
+	pthread_mutex_unlock(&devices_lock);
+	return dev;
 }
 
 MLX5EMU_ABI(ibv_get_device_list);

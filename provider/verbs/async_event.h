@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* Posting asynchronous events to a context's async_fd. */
+#ifndef MLX5EMU_PROVIDER_VERBS_ASYNC_EVENT_H
+#define MLX5EMU_PROVIDER_VERBS_ASYNC_EVENT_H
+
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+struct prov_context;
+
+/* @element: the object's ibv_* pointer, or the port number. */
+int prov_async_event_post(struct prov_context *pctx, enum ibv_event_type type,
+			  uint64_t element);
+
+#endif /* MLX5EMU_PROVIDER_VERBS_ASYNC_EVENT_H */

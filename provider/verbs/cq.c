@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Completion queues: creation and destruction, as rdma-core 44 (libibverbs
+ * verbs.c/device.c, libmlx5 verbs.c create_cq) over the upstream kernel
+ * (uverbs CQ_CREATE, mlx5_ib_create_cq) behave.  The CQE ring is
+ * page-aligned memory of ncqe = roundup_pow_of_two(cqe + 1) entries of 64
+ * bytes (or 128: MLX5_CQE_SIZE), every entry's op_own MLX5_CQE_INVALID << 4;
+ * the doorbell record (set_ci, arm) is 8 bytes in its own umem; CREATE_CQ
+ * names both umems, the EQ of the comp vector and the context's UAR page.
+ *
+ * Errors (NULL + errno):
+ *   EINVAL      cqe <= 0 (ibv_create_cq) or 0; more than max_cqe
+ *               ((1 << log_max_cq_sz) - 1) entries; comp_vector not below
+ *               num_comp_vectors; unknown comp_mask bits or creation
+ *               flags; IBV_CQ_INIT_ATTR_MASK_PD (no parent domains);
+ *               MLX5_CQE_SIZE other than 64 or 128
+ *   EOPNOTSUPP  wc_flags libibverbs does not know; WITH_TM_INFO without
+ *               tag matching; completion wallclock without a real-time
+ *               CQE clock or clock info
+ *   EBADF       a completion channel of another context (uverbs fd lookup)
+ *   ENOMEM      the buffer (or MLX_CQ_ALLOC_TYPE=HUGE without huge pages:
+ *               the mmap errno)
+ * ibv_destroy_cq: EBUSY while QPs/SRQs/WQs use the CQ, no command sent;
+ * otherwise it waits, as libibverbs does, until every event read from the
+ * channel for this CQ is acknowledged.  ibv_resize_cq: the device does not
+ * advertise cq_resize, so mlx5_ib_resize_cq's ENOSYS (after libmlx5's own
+ * checks: EINVAL for a negative or oversized cqe, 0 when the rounded size
+ * is the current one).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prm/prm.h"
+#include "prm/prm_cmd.h"
+#include "provider/abi.h"
+#include "provider/verbs/caps.h"
+#include "provider/verbs/context.h"
+#include "provider/verbs/cq.h"
+#include "provider/verbs/verbs_ctx.h"
+
+#define PROV_CQ_DBR_SIZE 64	/* one cache line per record, 8 bytes used */
+
+/* What rdma-core 44's libibverbs knows (IBV_CREATE_CQ_SUP_WC_FLAGS). */
+#define PROV_CQ_LIB_WC_FLAGS                                                  \
+	(IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |         \
+	 IBV_WC_EX_WITH_CVLAN | IBV_WC_EX_WITH_FLOW_TAG |                      \
+	 IBV_WC_EX_WITH_TM_INFO |                                              \
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+
+#define PROV_CQ_COMP_MASK (IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD)
+#define PROV_CQ_FLAGS                                                         \
+	(IBV_CREATE_CQ_ATTR_SINGLE_THREADED | IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
+
+/* ts_format capability values (MLX5_TIMESTAMP_FORMAT_CAP_*). */
+#define PROV_TS_CAP_REAL_TIME 1
+#define PROV_TS_CAP_FREE_RUNNING_AND_REAL_TIME 2
+
+static unsigned long long roundup_pow2(unsigned long long v)
+{
+	unsigned long long r = 1;
+
+	while (r < v)
+		r <<= 1;
+	return r;
+}
+
+static unsigned int ilog2_u32(uint32_t v)
+{
+	unsigned int l = 0;
+
+	while (v >>= 1)
+		l++;
+	return l;
+}
+
+int prov_cq_use(struct ibv_cq *ibcq)
+{
+	struct prov_cq *cq = to_prov_cq(ibcq);
+	int v = atomic_load(&cq->use);
+
+	do {
+		if (v < 0)
+			return EINVAL;
+	} while (!atomic_compare_exchange_weak(&cq->use, &v, v + 1));
+	return 0;
+}
+
+void prov_cq_unuse(struct ibv_cq *ibcq)
+{
+	atomic_fetch_sub(&to_prov_cq(ibcq)->use, 1);
+}
+
+uint32_t prov_cq_cqn(struct ibv_cq *ibcq)
+{
+	return to_prov_cq(ibcq)->cqn;
+}
+
+int prov_cq_dv(struct ibv_cq *ibcq, struct mlx5dv_cq *out)
+{
+	struct prov_cq *cq = to_prov_cq(ibcq);
+
+	if (!ibcq || !out)
+		return EINVAL;
+	out->buf = cq->buf.buf;
+	out->dbrec = cq->dbrec;
+	out->cqe_cnt = cq->ncqe;
+	out->cqe_size = cq->cqe_sz;
+	out->cq_uar = prov_verbs_ctx(cq->pctx)->cq_uar;
+	out->cqn = cq->cqn;
+	out->comp_mask = 0;
+	return 0;
+}
+
+/* get_cqe_size(): MLX5_CQE_SIZE, 64 by default. */
+static int cq_cqe_size(void)
+{
+	const char *env = getenv("MLX5_CQE_SIZE");
+	int size = env ? atoi(env) : 64;
+
+	return size == 64 || size == 128 ? size : -EINVAL;
+}
+
+/* mlx5_cq_fill_pfns()'s refusal, and whether wallclock is the raw stamp. */
+static int cq_check_wallclock(struct prov_context *pctx, uint64_t wc_flags,
+			      bool *rt_ts)
+{
+	struct mlx5be_clock_info ci = { 0 };
+	unsigned int rq = PROV_CAP_GEN(pctx, rq_ts_format);
+	unsigned int sq = PROV_CAP_GEN(pctx, sq_ts_format);
+	bool rt = (rq == PROV_TS_CAP_REAL_TIME ||
+		   rq == PROV_TS_CAP_FREE_RUNNING_AND_REAL_TIME) &&
+		  (sq == PROV_TS_CAP_REAL_TIME ||
+		   sq == PROV_TS_CAP_FREE_RUNNING_AND_REAL_TIME);
+
+	*rt_ts = false;
+	if (!(wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK))
+		return 0;
+	if (rt && !(wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)) {
+		*rt_ts = true;
+		return 0;
+	}
+	if (!pctx->be->clock_info || pctx->be->clock_info(pctx->bectx, &ci) ||
+	    !ci.mult)
+		return EOPNOTSUPP;
+	return 0;
+}
+
+/* libmlx5's create_cq() checks, in its order; 0 or an errno. */
+static int cq_check_attr(struct prov_context *pctx,
+			 const struct ibv_cq_init_attr_ex *attr, bool extended,
+			 bool *rt_ts)
+{
+	int err;
+
+	if (!attr->cqe)
+		return EINVAL;
+	if (attr->comp_mask & ~(uint32_t)PROV_CQ_COMP_MASK)
+		return EINVAL;
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & ~(uint32_t)PROV_CQ_FLAGS))
+		return EINVAL;
+	if (attr->wc_flags & ~(uint64_t)PROV_CQ_LIB_WC_FLAGS)
+		return EOPNOTSUPP;
+	/* No tag matching on this device: fail early, not at the SRQ. */
+	if ((attr->wc_flags & IBV_WC_EX_WITH_TM_INFO) &&
+	    !PROV_CAP_GEN(pctx, tag_matching))
+		return EOPNOTSUPP;
+	/* Only a parent domain may be given, and there are none. */
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+		return EINVAL;
+	if (extended) {
+		err = cq_check_wallclock(pctx, attr->wc_flags, rt_ts);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The kernel's checks (uverbs CQ_CREATE, mlx5_ib_create_cq). */
+static int cq_check_kernel(struct prov_context *pctx, struct ibv_context *context,
+			   const struct ibv_cq_init_attr_ex *attr, uint32_t ncqe)
+{
+	uint32_t max = UINT32_C(1) << PROV_CAP_GEN(pctx, log_max_cq_sz);
+
+	if (attr->channel && attr->channel->context != context)
+		return EBADF;
+	if (attr->comp_vector >= (uint32_t)context->num_comp_vectors)
+		return EINVAL;
+	/* entries = ncqe - 1, then roundup_pow_of_two(entries + 1). */
+	if (ncqe > max)
+		return EINVAL;
+	return 0;
+}
+
+static void cq_free_mem(struct prov_cq *cq)
+{
+	struct prov_context *pctx = cq->pctx;
+
+	prov_umem_dereg(pctx, cq->dbr_umem);
+	prov_umem_dereg(pctx, cq->buf_umem);
+	free(cq->dbrec);
+	prov_qbuf_free(&cq->buf);
+}
+
+/* Buffer, doorbell record and their umems; 0 or an errno. */
+static int cq_alloc_mem(struct prov_cq *cq, uint32_t *buf_id, uint32_t *dbr_id)
+{
+	struct prov_context *pctx = cq->pctx;
+	size_t len = (size_t)cq->ncqe * cq->cqe_sz;
+	int err;
+
+	if (prov_qbuf_alloc(&cq->buf, len, "MLX_CQ"))
+		return errno ? errno : ENOMEM;
+	memset(cq->buf.buf, 0, len);
+	for (uint32_t i = 0; i < cq->ncqe; i++) {
+		struct mlx5_cqe64 *cqe = (struct mlx5_cqe64 *)
+			((char *)cq->buf.buf + (size_t)i * cq->cqe_sz +
+			 (cq->cqe_sz == 128 ? 64 : 0));
+
+		cqe->op_own = MLX5_CQE_INVALID << 4;
+	}
+	err = posix_memalign((void **)&cq->dbrec, PROV_CQ_DBR_SIZE,
+			     PROV_CQ_DBR_SIZE);
+	if (err) {
+		cq->dbrec = NULL;
+		return err;
+	}
+	memset(cq->dbrec, 0, PROV_CQ_DBR_SIZE);
+	errno = 0;
+	cq->buf_umem = prov_umem_reg(pctx, cq->buf.buf, len,
+				     IBV_ACCESS_LOCAL_WRITE, buf_id);
+	if (!cq->buf_umem)
+		return errno ? errno : ENOMEM;
+	cq->dbr_umem = prov_umem_reg(pctx, cq->dbrec, 8, IBV_ACCESS_LOCAL_WRITE,
+				     dbr_id);
+	if (!cq->dbr_umem)
+		return errno ? errno : ENOMEM;
+	return 0;
+}
+
+/* CREATE_CQ; 0 or an errno. */
+static int cq_create_cmd(struct prov_cq *cq, const struct ibv_cq_init_attr_ex *attr,
+			 uint32_t buf_id, uint32_t dbr_id)
+{
+	struct prov_context *pctx = cq->pctx;
+	struct prov_verbs_ctx *vc = prov_verbs_ctx(pctx);
+	uint8_t in[PRM_ST_SZ_BYTES(create_cq_in)] = { 0 };
+	uint8_t out[PRM_ST_SZ_BYTES(create_cq_out)] = { 0 };
+	uint32_t eqn;
+	int ret;
+
+	if (!vc->cq_uar)
+		return vc->cq_uar_err ? vc->cq_uar_err : ENOMEM;
+	ret = pctx->be->query_eqn(pctx->bectx, attr->comp_vector, &eqn);
+	if (ret)
+		return -ret;
+	PRM_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
+	PRM_SET(create_cq_in, in, cq_context.cqe_sz, cq->cqe_sz == 128 ? 1 : 0);
+	PRM_SET(create_cq_in, in, cq_context.log_cq_size, ilog2_u32(cq->ncqe));
+	PRM_SET(create_cq_in, in, cq_context.uar_page, vc->cq_uar_page);
+	PRM_SET(create_cq_in, in, cq_context.c_eqn, eqn);
+	PRM_SET(create_cq_in, in, cq_context.log_page_size, 0);
+	PRM_SET(create_cq_in, in, cq_context.page_offset, 0);
+	PRM_SET(create_cq_in, in, cq_context.dbr_umem_valid, 1);
+	PRM_SET(create_cq_in, in, cq_context.dbr_umem_id, dbr_id);
+	PRM_SET64(create_cq_in, in, cq_context.dbr_addr, 0);
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN))
+		PRM_SET(create_cq_in, in, cq_context.oi, 1);
+	PRM_SET(create_cq_in, in, cq_umem_valid, 1);
+	PRM_SET(create_cq_in, in, cq_umem_id, buf_id);
+	PRM_SET64(create_cq_in, in, cq_umem_offset, 0);
+	cq->obj = prov_obj_create(pctx, in, sizeof(in), out, sizeof(out));
+	if (!cq->obj)
+		return errno ? errno : EIO;
+	cq->cqn = PRM_GET(create_cq_out, out, cqn);
+	return 0;
+}
+
+/* verbs_init_cq(). */
+static void cq_init_verbs(struct prov_cq *cq, struct ibv_context *context,
+			  struct ibv_comp_channel *channel, void *cq_context)
+{
+	struct ibv_cq *ibcq = ibv_cq_ex_to_cq(&cq->ex);
+
+	ibcq->context = context;
+	ibcq->channel = channel;
+	if (channel) {
+		pthread_mutex_lock(&context->mutex);
+		++channel->refcnt;
+		pthread_mutex_unlock(&context->mutex);
+	}
+	ibcq->cq_context = cq_context;
+	ibcq->comp_events_completed = 0;
+	ibcq->async_events_completed = 0;
+	pthread_mutex_init(&ibcq->mutex, NULL);
+	pthread_cond_init(&ibcq->cond, NULL);
+}
+
+static struct prov_cq *create_cq(struct ibv_context *context,
+				 const struct ibv_cq_init_attr_ex *attr,
+				 bool extended)
+{
+	struct prov_context *pctx = to_prov_context(context);
+	unsigned long long ncqe;
+	uint32_t buf_id, dbr_id;
+	struct prov_cq *cq;
+	bool rt_ts = false;
+	int cqe_sz, err;
+
+	err = cq_check_attr(pctx, attr, extended, &rt_ts);
+	if (err)
+		goto err;
+	ncqe = roundup_pow2((unsigned long long)attr->cqe + 1);
+	if (ncqe > (1u << 24) || ncqe < (unsigned long long)attr->cqe + 1) {
+		err = EINVAL;
+		goto err;
+	}
+	cqe_sz = cq_cqe_size();
+	if (cqe_sz < 0) {
+		err = -cqe_sz;
+		goto err;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		err = ENOMEM;
+		goto err;
+	}
+	cq->pctx = pctx;
+	cq->ncqe = (uint32_t)ncqe;
+	cq->cqe_sz = (uint32_t)cqe_sz;
+	cq->extended = extended;
+	cq->wc_flags = attr->wc_flags;
+	cq->rt_ts = rt_ts;
+	cq->single_threaded = (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+			      (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED);
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	atomic_init(&cq->use, 0);
+
+	err = cq_alloc_mem(cq, &buf_id, &dbr_id);
+	if (err)
+		goto err_mem;
+	err = cq_check_kernel(pctx, context, attr, cq->ncqe);
+	if (err)
+		goto err_mem;
+	err = cq_create_cmd(cq, attr, buf_id, dbr_id);
+	if (err)
+		goto err_mem;
+
+	cq->ex.handle = prov_handle_alloc(pctx);
+	cq->ex.cqe = (int)(cq->ncqe - 1);
+	if (extended)
+		prov_cq_ex_set_poll_ops(cq);
+	cq_init_verbs(cq, context, attr->channel, attr->cq_context);
+	return cq;
+
+err_mem:
+	cq_free_mem(cq);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+err:
+	errno = err;
+	return NULL;
+}
+
+MLX5EMU_ABI(ibv_create_cq);
+struct ibv_cq *mlx5emu_abi_ibv_create_cq(struct ibv_context *context, int cqe,
+					 void *cq_context,
+					 struct ibv_comp_channel *channel,
+					 int comp_vector)
+{
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = (uint32_t)cqe,
+		.cq_context = cq_context,
+		.channel = channel,
+		.comp_vector = (uint32_t)comp_vector,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
+	};
+	struct prov_cq *cq;
+
+	if (!context || cqe <= 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = create_cq(context, &attr, false);
+	return cq ? ibv_cq_ex_to_cq(&cq->ex) : NULL;
+}
+
+/* The verbs_context op behind the inline ibv_create_cq_ex(). */
+static struct ibv_cq_ex *prov_create_cq_ex(struct ibv_context *context,
+					   struct ibv_cq_init_attr_ex *attr)
+{
+	struct prov_cq *cq;
+
+	if (!attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* __lib_ibv_create_cq_ex. */
+	if (attr->wc_flags & ~(uint64_t)PROV_CQ_LIB_WC_FLAGS) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	cq = create_cq(context, attr, true);
+	return cq ? &cq->ex : NULL;
+}
+
+MLX5EMU_ABI(ibv_destroy_cq);
+int mlx5emu_abi_ibv_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct ibv_comp_channel *channel;
+	struct prov_cq *cq;
+	int expected = 0;
+	int err;
+
+	if (!ibcq) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	cq = to_prov_cq(ibcq);
+	channel = ibcq->channel;
+	if (!atomic_compare_exchange_strong(&cq->use, &expected, -1)) {
+		errno = EBUSY;
+		return EBUSY;
+	}
+	err = prov_obj_destroy(cq->pctx, cq->obj);
+	if (err) {
+		atomic_store(&cq->use, 0);
+		errno = err;
+		return err;
+	}
+	/* ib_uverbs_release_ucq: unread events go; then libibverbs waits
+	 * for the acknowledgement of every event that was read. */
+	if (channel)
+		prov_channel_forget_cq(channel, cq);
+	pthread_mutex_lock(&ibcq->mutex);
+	while (ibcq->comp_events_completed != cq->comp_events_reported ||
+	       ibcq->async_events_completed != cq->async_events_reported)
+		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
+	pthread_mutex_unlock(&ibcq->mutex);
+
+	cq_free_mem(cq);
+	pthread_spin_destroy(&cq->lock);
+	if (channel) {
+		pthread_mutex_lock(&channel->context->mutex);
+		--channel->refcnt;
+		pthread_mutex_unlock(&channel->context->mutex);
+	}
+	free(cq);
+	return 0;
+}
+
+MLX5EMU_ABI(ibv_resize_cq);
+int mlx5emu_abi_ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct prov_cq *cq;
+
+	if (!ibcq || cqe < 0) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	if ((long long)cqe * 64 > INT_MAX)
+		return EINVAL;
+	cq = to_prov_cq(ibcq);
+	if (roundup_pow2((unsigned long long)cqe + 1) == cq->ncqe)
+		return 0;
+	/* mlx5_ib_resize_cq without the cq_resize capability. */
+	if (!PROV_CAP_GEN(cq->pctx, cq_resize)) {
+		errno = ENOSYS;
+		return ENOSYS;
+	}
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+void prov_cq_set_ops(struct prov_context *pctx)
+{
+	pctx->vctx.create_cq_ex = prov_create_cq_ex;
+	pctx->vctx.context.ops.poll_cq = prov_cq_poll;
+	pctx->vctx.context.ops.req_notify_cq = prov_cq_arm;
+}

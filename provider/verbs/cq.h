@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Completion queues (cq.c: create/destroy; cq_poll.c: polling, arming,
+ * the ibv_cq_ex poll functions; comp_channel.c: completion channels and
+ * their events).
+ */
+#ifndef MLX5EMU_PROVIDER_VERBS_CQ_H
+#define MLX5EMU_PROVIDER_VERBS_CQ_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/mlx5dv.h>
+#include <infiniband/verbs.h>
+
+#include "provider/verbs/qbuf.h"
+
+struct mlx5be_obj;
+struct mlx5be_umem;
+struct prov_context;
+
+/* libmlx5's doorbell record dwords. */
+enum {
+	PROV_CQ_SET_CI = 0,
+	PROV_CQ_ARM_DB = 1,
+};
+
+/*
+ * A queue that completes into CQs (a QP, an SRQ, an RWQ), stored in the
+ * context's user-index table (prov_rsc_store); its CQEs carry the index in
+ * srqn_uidx (cqe_version 1).  Polling asks it which work request a CQE
+ * completes; the queue's owner implements the callbacks.
+ */
+enum prov_cq_rsc_type {
+	PROV_RSC_QP,
+	PROV_RSC_SRQ,
+	PROV_RSC_RWQ,
+};
+
+struct prov_cq_rsc {
+	enum prov_cq_rsc_type type;
+	/* A QP whose receives go to an SRQ: that SRQ's resource. */
+	struct prov_cq_rsc *srq;
+	/*
+	 * Requester (REQ, REQ_ERR) completion of the send WQE at
+	 * @wqe_counter: returns its wr_id, retires the send queue up to it
+	 * and, for the WQE opcodes a CQE does not tell (UMR, SET_PSV, NOP,
+	 * MMO), sets *@opcode to the work completion opcode recorded at post.
+	 */
+	uint64_t (*sq_complete)(struct prov_cq_rsc *rsc, uint16_t wqe_counter,
+				enum ibv_wc_opcode *opcode);
+	/*
+	 * Responder (RESP_*, RESP_ERR) completion: a receive queue returns
+	 * the wr_id of its oldest posted receive and retires it; an SRQ the
+	 * wr_id of the WQE at @wqe_counter and frees it.
+	 */
+	uint64_t (*rq_complete)(struct prov_cq_rsc *rsc, uint16_t wqe_counter);
+};
+
+/* One completion event queued on a channel. */
+struct prov_cq_event {
+	struct prov_cq_event *next;
+	struct prov_cq *cq;
+};
+
+/*
+ * A completion channel: the fd is an eventfd (EFD_SEMAPHORE) holding one
+ * count per queued event, so it polls readable while events wait and
+ * honours O_NONBLOCK; the events themselves are a FIFO here.
+ */
+struct prov_comp_channel {
+	struct ibv_comp_channel ch;
+	pthread_mutex_t lock;		/* guards the FIFO */
+	struct prov_cq_event *head, *tail;
+};
+
+static inline struct prov_comp_channel *
+to_prov_channel(struct ibv_comp_channel *ch)
+{
+	return (struct prov_comp_channel *)ch;
+}
+
+/* A CQ: ibv_cq_ex first (ibv_cq is its prefix). */
+struct prov_cq {
+	struct ibv_cq_ex ex;
+	struct prov_context *pctx;
+	struct mlx5be_obj *obj;
+	uint32_t cqn;
+
+	struct prov_qbuf buf;		/* the CQE ring */
+	struct mlx5be_umem *buf_umem;
+	__be32 *dbrec;			/* set_ci at 0, arm at 4 */
+	struct mlx5be_umem *dbr_umem;
+	uint32_t cqe_sz;		/* 64 or 128 */
+	uint32_t ncqe;			/* a power of two: ibv_cq.cqe + 1 */
+
+	pthread_spinlock_t lock;	/* the consumer side */
+	bool single_threaded;
+	bool extended;			/* created by create_cq_ex */
+	uint64_t wc_flags;
+	uint32_t cons_index;
+	uint32_t arm_sn;
+
+	atomic_int use;			/* QPs, SRQs, WQs on it; -1: going */
+	uint32_t comp_events_reported;	/* read by ibv_get_cq_event */
+	uint32_t async_events_reported;
+
+	/* The CQE start_poll/next_poll stand on (a copy), and what the
+	 * ibv_cq_ex read functions do not find in it. */
+	struct mlx5_cqe64 cur;
+	enum ibv_wc_opcode cur_opcode;	/* for driver-recorded opcodes */
+	bool cur_valid;
+	bool rt_ts;			/* wallclock = the CQE's real-time stamp */
+};
+
+static inline struct prov_cq *to_prov_cq(struct ibv_cq *cq)
+{
+	return (struct prov_cq *)cq;
+}
+
+/* The verbs ops of the CQ area: create_cq_ex, poll_cq, req_notify_cq. */
+void prov_cq_set_ops(struct prov_context *pctx);
+
+/* Takes a use of @cq for a queue completing into it: 0 or EINVAL. */
+int prov_cq_use(struct ibv_cq *cq);
+void prov_cq_unuse(struct ibv_cq *cq);
+
+/* The firmware CQ number. */
+uint32_t prov_cq_cqn(struct ibv_cq *cq);
+
+/* What mlx5dv_init_obj(MLX5DV_OBJ_CQ) gives: 0 or an errno. */
+int prov_cq_dv(struct ibv_cq *cq, struct mlx5dv_cq *out);
+
+/*
+ * A completion event for @cq (the device reported one through its EQ):
+ * queued on the CQ's channel, as the kernel's ib_uverbs_comp_handler does;
+ * dropped when the CQ has no channel.
+ */
+void prov_cq_comp_event(struct ibv_cq *cq);
+
+/* The poll functions (cq_poll.c). */
+int prov_cq_poll(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
+int prov_cq_arm(struct ibv_cq *cq, int solicited);
+void prov_cq_ex_set_poll_ops(struct prov_cq *cq);
+
+/* Comp channel side of CQ destruction: drops @cq's queued events. */
+void prov_channel_forget_cq(struct ibv_comp_channel *ch, struct prov_cq *cq);
+
+#endif /* MLX5EMU_PROVIDER_VERBS_CQ_H */

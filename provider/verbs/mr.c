@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory regions, as rdma-core 44 (libibverbs verbs.c, libmlx5 mlx5_reg_mr)
+ * over the upstream kernel (ib_uverbs_reg_mr/rereg_mr, ib_check_mr_access,
+ * ib_umem_get, mlx5_ib_reg_user_mr) behave.  Each MR is a umem over
+ * [addr, addr + length) and a direct MTT mkey over that umem (CREATE_MKEY
+ * with mkey_umem_id/offset, start_addr = iova, lr always, lw/rw/rr/a from
+ * the access flags, qpn 0xffffff, a key byte that changes with each mkey as
+ * the kernel's mkey_var does); lkey = rkey = mkey_index << 8 | key.
+ *
+ * Errors (NULL + errno for the reg calls, an errno for dereg):
+ *   EINVAL      addr and iova differ in their offset within a page;
+ *               REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE; an
+ *               access bit outside the ones the kernel knows (bits 10-19,
+ *               30, 31); length 0 or a range that wraps; a PD being
+ *               deallocated
+ *   EOPNOTSUPP  ON_DEMAND (the device does no ODP), FLUSH_GLOBAL/
+ *               FLUSH_PERSISTENT (bits 8, 9: no such device capability)
+ *   EFAULT      a page of the range is not mapped (umem pinning)
+ *   others      the mkey command's errno (mlx5_cmd_exec mapping)
+ * Access bits of IBV_ACCESS_OPTIONAL_RANGE are dropped silently unless the
+ * device advertises them (relaxed ordering: relaxed_ordering_write/read).
+ *
+ * ibv_rereg_mr returns 0 or an ibv_rereg_mr_err_code with errno:
+ * IBV_REREG_MR_ERR_INPUT (-1) for what libibverbs refuses itself (unknown
+ * flags, CHANGE_TRANSLATION without addr or length, access without
+ * CHANGE_ACCESS), IBV_REREG_MR_ERR_CMD (-4) for what the kernel refuses
+ * (no flags, bad access or PD, umem or mkey failure).  A successful rereg
+ * gets a new mkey (the kernel recreates it when UMR cannot change it), so
+ * lkey/rkey change; a failed one leaves the MR as it was.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "prm/prm.h"
+#include "prm/prm_cmd.h"
+#include "provider/abi.h"
+#include "provider/verbs/caps.h"
+#include "provider/verbs/context.h"
+#include "provider/verbs/mr.h"
+#include "provider/verbs/pd.h"
+#include "provider/verbs/verbs_ctx.h"
+
+#define PROV_PAGE_SIZE 4096u
+
+/* The kernel's IB_ACCESS_FLUSH_GLOBAL / IB_ACCESS_FLUSH_PERSISTENT. */
+#define PROV_ACCESS_FLUSH_GLOBAL (1u << 8)
+#define PROV_ACCESS_FLUSH_PERSISTENT (1u << 9)
+
+/* IB_ACCESS_SUPPORTED: ((IB_ACCESS_FLUSH_PERSISTENT << 1) - 1) | optional. */
+#define PROV_ACCESS_SUPPORTED                                                 \
+	(((PROV_ACCESS_FLUSH_PERSISTENT << 1) - 1) |                           \
+	 (unsigned int)IBV_ACCESS_OPTIONAL_RANGE)
+
+/*
+ * What the umem is registered with: the bits DEVX UMEM_REG takes.  Pinning
+ * for write follows LOCAL_WRITE (which REMOTE_WRITE and REMOTE_ATOMIC
+ * require), as ib_umem_get's ib_access_writable() does for an MR.
+ */
+#define PROV_UMEM_ACCESS                                                      \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                    \
+	 IBV_ACCESS_REMOTE_READ)
+
+/* mlx5_ib's mkey_var: the key byte of the next mkey. */
+static atomic_uint prov_mkey_var;
+
+/* ib_check_mr_access(). */
+static int mr_check_access(struct prov_context *pctx, unsigned int access)
+{
+	if ((access & (IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_REMOTE_WRITE)) &&
+	    !(access & IBV_ACCESS_LOCAL_WRITE))
+		return EINVAL;
+	if (access & ~PROV_ACCESS_SUPPORTED)
+		return EINVAL;
+	/* IBK_ON_DEMAND_PAGING needs `pg`; the provider has no ODP either. */
+	if (access & IBV_ACCESS_ON_DEMAND)
+		return EOPNOTSUPP;
+	if (access & (PROV_ACCESS_FLUSH_GLOBAL | PROV_ACCESS_FLUSH_PERSISTENT))
+		return EOPNOTSUPP;
+	return 0;
+}
+
+/* ib_umem_get()'s range checks: nothing to pin, or a wrapping range. */
+static int mr_check_range(const void *addr, size_t length)
+{
+	uintptr_t a = (uintptr_t)addr;
+
+	if (!length || a + length < a ||
+	    ((a + length + PROV_PAGE_SIZE - 1) & ~(uintptr_t)(PROV_PAGE_SIZE - 1)) <
+		    a + length)
+		return EINVAL;
+	return 0;
+}
+
+/* Fills an mkc for a direct MTT mkey over a umem. */
+static void mr_fill_mkc(struct prov_context *pctx, void *in, uint32_t pdn,
+			uint64_t iova, uint64_t len, unsigned int access,
+			uint32_t umem_id, const void *addr, uint8_t key)
+{
+	uint64_t first = (uintptr_t)addr & ~(uint64_t)(PROV_PAGE_SIZE - 1);
+	uint64_t last = ((uintptr_t)addr + len - 1) & ~(uint64_t)(PROV_PAGE_SIZE - 1);
+	uint32_t npages = (uint32_t)((last - first) / PROV_PAGE_SIZE + 1);
+	uint32_t octwords = (npages + 1) / 2;
+	void *mkc = PRM_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
+
+	PRM_SET(create_mkey_in, in, opcode, MLX5_CMD_OP_CREATE_MKEY);
+	PRM_SET(create_mkey_in, in, mkey_umem_valid, 1);
+	PRM_SET(create_mkey_in, in, mkey_umem_id, umem_id);
+	PRM_SET64(create_mkey_in, in, mkey_umem_offset, 0);
+	PRM_SET(create_mkey_in, in, translations_octword_actual_size, octwords);
+	PRM_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT & 3);
+	PRM_SET(mkc, mkc, access_mode_4_2, MLX5_MKC_ACCESS_MODE_MTT >> 2);
+	PRM_SET(mkc, mkc, lr, 1);
+	PRM_SET(mkc, mkc, lw, !!(access & IBV_ACCESS_LOCAL_WRITE));
+	PRM_SET(mkc, mkc, rr, !!(access & IBV_ACCESS_REMOTE_READ));
+	PRM_SET(mkc, mkc, rw, !!(access & IBV_ACCESS_REMOTE_WRITE));
+	PRM_SET(mkc, mkc, a, !!(access & IBV_ACCESS_REMOTE_ATOMIC));
+	if (access & IBV_ACCESS_RELAXED_ORDERING) {
+		/* set_mkc_access_pd_addr_fields(): only what the device has. */
+		if (PROV_CAP_GEN(pctx, relaxed_ordering_write))
+			PRM_SET(mkc, mkc, relaxed_ordering_write, 1);
+		if (PROV_CAP_GEN(pctx, relaxed_ordering_read))
+			PRM_SET(mkc, mkc, relaxed_ordering_read, 1);
+	}
+	PRM_SET(mkc, mkc, qpn, 0xffffff);
+	PRM_SET(mkc, mkc, mkey_7_0, key);
+	PRM_SET(mkc, mkc, pd, pdn);
+	PRM_SET64(mkc, mkc, start_addr, iova);
+	PRM_SET64(mkc, mkc, len, len);
+	PRM_SET(mkc, mkc, translations_octword_size, octwords);
+	PRM_SET(mkc, mkc, log_page_size, 12);
+}
+
+/* CREATE_MKEY; 0 and the mkey value, or a positive errno. */
+static int mr_mkey_create(struct prov_context *pctx, struct ibv_pd *pd,
+			  uint32_t umem_id, const void *addr, uint64_t iova,
+			  uint64_t len, unsigned int access,
+			  struct mlx5be_obj **obj, uint32_t *mkey)
+{
+	uint8_t in[PRM_ST_SZ_BYTES(create_mkey_in)] = { 0 };
+	uint8_t out[PRM_ST_SZ_BYTES(create_mkey_out)] = { 0 };
+	uint8_t key = (uint8_t)(atomic_fetch_add(&prov_mkey_var, 1) + 1);
+
+	mr_fill_mkc(pctx, in, prov_pd_pdn(pd), iova, len, access, umem_id, addr,
+		    key);
+	*obj = prov_obj_create(pctx, in, sizeof(in), out, sizeof(out));
+	if (!*obj)
+		return errno ? errno : EIO;
+	*mkey = PRM_GET(create_mkey_out, out, mkey_index) << 8 | key;
+	return 0;
+}
+
+static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			     uint64_t iova, unsigned int access)
+{
+	struct prov_context *pctx;
+	struct prov_mr *mr;
+	uint32_t umem_id, mkey;
+	int err;
+
+	if (!pd) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pctx = to_prov_context(pd->context);
+	/* ib_uverbs_reg_mr: the page offsets of start and hca_va agree. */
+	if (((uintptr_t)addr ^ iova) & (PROV_PAGE_SIZE - 1)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	err = mr_check_access(pctx, access);
+	if (!err)
+		err = mr_check_range(addr, length);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = prov_pd_use(pd);
+	if (err)
+		goto err_free;
+	errno = 0;
+	mr->umem = prov_umem_reg(pctx, addr, length, access & PROV_UMEM_ACCESS,
+				 &umem_id);
+	if (!mr->umem) {
+		err = errno ? errno : EFAULT;
+		goto err_pd;
+	}
+	err = mr_mkey_create(pctx, pd, umem_id, addr, iova, length, access,
+			     &mr->mkey, &mkey);
+	if (err)
+		goto err_umem;
+	mr->umem_id = umem_id;
+
+	pthread_mutex_init(&mr->lock, NULL);
+	mr->iova = iova;
+	mr->access = access;
+	mr->ibmr.context = pd->context;
+	mr->ibmr.pd = pd;
+	mr->ibmr.addr = addr;
+	mr->ibmr.length = length;
+	mr->ibmr.handle = prov_handle_alloc(pctx);
+	mr->ibmr.lkey = mkey;
+	mr->ibmr.rkey = mkey;
+	return &mr->ibmr;
+
+err_umem:
+	prov_umem_dereg(pctx, mr->umem);
+err_pd:
+	prov_pd_unuse(pd);
+err_free:
+	free(mr);
+	errno = err;
+	return NULL;
+}
+
+MLX5EMU_ABI(ibv_reg_mr_iova2);
+struct ibv_mr *mlx5emu_abi_ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
+					    size_t length, uint64_t iova,
+					    unsigned int access)
+{
+	return reg_mr(pd, addr, length, iova, access);
+}
+
+MLX5EMU_ABI(ibv_reg_mr);
+struct ibv_mr *mlx5emu_abi_ibv_reg_mr(struct ibv_pd *pd, void *addr,
+				      size_t length, int access)
+{
+	return reg_mr(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
+}
+
+MLX5EMU_ABI(ibv_reg_mr_iova);
+struct ibv_mr *mlx5emu_abi_ibv_reg_mr_iova(struct ibv_pd *pd, void *addr,
+					   size_t length, uint64_t iova,
+					   int access)
+{
+	return reg_mr(pd, addr, length, iova, (unsigned int)access);
+}
+
+/* The kernel's part of ibv_rereg_mr: 0 or a positive errno. */
+static int rereg_mr(struct prov_mr *mr, int flags, struct ibv_pd *pd,
+		    void *addr, size_t length, unsigned int access)
+{
+	struct prov_context *pctx = to_prov_context(mr->ibmr.context);
+	struct ibv_pd *new_pd = mr->ibmr.pd;
+	struct mlx5be_umem *umem = mr->umem;
+	uint32_t umem_id = mr->umem_id;
+	struct mlx5be_obj *mkey_obj;
+	uint64_t iova = mr->iova;
+	void *maddr = mr->ibmr.addr;
+	size_t mlen = mr->ibmr.length;
+	uint32_t mkey;
+	int err;
+
+	/* ib_uverbs_rereg_mr: no flags at all is EINVAL. */
+	if (!flags)
+		return EINVAL;
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS) {
+		err = mr_check_access(pctx, access);
+		if (err)
+			return err;
+	} else {
+		access = mr->access;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD) {
+		if (!pd || pd->context != mr->ibmr.context)
+			return EINVAL;
+		new_pd = pd;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		/* mlx5_rereg_mr passes hca_va = addr. */
+		err = mr_check_range(addr, length);
+		if (err)
+			return err;
+		maddr = addr;
+		mlen = length;
+		iova = (uintptr_t)addr;
+	}
+	err = prov_pd_use(new_pd);
+	if (err)
+		return err;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		errno = 0;
+		umem = prov_umem_reg(pctx, maddr, mlen, access & PROV_UMEM_ACCESS,
+				     &umem_id);
+		if (!umem) {
+			err = errno ? errno : EFAULT;
+			goto err_pd;
+		}
+	}
+	err = mr_mkey_create(pctx, new_pd, umem_id, maddr, iova, mlen, access,
+			     &mkey_obj, &mkey);
+	if (err)
+		goto err_umem;
+	/* The new mkey is in place: retire the old one (and its umem). */
+	err = prov_obj_destroy(pctx, mr->mkey);
+	if (err) {
+		prov_obj_destroy(pctx, mkey_obj);
+		goto err_umem;
+	}
+	if (umem != mr->umem)
+		prov_umem_dereg(pctx, mr->umem);
+	prov_pd_unuse(mr->ibmr.pd);
+	mr->mkey = mkey_obj;
+	mr->umem = umem;
+	mr->umem_id = umem_id;
+	mr->iova = iova;
+	mr->access = access;
+	mr->ibmr.lkey = mkey;
+	mr->ibmr.rkey = mkey;
+	return 0;
+
+err_umem:
+	if (umem != mr->umem)
+		prov_umem_dereg(pctx, umem);
+err_pd:
+	prov_pd_unuse(new_pd);
+	return err;
+}
+
+MLX5EMU_ABI(ibv_rereg_mr);
+int mlx5emu_abi_ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd,
+			     void *addr, size_t length, int access)
+{
+	struct prov_mr *mr;
+	int err;
+
+	if (!ibmr) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	/* libibverbs' own checks. */
+	if ((flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
+	    ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!length || !addr)) ||
+	    (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS))) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	mr = to_prov_mr(ibmr);
+	pthread_mutex_lock(&mr->lock);
+	err = rereg_mr(mr, flags, pd, addr, length, (unsigned int)access);
+	if (!err) {
+		if (flags & IBV_REREG_MR_CHANGE_PD)
+			ibmr->pd = pd;
+		if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+			ibmr->addr = addr;
+			ibmr->length = length;
+		}
+	}
+	pthread_mutex_unlock(&mr->lock);
+	if (err) {
+		errno = err;
+		return IBV_REREG_MR_ERR_CMD;
+	}
+	return 0;
+}
+
+MLX5EMU_ABI(ibv_dereg_mr);
+int mlx5emu_abi_ibv_dereg_mr(struct ibv_mr *ibmr)
+{
+	struct prov_context *pctx;
+	struct prov_mr *mr;
+	int err;
+
+	if (!ibmr) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	mr = to_prov_mr(ibmr);
+	pctx = to_prov_context(ibmr->context);
+	err = prov_obj_destroy(pctx, mr->mkey);
+	if (err) {
+		errno = err;
+		return err;
+	}
+	prov_umem_dereg(pctx, mr->umem);
+	prov_pd_unuse(ibmr->pd);
+	pthread_mutex_destroy(&mr->lock);
+	free(mr);
+	return 0;
+}

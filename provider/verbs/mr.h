@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* Memory regions (ibv_reg_mr and friends, ibv_rereg_mr, ibv_dereg_mr). */
+#ifndef MLX5EMU_PROVIDER_VERBS_MR_H
+#define MLX5EMU_PROVIDER_VERBS_MR_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+struct mlx5be_obj;
+struct mlx5be_umem;
+
+/*
+ * An MR: its pages as a umem and a direct MTT mkey over it (CREATE_MKEY,
+ * mkey_umem_id/offset), lkey = rkey = the mkey value.  The mkey's PD holds
+ * a use of the ibv_pd.
+ */
+struct prov_mr {
+	struct ibv_mr ibmr;
+	struct mlx5be_umem *umem;
+	uint32_t umem_id;
+	struct mlx5be_obj *mkey;
+	uint64_t iova;
+	unsigned int access;	/* what the mkey was created with */
+	pthread_mutex_t lock;	/* serialises ibv_rereg_mr */
+};
+
+static inline struct prov_mr *to_prov_mr(struct ibv_mr *mr)
+{
+	return (struct prov_mr *)mr;
+}
+
+#endif /* MLX5EMU_PROVIDER_VERBS_MR_H */

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/* Queue buffers (see qbuf.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+
+#include "provider/verbs/qbuf.h"
+
+#define PROV_QBUF_PAGE 4096u
+#define PROV_QBUF_HUGE (2u << 20)	/* libmlx5's MLX5_SHM_LENGTH */
+
+enum qbuf_type {
+	QBUF_ANON,
+	QBUF_HUGE,
+	QBUF_PREFER_HUGE,
+	QBUF_CONTIG,
+	QBUF_PREFER_CONTIG,
+	QBUF_ALL,
+};
+
+/* mlx5_get_alloc_type(): unknown values keep the default. */
+static enum qbuf_type qbuf_type(const char *prefix)
+{
+	static const struct {
+		const char *name;
+		enum qbuf_type type;
+	} names[] = {
+		{ "ANON", QBUF_ANON },
+		{ "HUGE", QBUF_HUGE },
+		{ "CONTIG", QBUF_CONTIG },
+		{ "PREFER_CONTIG", QBUF_PREFER_CONTIG },
+		{ "PREFER_HUGE", QBUF_PREFER_HUGE },
+		{ "ALL", QBUF_ALL },
+	};
+	char name[128];
+	const char *env;
+
+	snprintf(name, sizeof(name), "%s_ALLOC_TYPE", prefix);
+	env = getenv(name);
+	if (env)
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcasecmp(env, names[i].name))
+				return names[i].type;
+	return QBUF_ANON;
+}
+
+static int qbuf_huge(struct prov_qbuf *qb, size_t size)
+{
+	size_t len = (size + PROV_QBUF_HUGE - 1) & ~(size_t)(PROV_QBUF_HUGE - 1);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	qb->buf = p;
+	qb->length = len;
+	qb->huge = true;
+	return 0;
+}
+
+static int qbuf_anon(struct prov_qbuf *qb, size_t size)
+{
+	size_t len = (size + PROV_QBUF_PAGE - 1) & ~(size_t)(PROV_QBUF_PAGE - 1);
+	int ret = posix_memalign(&qb->buf, PROV_QBUF_PAGE, len);
+
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	qb->length = len;
+	qb->huge = false;
+	return 0;
+}
+
+int prov_qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix)
+{
+	enum qbuf_type type = qbuf_type(prefix);
+
+	memset(qb, 0, sizeof(*qb));
+	if (!size) {
+		errno = EINVAL;
+		return -1;
+	}
+	switch (type) {
+	case QBUF_HUGE:
+		return qbuf_huge(qb, size);
+	case QBUF_PREFER_HUGE:
+	case QBUF_ALL:
+		if (!qbuf_huge(qb, size))
+			return 0;
+		break;
+	case QBUF_CONTIG:
+		/* mlx5_ib_mmap: MLX5_IB_MMAP_GET_CONTIGUOUS_PAGES is ENOSYS. */
+		errno = ENOSYS;
+		return -1;
+	default:
+		break;
+	}
+	return qbuf_anon(qb, size);
+}
+
+void prov_qbuf_free(struct prov_qbuf *qb)
+{
+	if (!qb->buf)
+		return;
+	if (qb->huge)
+		munmap(qb->buf, qb->length);
+	else
+		free(qb->buf);
+	qb->buf = NULL;
+}

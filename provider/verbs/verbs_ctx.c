@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-context state shared by the verbs object areas (see verbs_ctx.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/mlx5dv.h>
+
+#include "prm/prm.h"
+#include "prm/prm_cmd.h"
+#include "provider/devx/devx.h"
+#include "provider/verbs/context.h"
+#include "provider/verbs/cq.h"
+#include "provider/verbs/verbs_ctx.h"
+
+struct prov_verbs_ctx *prov_verbs_ctx(struct prov_context *pctx)
+{
+	return pctx->verbs_ctx;
+}
+
+uint32_t prov_handle_alloc(struct prov_context *pctx)
+{
+	return atomic_fetch_add(&pctx->verbs_ctx->next_handle, 1);
+}
+
+int prov_cmd_status_errno(const void *out)
+{
+	switch (PRM_GET(mbox_out, out, status)) {
+	case MLX5_CMD_STAT_OK:
+		return 0;
+	case MLX5_CMD_STAT_BAD_OP_ERR:
+	case MLX5_CMD_STAT_BAD_PARAM_ERR:
+	case MLX5_CMD_STAT_BAD_RES_ERR:
+	case MLX5_CMD_STAT_BAD_RES_STATE_ERR:
+	case MLX5_CMD_STAT_IX_ERR:
+	case MLX5_CMD_STAT_BAD_QP_STATE_ERR:
+	case MLX5_CMD_STAT_BAD_PKT_ERR:
+	case MLX5_CMD_STAT_BAD_SIZE_OUTS_CQES_ERR:
+		return EINVAL;
+	case MLX5_CMD_STAT_RES_BUSY:
+		return EBUSY;
+	case MLX5_CMD_STAT_LIM_ERR:
+		return ENOMEM;
+	case MLX5_CMD_STAT_NO_RES_ERR:
+		return EAGAIN;
+	default:	/* INT_ERR, BAD_SYS_STATE, BAD_INP/OUTP_LEN */
+		return EIO;
+	}
+}
+
+struct mlx5be_obj *prov_obj_create(struct prov_context *pctx, const void *in,
+				   size_t inlen, void *out, size_t outlen)
+{
+	struct mlx5be_obj *obj = pctx->be->obj_create(pctx->bectx, in, inlen,
+						      out, outlen);
+
+	if (!obj && errno == EREMOTEIO) {
+		int err = prov_cmd_status_errno(out);
+
+		errno = err ? err : EIO;
+	}
+	return obj;
+}
+
+int prov_obj_destroy(struct prov_context *pctx, struct mlx5be_obj *obj)
+{
+	int ret = pctx->be->obj_destroy(obj);
+
+	return ret < 0 ? -ret : ret;
+}
+
+struct mlx5be_umem *prov_umem_reg(struct prov_context *pctx, void *addr,
+				  size_t size, uint32_t access, uint32_t *id)
+{
+	/* MLX5_ADAPTER_PAGE_SIZE and up, as mlx5dv_devx_umem_reg asks. */
+	return pctx->be->umem_reg(pctx->bectx, addr, size, access,
+				  UINT64_MAX & ~(uint64_t)(PROV_UAR_PAGE_SIZE - 1),
+				  id);
+}
+
+void prov_umem_dereg(struct prov_context *pctx, struct mlx5be_umem *umem)
+{
+	if (umem)
+		pctx->be->umem_dereg(umem);
+}
+
+int prov_rsc_store(struct prov_context *pctx, struct prov_cq_rsc *rsc,
+		   uint32_t *uidx)
+{
+	struct prov_verbs_ctx *vc = pctx->verbs_ctx;
+	int ret = ENOMEM;
+
+	pthread_mutex_lock(&vc->lock);
+	for (uint32_t b = 0; b < PROV_UIDX_BLOCKS; b++) {
+		struct prov_cq_rsc **blk;
+
+		if (vc->uidx_used[b] > PROV_UIDX_MASK)
+			continue;
+		blk = atomic_load(&vc->uidx[b]);
+		if (!blk) {
+			blk = calloc(PROV_UIDX_MASK + 1, sizeof(*blk));
+			if (!blk)
+				break;
+			atomic_store(&vc->uidx[b], blk);
+		}
+		for (uint32_t i = 0; i <= PROV_UIDX_MASK; i++) {
+			if (blk[i])
+				continue;
+			/* The kernel refuses MLX5_IB_DEFAULT_UIDX. */
+			if ((b << PROV_UIDX_SHIFT | i) == 0xffffff)
+				break;
+			__atomic_store_n(&blk[i], rsc, __ATOMIC_RELEASE);
+			vc->uidx_used[b]++;
+			*uidx = b << PROV_UIDX_SHIFT | i;
+			ret = 0;
+			goto out;
+		}
+	}
+out:
+	pthread_mutex_unlock(&vc->lock);
+	return ret;
+}
+
+void prov_rsc_clear(struct prov_context *pctx, uint32_t uidx)
+{
+	struct prov_verbs_ctx *vc = pctx->verbs_ctx;
+	uint32_t b = (uidx >> PROV_UIDX_SHIFT) & (PROV_UIDX_BLOCKS - 1);
+	struct prov_cq_rsc **blk;
+
+	pthread_mutex_lock(&vc->lock);
+	blk = atomic_load(&vc->uidx[b]);
+	if (blk && blk[uidx & PROV_UIDX_MASK]) {
+		__atomic_store_n(&blk[uidx & PROV_UIDX_MASK], NULL, __ATOMIC_RELEASE);
+		vc->uidx_used[b]--;
+	}
+	pthread_mutex_unlock(&vc->lock);
+}
+
+struct prov_cq_rsc *prov_rsc_find(struct prov_context *pctx, uint32_t uidx)
+{
+	struct prov_cq_rsc **blk;
+
+	if (uidx > 0xffffff)
+		return NULL;
+	blk = atomic_load_explicit(&pctx->verbs_ctx->uidx[uidx >> PROV_UIDX_SHIFT],
+				   memory_order_acquire);
+	return blk ? __atomic_load_n(&blk[uidx & PROV_UIDX_MASK], __ATOMIC_ACQUIRE) :
+		     NULL;
+}
+
+uint32_t prov_random(struct prov_context *pctx)
+{
+	struct prov_verbs_ctx *vc = pctx->verbs_ctx;
+	uint32_t r;
+
+	pthread_mutex_lock(&vc->lock);
+	r = (uint32_t)rand_r(&vc->rand_state);
+	pthread_mutex_unlock(&vc->lock);
+	return r;
+}
+
+/*
+ * The CQ doorbell page: DEVX's non-cached singleton when there is one (as
+ * libmlx5 44 uses nc_uar for cq_uar_reg and uar_page_index), else a page
+ * of our own.
+ */
+static void verbs_ctx_uar(struct prov_context *pctx, struct prov_verbs_ctx *vc)
+{
+	const struct mlx5dv_devx_uar *nc = prov_devx_nc_uar(pctx);
+	struct mlx5be_uar_info info = { 0 };
+
+	if (nc) {
+		vc->cq_uar = nc->base_addr;
+		vc->cq_uar_page = nc->page_id;
+		return;
+	}
+	if (!pctx->be->uar_alloc) {
+		vc->cq_uar_err = EOPNOTSUPP;
+		return;
+	}
+	vc->own_uar = pctx->be->uar_alloc(pctx->bectx, MLX5DV_UAR_ALLOC_TYPE_NC,
+					  &info);
+	if (!vc->own_uar) {
+		vc->cq_uar_err = errno ? errno : ENOMEM;
+		return;
+	}
+	if (!info.base_addr) {
+		void *p = mmap(NULL, PROV_UAR_PAGE_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, pctx->vctx.context.cmd_fd,
+			       info.mmap_off);
+
+		if (p == MAP_FAILED) {
+			vc->cq_uar_err = errno;
+			pctx->be->uar_free(vc->own_uar);
+			vc->own_uar = NULL;
+			return;
+		}
+		vc->own_uar_map = p;
+		info.base_addr = p;
+	}
+	vc->cq_uar = info.base_addr;
+	vc->cq_uar_page = info.page_id;
+}
+
+void prov_verbs_set_ops(struct prov_context *pctx)
+{
+	prov_cq_set_ops(pctx);
+}
+
+int prov_verbs_ctx_init(struct prov_context *pctx)
+{
+	struct prov_verbs_ctx *vc = calloc(1, sizeof(*vc));
+
+	if (!vc)
+		return -ENOMEM;
+	pthread_mutex_init(&vc->lock, NULL);
+	vc->rand_state = (unsigned int)time(NULL) ^ (unsigned int)getpid() ^
+			 (unsigned int)(uintptr_t)vc;
+	pctx->verbs_ctx = vc;
+	verbs_ctx_uar(pctx, vc);
+	return 0;
+}
+
+void prov_verbs_ctx_fini(struct prov_context *pctx)
+{
+	struct prov_verbs_ctx *vc = pctx->verbs_ctx;
+
+	if (!vc)
+		return;
+	if (vc->own_uar_map)
+		munmap(vc->own_uar_map, PROV_UAR_PAGE_SIZE);
+	if (vc->own_uar)
+		pctx->be->uar_free(vc->own_uar);
+	for (uint32_t b = 0; b < PROV_UIDX_BLOCKS; b++)
+		free(atomic_load(&vc->uidx[b]));
+	pthread_mutex_destroy(&vc->lock);
+	free(vc);
+	pctx->verbs_ctx = NULL;
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared helpers of the verbs object tests (see verbs_test.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verbs_test.h"
+
+struct ibv_context *vt_open(bool devx)
+{
+	struct mlx5dv_context_attr attr = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
+	int n;
+
+	list = ibv_get_device_list(&n);
+	ck_assert_msg(list, "ibv_get_device_list: %s", strerror(errno));
+	for (int i = 0; i < n; i++) {
+		if (strcmp(ibv_get_device_name(list[i]), "mlx5_0"))
+			continue;
+		ctx = devx ? mlx5dv_open_device(list[i], &attr) :
+			     ibv_open_device(list[i]);
+		ck_assert_msg(ctx, "opening mlx5_0: %s", strerror(errno));
+	}
+	ibv_free_device_list(list);
+	ck_assert_msg(ctx, "no mlx5_0 among %d devices", n);
+	return ctx;
+}
+
+int vt_max_cqe(struct ibv_context *ctx)
+{
+	struct ibv_device_attr attr;
+
+	ck_assert_int_eq(ibv_query_device(ctx, &attr), 0);
+	return attr.max_cqe;
+}
+
+uint32_t vt_cap_max_cq_sz(struct ibv_context *ctx)
+{
+	uint8_t in[PRM_ST_SZ_BYTES(query_hca_cap_in)] = { 0 };
+	uint8_t *out = calloc(1, PRM_ST_SZ_BYTES(query_hca_cap_out));
+	uint32_t log;
+
+	ck_assert_ptr_nonnull(out);
+	PRM_SET(query_hca_cap_in, in, opcode, MLX5_CMD_OP_QUERY_HCA_CAP);
+	PRM_SET(query_hca_cap_in, in, op_mod,
+		(MLX5_CAP_GENERAL << 1) | HCA_CAP_OPMOD_GET_CUR);
+	ck_assert_int_eq(mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out,
+						 PRM_ST_SZ_BYTES(query_hca_cap_out)), 0);
+	log = PRM_GET(query_hca_cap_out, out, capability.cmd_hca_cap.log_max_cq_sz);
+	free(out);
+	return UINT32_C(1) << log;
+}
+
+int vt_devx_mkey_in_pd(struct ibv_context *ctx, uint32_t pdn, uint32_t *syndrome)
+{
+	uint8_t in[PRM_ST_SZ_BYTES(create_mkey_in)] = { 0 };
+	uint8_t out[PRM_ST_SZ_BYTES(create_mkey_out)] = { 0 };
+	void *mkc = PRM_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
+	struct mlx5dv_devx_umem *umem;
+	struct mlx5dv_devx_obj *obj;
+	void *buf = vt_alloc(4096);
+	int err = 0;
+
+	umem = mlx5dv_devx_umem_reg(ctx, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(umem);
+	PRM_SET(create_mkey_in, in, opcode, MLX5_CMD_OP_CREATE_MKEY);
+	PRM_SET(create_mkey_in, in, mkey_umem_valid, 1);
+	PRM_SET(create_mkey_in, in, mkey_umem_id, umem->umem_id);
+	PRM_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
+	PRM_SET(mkc, mkc, lr, 1);
+	PRM_SET(mkc, mkc, lw, 1);
+	PRM_SET(mkc, mkc, qpn, 0xffffff);
+	PRM_SET(mkc, mkc, pd, pdn);
+	PRM_SET64(mkc, mkc, start_addr, (uintptr_t)buf);
+	PRM_SET64(mkc, mkc, len, 4096);
+	obj = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out));
+	if (!obj)
+		err = errno;
+	*syndrome = PRM_GET(mbox_out, out, syndrome);
+	if (obj)
+		ck_assert_int_eq(mlx5dv_devx_obj_destroy(obj), 0);
+	ck_assert_int_eq(mlx5dv_devx_umem_dereg(umem), 0);
+	free(buf);
+	return err;
+}
+
+uint32_t vt_pdn(struct ibv_pd *pd)
+{
+	struct mlx5dv_pd dvpd = { 0 };
+	struct mlx5dv_obj obj = { .pd = { .in = pd, .out = &dvpd } };
+
+	ck_assert_int_eq(mlx5dv_init_obj(&obj, MLX5DV_OBJ_PD), 0);
+	return dvpd.pdn;
+}
+
+void *vt_alloc(size_t len)
+{
+	void *p = NULL;
+
+	ck_assert_int_eq(posix_memalign(&p, 4096, len), 0);
+	memset(p, 0, len);
+	return p;
+}
+
+int vt_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed;
+}
