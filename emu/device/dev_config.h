@@ -3,12 +3,19 @@
  * emu/device/dev_config.h -- the emulator's settings: one table (name, type,
  * default, environment variable, validator, help), applied in order
  *
- *     defaults  ->  config file (a later issue)  ->  environment
+ *     defaults  ->  config file (MLX5EMU_CONFIG)  ->  environment
  *
  * Every source goes through emu_config_set(), so a later source overrides an
  * earlier one and all of them are validated alike.  A bad value is an error
- * whose message names the setting and its environment variable; it never
- * falls back to the default.
+ * whose message names the setting and its environment variable (and the
+ * file and line it came from); it never falls back to the default.
+ *
+ * The config file is an INI file (libinih): [device], [fault], [trace]
+ * sections whose keys are the settings' names ("[device] num_ports = 2" is
+ * device.num_ports), and capability overrides, [caps] (cmd_hca_cap fields)
+ * and [caps.<page>] ("[caps.roce_cap]"), applied to every device and checked
+ * for consistency (emu_fw_caps_check) when the configuration is loaded.
+ * docs/configuration.md is the user's guide.
  *
  * Adding a setting: a field in struct emu_config, an enumerator in enum
  * emu_setting_id, and one row in the table in dev_config.c (README.md's table
@@ -25,12 +32,29 @@
 #define EMU_MAX_PORTS 2
 /* Enough for any directory whose ibdev_path still fits IBV_SYSFS_PATH_MAX. */
 #define EMU_CONFIG_PATH_MAX 256
+/* The config file's and the trace file's names. */
+#define EMU_CONFIG_FILE_MAX 1024
+/* fault.rules: the text of every rule, ';'-separated. */
+#define EMU_CONFIG_FAULTS_MAX 8192
+/* Capability overrides ([caps] keys and MLX5EMU_CAPS items). */
+#define EMU_CONFIG_MAX_CAPS 64
+#define EMU_CONFIG_CAP_NAME_MAX 96
+#define EMU_CONFIG_ORIGIN_MAX 160
+
+struct emu_fw_caps;
 
 enum emu_setting_id {
 	EMU_SET_NUM_DEVICES,
 	EMU_SET_NUM_PORTS,
 	EMU_SET_IP_BASE,
 	EMU_SET_SYSFS_DIR,
+	EMU_SET_CONFIG_FILE,	/* environment only */
+	EMU_SET_CAPS,
+	EMU_SET_FAULT_RULES,
+	EMU_SET_FAULT_SEED,
+	EMU_SET_TRACE_MODE,
+	EMU_SET_TRACE_FILE,
+	EMU_SET_TRACE_ELIDE,
 	EMU_SET_COUNT
 };
 
@@ -45,6 +69,21 @@ enum emu_setting_type {
 	EMU_TYPE_UINT,		/* decimal, range-checked */
 	EMU_TYPE_IPV4,		/* dotted quad; empty = unset */
 	EMU_TYPE_DIR,		/* absolute path of a usable directory; empty = unset */
+	EMU_TYPE_FILE,		/* a file name; empty = unset */
+	EMU_TYPE_CAPS,		/* field=value list */
+	EMU_TYPE_RULES,		/* fault rules, ';'-separated */
+	EMU_TYPE_U64,		/* decimal or 0x hex, 64 bits */
+	EMU_TYPE_TRACE_MODE,	/* off|text|json[:FILE] */
+	EMU_TYPE_BOOL,		/* 1|0|yes|no|on|off|true|false */
+};
+
+/* One capability override: a field of one capability page. */
+struct emu_cap_override {
+	unsigned int type;			/* MLX5_CAP_* */
+	char field[EMU_CONFIG_CAP_NAME_MAX];	/* PRM field name */
+	uint64_t value;
+	enum emu_config_source src;
+	char origin[EMU_CONFIG_ORIGIN_MAX];	/* "caps.x from f.conf:3" */
 };
 
 struct emu_config {
@@ -54,12 +93,24 @@ struct emu_config {
 	uint32_t ip_base;			/* host byte order */
 	bool sysfs_dir_set;
 	char sysfs_dir[EMU_CONFIG_PATH_MAX];	/* "" unless set */
+	char config_file[EMU_CONFIG_FILE_MAX];	/* "" unless set */
+	/* Capability overrides, in the order given (a field given again
+	 * replaces its value), and the pages they make: NULL while there are
+	 * none, else built and checked by emu_config_load() (never freed). */
+	unsigned int num_caps;
+	struct emu_cap_override caps[EMU_CONFIG_MAX_CAPS];
+	const struct emu_fw_caps *fw_caps;
+	char fault_rules[EMU_CONFIG_FAULTS_MAX];	/* emu/fault syntax */
+	uint64_t fault_seed;
+	char trace_mode[EMU_CONFIG_FILE_MAX + 8];	/* as given; emu/trace */
+	char trace_file[EMU_CONFIG_FILE_MAX];		/* "" or "-": stderr */
+	bool trace_elide_defaults;
 	enum emu_config_source source[EMU_SET_COUNT];
 };
 
 /* A message for the user, complete ("MLX5EMU_NUM_PORTS=\"3\" ..."). */
 struct emu_config_error {
-	char msg[512];
+	char msg[1024];
 };
 
 struct emu_setting {
@@ -101,7 +152,25 @@ int emu_config_set(struct emu_config *cfg, const char *name,
 int emu_config_apply_env(struct emu_config *cfg,
 			 struct emu_config_error *err);
 
-/* defaults -> environment; the whole configuration, or an error. */
+/*
+ * Applies an INI file (the config file's syntax, docs/configuration.md) as
+ * the EMU_SRC_FILE source: 0, or -ENOENT/-EINVAL/-errno with err naming
+ * path:line (the first error in the file).  A file with an error changes
+ * nothing in cfg.
+ */
+int emu_config_apply_file(struct emu_config *cfg, const char *path,
+			  struct emu_config_error *err);
+
+/*
+ * Checks the capability overrides together (with the identity settings
+ * that also shape the pages) and builds cfg->fw_caps; 0 or -EINVAL.
+ */
+int emu_config_finish(struct emu_config *cfg, struct emu_config_error *err);
+
+/*
+ * defaults -> the file named by MLX5EMU_CONFIG (if set) -> environment ->
+ * emu_config_finish(); the whole configuration, or an error.
+ */
 int emu_config_load(struct emu_config *cfg, struct emu_config_error *err);
 
 /*

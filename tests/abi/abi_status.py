@@ -46,7 +46,7 @@ def render(srcdir, lib):
              "fails for an unsupported feature, until an issue implements it.",
              ""]
     total = implemented = 0
-    for so in ("libibverbs.so.1", "libmlx5.so.1", "libmana.so.1", "libefa.so.1"):
+    for so in ("libibverbs.so.1", "libmlx5.so.1", "libmana.so.1", "libefa.so.1", "libmlx5emu.so.1"):
         rows = gen_shell.read_syms(os.path.join(srcdir, "provider", "shell", so + ".syms"))
         n_impl = 0
         body = []

@@ -95,7 +95,7 @@ START_TEST(env_overrides)
 	ck_assert_uint_eq(cfg.ip_base, 0x7f050607);
 	ck_assert(cfg.sysfs_dir_set);
 	ck_assert_str_eq(cfg.sysfs_dir, tmpdir);
-	for (int i = 0; i < EMU_SET_COUNT; i++)
+	for (int i = 0; i <= EMU_SET_SYSFS_DIR; i++)	/* the four set above */
 		ck_assert_int_eq(cfg.source[i], EMU_SRC_ENV);
 	emu_config_format(&cfg, EMU_SET_IP_BASE, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "127.5.6.7");

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/fault/fault_match.c -- does a rule match a command, and does its
+ * k-th match fire.  Pure functions: the engine keeps the counts.
+ */
+#include "emu/fault/fault.h"
+#include "prm/prm_cmd.h"
+
+static bool is_general_object_cmd(uint16_t opcode)
+{
+	return opcode == MLX5_CMD_OP_CREATE_GENERAL_OBJECT ||
+	       opcode == MLX5_CMD_OP_MODIFY_GENERAL_OBJECT ||
+	       opcode == MLX5_CMD_OP_QUERY_GENERAL_OBJECT ||
+	       opcode == MLX5_CMD_OP_DESTROY_GENERAL_OBJECT;
+}
+
+bool emu_fault_matches(const struct mlx5emu_fault_rule *r,
+		       const struct emu_fault_cmd *c)
+{
+	uint32_t m = r->match;
+
+	if ((m & MLX5EMU_FAULT_MATCH_OPCODE) && c->opcode != r->opcode)
+		return false;
+	if ((m & MLX5EMU_FAULT_MATCH_OP_MOD) && c->op_mod != r->op_mod)
+		return false;
+	/* general_obj_in_cmd_hdr.obj_type sits where op_mod sits. */
+	if ((m & MLX5EMU_FAULT_MATCH_OBJ_TYPE) &&
+	    (!is_general_object_cmd(c->opcode) || c->op_mod != r->obj_type))
+		return false;
+	if ((m & MLX5EMU_FAULT_MATCH_CLASS) && c->cls != r->cmd_class)
+		return false;
+	if ((m & MLX5EMU_FAULT_MATCH_UID) && c->uid != r->uid)
+		return false;
+	if ((m & MLX5EMU_FAULT_MATCH_USER) && c->uid == 0)
+		return false;
+	if ((m & MLX5EMU_FAULT_MATCH_DEV) && (c->dev < 0 ||
+					      (uint32_t)c->dev != r->dev))
+		return false;
+	return true;
+}
+
+/* splitmix64's output function (Steele, Lea, Flood 2014). */
+static uint64_t mix64(uint64_t x)
+{
+	x += UINT64_C(0x9e3779b97f4a7c15);
+	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
+}
+
+double emu_fault_draw(uint64_t seed, uint64_t k)
+{
+	/* The top 53 bits as a double in [0, 1): exact, no rounding. */
+	return (double)(mix64(seed ^ mix64(k)) >> 11) * 0x1.0p-53;
+}
+
+bool emu_fault_fires(const struct mlx5emu_fault_rule *r, uint64_t k,
+		     uint64_t seed)
+{
+	switch (r->trigger) {
+	case MLX5EMU_FAULT_ALWAYS:
+		return true;
+	case MLX5EMU_FAULT_NTH:
+		return k == r->n;
+	case MLX5EMU_FAULT_EVERY:
+		return r->n && k % r->n == 0;
+	case MLX5EMU_FAULT_PROB:
+		return emu_fault_draw(seed, k) < r->probability;
+	default:
+		return false;
+	}
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mlx5emu/mlx5emu.h -- the public C API of the mlx5emu project itself
+ * (libmlx5emu.so.1, version node MLX5EMU_1.0; pkg-config mlx5emu).
+ *
+ * The drop-in libraries (libibverbs.so.1, libmlx5.so.1, ...) give programs
+ * rdma-core's API; this library adds what no real NIC offers.  All of it
+ * acts on the emulated devices of the calling process.
+ *
+ *     #include <mlx5emu/mlx5emu.h>          cc app.c $(pkg-config --cflags
+ *                                           --libs mlx5emu) -lmlx5emu
+ *
+ * ---- Command fault injection (docs/fault-injection.md) ----
+ *
+ * A rule matches firmware commands (opcode, op_mod, general object type,
+ * command class, uid, device) and either fails them with a chosen status and
+ * syndrome, exactly as the firmware would, or delays them; it fires on every
+ * match, on the Nth match only, on every Nth match, or with a seeded
+ * probability.  Rules come from MLX5EMU_FAULTS, from the [fault] section of
+ * the configuration file (docs/configuration.md) and from the functions
+ * below, all in the same text syntax, e.g.
+ *
+ *     fail opcode=CREATE_CQ syndrome=CQ_IN_USE nth=2
+ *     delay opcode=QUERY_HCA_CAP ms=50 every=3
+ *
+ * Every function may be called from any thread at any time, also while
+ * commands run on other threads (the rule set is read under RCU); a rule
+ * added or removed takes effect for every command that starts afterwards.
+ * Functions returning int return a negative errno on failure, and
+ * mlx5emu_fault_last_error() then has the message.
+ */
+#ifndef MLX5EMU_MLX5EMU_H
+#define MLX5EMU_MLX5EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a rule does when it fires. */
+enum mlx5emu_fault_action {
+	MLX5EMU_FAULT_FAIL = 1,		/* answer with status and syndrome */
+	MLX5EMU_FAULT_DELAY = 2,	/* sleep delay_ms, then run the command */
+};
+
+/* When a matching command makes a rule fire (k: the rule's k-th match). */
+enum mlx5emu_fault_trigger {
+	MLX5EMU_FAULT_ALWAYS = 0,	/* every match */
+	MLX5EMU_FAULT_NTH = 1,		/* k == n, once */
+	MLX5EMU_FAULT_EVERY = 2,	/* k % n == 0 */
+	MLX5EMU_FAULT_PROB = 3,		/* with probability p, seeded */
+};
+
+/* Command classes (as the kernel's DEVX layer sorts opcodes). */
+enum mlx5emu_fault_class {
+	MLX5EMU_FAULT_CLASS_GENERAL = 1,
+	MLX5EMU_FAULT_CLASS_CREATE = 2,
+	MLX5EMU_FAULT_CLASS_MODIFY = 3,
+	MLX5EMU_FAULT_CLASS_QUERY = 4,
+	MLX5EMU_FAULT_CLASS_DESTROY = 5,
+};
+
+/* mlx5emu_fault_rule.match: which fields must equal the command's. */
+enum {
+	MLX5EMU_FAULT_MATCH_OPCODE = 1u << 0,
+	MLX5EMU_FAULT_MATCH_OP_MOD = 1u << 1,
+	MLX5EMU_FAULT_MATCH_OBJ_TYPE = 1u << 2,	/* *_GENERAL_OBJECT only */
+	MLX5EMU_FAULT_MATCH_CLASS = 1u << 3,
+	MLX5EMU_FAULT_MATCH_UID = 1u << 4,	/* uid == rule.uid */
+	MLX5EMU_FAULT_MATCH_USER = 1u << 5,	/* any uid but 0 (the kernel) */
+	MLX5EMU_FAULT_MATCH_DEV = 1u << 6,	/* device index (mlx5_<dev>) */
+};
+
+/* mlx5emu_fault_rule.flags */
+enum {
+	MLX5EMU_FAULT_F_SEED = 1u << 0,	/* use .seed, not the configured one */
+};
+
+/*
+ * A rule as a struct (the text syntax parses into exactly this).  Zero
+ * every field you do not use: unused fields and reserved[] must be 0.
+ */
+struct mlx5emu_fault_rule {
+	uint32_t match;			/* MLX5EMU_FAULT_MATCH_* */
+	uint16_t opcode;
+	uint16_t op_mod;
+	uint16_t obj_type;
+	uint16_t uid;
+	uint32_t dev;
+	uint32_t cmd_class;		/* enum mlx5emu_fault_class */
+
+	uint32_t action;		/* enum mlx5emu_fault_action */
+	/*
+	 * FAIL: both 0 is the emulator's INJECTED entry (INT_ERR,
+	 * 0xee0000ff); a syndrome alone takes its status from the syndrome
+	 * table; a status alone comes with syndrome 0xee0000ff.
+	 */
+	uint32_t status;		/* 1..255 */
+	uint32_t syndrome;
+	uint32_t delay_ms;		/* DELAY: 1..60000 */
+
+	uint32_t trigger;		/* enum mlx5emu_fault_trigger */
+	uint32_t flags;			/* MLX5EMU_FAULT_F_* */
+	uint64_t n;			/* NTH, EVERY: >= 1 */
+	double probability;		/* PROB: 0 < p <= 1 */
+	uint64_t seed;			/* PROB, with MLX5EMU_FAULT_F_SEED */
+	uint64_t limit;			/* fire at most this often; 0: no limit */
+	uint64_t reserved[4];
+};
+
+struct mlx5emu_fault_stats {
+	uint64_t matches;		/* commands the rule matched */
+	uint64_t injections;		/* times it fired (failed or delayed) */
+};
+
+/*
+ * Adds one rule given as text.  Returns its id (> 0, never reused in the
+ * process), or -EINVAL for a bad rule (message: mlx5emu_fault_last_error()),
+ * -ENOSPC when 1024 rules exist, -ENOMEM.
+ */
+int mlx5emu_fault_add(const char *rule);
+/* The same for a rule given as a struct. */
+int mlx5emu_fault_add_rule(const struct mlx5emu_fault_rule *rule);
+/* Parses rule text into *out without adding it; 0 or -EINVAL. */
+int mlx5emu_fault_parse(const char *rule, struct mlx5emu_fault_rule *out);
+/* Removes rule id; 0, or -ENOENT. */
+int mlx5emu_fault_remove(int id);
+/* Removes every rule (those from the environment and file included). */
+void mlx5emu_fault_clear(void);
+/* How often rule id fired (saturating at INT_MAX), or -ENOENT. */
+int mlx5emu_fault_count(int id);
+/* Its match and injection counts; 0, or -ENOENT. */
+int mlx5emu_fault_stats(int id, struct mlx5emu_fault_stats *stats);
+/*
+ * The ids of the current rules in evaluation order: writes at most max,
+ * returns how many rules exist (call with max 0 to size the array).
+ */
+int mlx5emu_fault_list(int *ids, int max);
+/*
+ * Rule id in its canonical text form ("fail opcode=CREATE_CQ ... nth=2"),
+ * which mlx5emu_fault_add() accepts back.  Returns the length of the full
+ * text (as snprintf), or -ENOENT.
+ */
+int mlx5emu_fault_format(int id, char *buf, size_t len);
+/* The message of this thread's last failed call ("" if none). */
+const char *mlx5emu_fault_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MLX5EMU_MLX5EMU_H */
