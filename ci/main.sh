@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# The main job: install, build, and show the emulated devices to an
-# unmodified rdma-core program.
+# The main job: install, build, and run unmodified rdma-core programs on the
+# emulated devices through the mlx5emu command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash ci/deps.sh
 bash ci/build.sh default
-echo "== ibv_devices over the drop-in libraries (build/lib)"
-LD_LIBRARY_PATH=build/lib ibv_devices
+echo "== mlx5emu run -- ibv_devinfo -v   (Debian's ibv_devinfo on the drop-in libraries)"
+build/bin/mlx5emu run -- ibv_devinfo -v
+if [ -x build/examples/mlx5emu-devx-example ]; then
+	echo "== mlx5emu run --trace -- mlx5emu-devx-example   (DEVX, every firmware command traced)"
+	build/bin/mlx5emu run --trace -- build/examples/mlx5emu-devx-example
+else
+	echo "== mlx5emu-devx-example is not built here: skipped"
+fi

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/trace/trace.c -- the command trace's sink: the firmware's tracer slot
+ * per device, one line per command, one write() per line under one lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "emu/device/dev.h"
+#include "emu/fault/fault.h"
+#include "emu/firmware/fw.h"
+#include "emu/trace/trace.h"
+
+struct trace_dev {
+	struct emu_fw_tracer tracer;
+	struct emu_fw *fw;
+	char name[64];
+	struct trace_dev *next;
+};
+
+static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t trace_atfork_once = PTHREAD_ONCE_INIT;
+static struct {
+	bool configured;		/* from a configuration or by a call */
+	struct emu_trace_config cfg;
+	int fd;				/* ours, or -1: stderr */
+	uint64_t seq;
+	bool observing;			/* emu/fault's observer is ours */
+} trace = { .fd = -1 };
+/* Every tracer ever handed to a firmware: they live until the process ends
+ * (a command may still be running when a device is detached). */
+static struct trace_dev *trace_devs;
+
+/*
+ * The fault-injection rules that fired on this thread's current command:
+ * emu/fault's observer runs on the command's thread before the firmware
+ * answers, the tracer on the same thread after, and takes them.
+ */
+#define TRACE_MAX_FAULTS 4
+#define TRACE_FAULT_TEXT 240
+
+struct trace_fault_slot {
+	uint16_t opcode, op_mod, uid;
+	struct emu_trace_fault f;
+	char text[TRACE_FAULT_TEXT];
+};
+
+static __thread struct {
+	unsigned int n;
+	struct trace_fault_slot slot[TRACE_MAX_FAULTS];
+} trace_pending;
+
+static void trace_fault_observer(void *arg, const struct emu_fault_event *ev)
+{
+	struct trace_fault_slot *s;
+
+	if (trace_pending.n >= TRACE_MAX_FAULTS)
+		return;
+	s = &trace_pending.slot[trace_pending.n++];
+	s->opcode = ev->opcode;
+	s->op_mod = ev->op_mod;
+	s->uid = ev->uid;
+	s->f.rule = ev->rule_id;
+	s->f.delay = ev->action == MLX5EMU_FAULT_DELAY;
+	s->f.delay_ms = ev->delay_ms;
+	snprintf(s->text, sizeof(s->text), "%s", ev->rule_text ? ev->rule_text : "");
+	s->f.text = s->text;
+}
+
+/* The pending rules that fired on this command (header in in), in
+ * faults[]; the rest are dropped (stale: a command nobody traced). */
+static unsigned int trace_take_faults(const void *in, size_t inlen,
+				      struct emu_trace_fault *faults)
+{
+	unsigned int n = 0;
+
+	if (inlen >= 8) {
+		uint16_t opcode = (uint16_t)prm_field_read(in, 0x0, 16);
+		uint16_t uid = (uint16_t)prm_field_read(in, 0x10, 16);
+		uint16_t op_mod = (uint16_t)prm_field_read(in, 0x30, 16);
+
+		for (unsigned int i = 0; i < trace_pending.n; i++) {
+			struct trace_fault_slot *s = &trace_pending.slot[i];
+
+			if (s->opcode == opcode && s->uid == uid &&
+			    s->op_mod == op_mod)
+				faults[n++] = s->f;
+		}
+	}
+	trace_pending.n = 0;
+	return n;
+}
+
+static bool trace_to_stderr(const char *file)
+{
+	return !file[0] || !strcmp(file, "-");
+}
+
+/* The file name with each "%p" replaced by the pid (and "%%" by "%"). */
+static int trace_expand(const char *file, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (const char *s = file; *s; s++) {
+		char tmp[24];
+		const char *add = tmp;
+
+		if (s[0] == '%' && s[1] == 'p') {
+			snprintf(tmp, sizeof(tmp), "%ld", (long)getpid());
+			s++;
+		} else if (s[0] == '%' && s[1] == '%') {
+			tmp[0] = '%';
+			tmp[1] = '\0';
+			s++;
+		} else {
+			tmp[0] = *s;
+			tmp[1] = '\0';
+		}
+		if (o + strlen(add) >= len)
+			return -ENAMETOOLONG;
+		strcpy(buf + o, add);
+		o += strlen(add);
+	}
+	buf[o] = '\0';
+	return 0;
+}
+
+static int trace_open(const char *file)
+{
+	char path[EMU_TRACE_PATH_MAX + 64];
+	int fd, ret;
+
+	ret = trace_expand(file, path, sizeof(path));
+	if (ret)
+		return ret;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	return fd < 0 ? -errno : fd;
+}
+
+static void trace_atfork_prepare(void)
+{
+	pthread_mutex_lock(&trace_lock);
+}
+
+static void trace_atfork_parent(void)
+{
+	pthread_mutex_unlock(&trace_lock);
+}
+
+/* A child traces to its own file when the name has a %p. */
+static void trace_atfork_child(void)
+{
+	if (trace.fd >= 0 && strstr(trace.cfg.file, "%p")) {
+		int fd = trace_open(trace.cfg.file);
+
+		close(trace.fd);
+		trace.fd = fd >= 0 ? fd : -1;
+		if (fd < 0)
+			trace.cfg.on = false;
+	}
+	pthread_mutex_unlock(&trace_lock);
+}
+
+static void trace_atfork_register(void)
+{
+	pthread_atfork(trace_atfork_prepare, trace_atfork_parent,
+		       trace_atfork_child);
+}
+
+/* Caller holds trace_lock. */
+static int trace_set_locked(const struct emu_trace_config *cfg)
+{
+	int fd = -1;
+
+	if (cfg && cfg->on && !trace_to_stderr(cfg->file)) {
+		fd = trace_open(cfg->file);
+		if (fd < 0)
+			return fd;
+	}
+	if (trace.fd >= 0)
+		close(trace.fd);
+	trace.fd = fd;
+	if (cfg)
+		trace.cfg = *cfg;
+	else
+		memset(&trace.cfg, 0, sizeof(trace.cfg));
+	trace.configured = true;
+	return 0;
+}
+
+int emu_trace_configure(const struct emu_trace_config *cfg)
+{
+	int ret;
+
+	pthread_once(&trace_atfork_once, trace_atfork_register);
+	pthread_mutex_lock(&trace_lock);
+	ret = trace_set_locked(cfg);
+	pthread_mutex_unlock(&trace_lock);
+	return ret;
+}
+
+static void trace_write(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return;		/* a trace never fails a command */
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+static void trace_cmd(void *arg, const void *in, size_t inlen,
+		      const void *out, size_t outlen, uint64_t duration_ns,
+		      bool injected)
+{
+	const struct trace_dev *td = arg;
+	int saved = errno;
+	struct emu_trace_cmd c = {
+		.dev = td->name, .pid = (long)getpid(), .in = in,
+		.inlen = inlen, .out = out, .outlen = outlen, .timed = true,
+		.duration_ns = duration_ns, .injected = injected,
+	};
+	struct emu_trace_fault faults[TRACE_MAX_FAULTS];
+	char *line = NULL;
+	size_t len;
+
+	c.nfaults = trace_take_faults(in, inlen, faults);
+	c.faults = faults;
+	pthread_mutex_lock(&trace_lock);
+	if (trace.cfg.on) {
+		c.seq = ++trace.seq;
+		line = emu_trace_format_cmd(&c, trace.cfg.fmt, trace.cfg.elide,
+					    &len);
+		if (line)
+			trace_write(trace.fd >= 0 ? trace.fd : STDERR_FILENO,
+				    line, len);
+	}
+	pthread_mutex_unlock(&trace_lock);
+	free(line);
+	errno = saved;
+}
+
+int emu_trace_attach(struct emu_fw *fw, const char *dev)
+{
+	struct emu_trace_config cfg;
+	struct trace_dev *td;
+	bool observe;
+	int ret = 0;
+
+	if (!fw || !dev)
+		return -EINVAL;
+	pthread_once(&trace_atfork_once, trace_atfork_register);
+	pthread_mutex_lock(&trace_lock);
+	if (!trace.configured) {
+		emu_trace_config_from(emu_devices_config(), &cfg);
+		ret = trace_set_locked(&cfg);
+		if (ret) {
+			fprintf(stderr,
+				"mlx5emu: trace file \"%s\" (trace.mode/trace.file, MLX5EMU_TRACE/MLX5EMU_TRACE_FILE): cannot open: %s; no command trace\n",
+				cfg.file, strerror(-ret));
+			trace_set_locked(NULL);
+		}
+	}
+	if (!trace.cfg.on) {
+		pthread_mutex_unlock(&trace_lock);
+		return ret;
+	}
+	td = calloc(1, sizeof(*td));
+	if (!td) {
+		pthread_mutex_unlock(&trace_lock);
+		return -ENOMEM;
+	}
+	/* Which rule fired, for the lines; emu/fault's lock is taken after
+	 * ours is released (never inside it: fork handlers take both). */
+	observe = !trace.observing;
+	trace.observing = true;
+	td->tracer.cmd = trace_cmd;
+	td->tracer.arg = td;
+	td->fw = fw;
+	snprintf(td->name, sizeof(td->name), "%s", dev);
+	td->next = trace_devs;
+	trace_devs = td;
+	pthread_mutex_unlock(&trace_lock);
+	if (observe)
+		emu_fault_set_observer(trace_fault_observer, NULL);
+	emu_fw_set_tracer(fw, &td->tracer);
+	return 0;
+}
+
+void emu_trace_detach(struct emu_fw *fw)
+{
+	if (!fw)
+		return;
+	emu_fw_set_tracer(fw, NULL);
+	pthread_mutex_lock(&trace_lock);
+	for (struct trace_dev *td = trace_devs; td; td = td->next)
+		if (td->fw == fw)
+			td->fw = NULL;
+	pthread_mutex_unlock(&trace_lock);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/trace/trace.h -- the command trace: every PRM command a device's
+ * firmware answers, decoded by field name (trace_fmt.h), one line per
+ * command, to stderr or a file.
+ *
+ * Switched on by the settings trace.mode (MLX5EMU_TRACE=off|text|json, with
+ * an optional ":FILE"), trace.file (MLX5EMU_TRACE_FILE) and
+ * trace.elide_defaults (MLX5EMU_TRACE_ELIDE), read with the rest of the
+ * configuration when the first device comes up (docs/trace.md).  Off, it
+ * costs nothing: no tracer is installed in the firmware.
+ *
+ * Lines: each is formatted and written with one write() under a process
+ * lock, so lines of concurrent commands never interleave; with a file, it is
+ * opened O_APPEND, so processes sharing it append whole lines (a "%p" in the
+ * name becomes the pid, for a file per process).  seq numbers the commands
+ * of a process from 1 in the order their lines are written.
+ */
+#ifndef MLX5EMU_EMU_TRACE_TRACE_H
+#define MLX5EMU_EMU_TRACE_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "emu/trace/trace_fmt.h"
+
+struct emu_fw;
+struct emu_config;
+
+#define EMU_TRACE_PATH_MAX 4096
+
+struct emu_trace_config {
+	bool on;
+	enum emu_trace_format fmt;	/* EMU_TRACE_TEXT or EMU_TRACE_JSON */
+	bool elide;			/* TEXT: leave out fields that are 0 */
+	char file[EMU_TRACE_PATH_MAX];	/* "" or "-": stderr */
+};
+
+/*
+ * Parses a trace.mode value, "off", "text" or "json", optionally followed by
+ * ":FILE" (also "0"/"1": off/text), into cfg (on, fmt, and file when one is
+ * given; elide untouched).  0, or -EINVAL with the reason in why.
+ */
+int emu_trace_parse(const char *spec, struct emu_trace_config *cfg,
+		    char *why, size_t whylen);
+
+/* The trace configuration a device configuration asks for. */
+void emu_trace_config_from(const struct emu_config *ec,
+			   struct emu_trace_config *cfg);
+
+/*
+ * Sets the process's trace (NULL: off), replacing what a configuration
+ * gave; emu_trace_attach() then uses it.  Opens the file (-errno if it
+ * cannot, with the previous trace kept).  For tests and tools.
+ */
+int emu_trace_configure(const struct emu_trace_config *cfg);
+
+/*
+ * Traces fw's commands as device dev ("mlx5_0") when the trace is on: the
+ * first call in a process takes the configuration from emu_devices_config()
+ * unless emu_trace_configure() set one.  0, or -errno when the trace file
+ * cannot be opened (a message naming the setting is printed; no trace).
+ * The device's tracer lives until the process ends.
+ */
+int emu_trace_attach(struct emu_fw *fw, const char *dev);
+
+/* Stops tracing fw (before emu_fw_destroy in tests). */
+void emu_trace_detach(struct emu_fw *fw);
+
+#endif /* MLX5EMU_EMU_TRACE_TRACE_H */

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/trace/trace_fmt.h -- PRM commands decoded by field name, as one line
+ * of readable text or one JSON object.
+ *
+ * Pure functions over prm/'s field table: no device, no I/O, no state, so
+ * the command trace (trace.h), `mlx5emu prm decode` and the unit tests share
+ * them.  Every function may be called from any thread.
+ *
+ * Which layout describes a mailbox: the opcode's name, lower-cased, with
+ * _in/_out (CREATE_CQ -> create_cq_in/create_cq_out), a few renamings the
+ * PRM has (2ERR_QP -> qp_2err_in, SET_FLOW_TABLE_ENTRY -> set_fte_in, ...),
+ * general objects by their general_obj_in/out_cmd_hdr with the object type
+ * named, and mbox_in/mbox_out for an opcode prm/ has no layout for.  Unions
+ * are decoded by the member the command selects (QUERY_HCA_CAP's page by
+ * op_mod, MODIFY_CQ's field select by op_mod, a general object's op_param by
+ * opcode); any other union shows every member.
+ */
+#ifndef MLX5EMU_EMU_TRACE_TRACE_FMT_H
+#define MLX5EMU_EMU_TRACE_TRACE_FMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prm/prm_fields.h"
+
+enum emu_trace_format {
+	EMU_TRACE_TEXT,		/* one readable line: name=0x.. pairs */
+	EMU_TRACE_JSON,		/* one JSON object (JSON lines) */
+	EMU_TRACE_LINES,	/* one field a line (mlx5emu prm decode) */
+};
+
+/* Elements shown of a flexible array (page lists); the rest are counted. */
+#define EMU_TRACE_MAX_FLEX 256
+
+/* A fault-injection rule that fired on the command (emu/fault). */
+struct emu_trace_fault {
+	int rule;		/* the rule's id */
+	const char *text;	/* its canonical text */
+	bool delay;		/* a delay (else the failure) */
+	uint32_t delay_ms;
+};
+
+/* One command as the firmware saw it, for emu_trace_format_cmd(). */
+struct emu_trace_cmd {
+	const char *dev;	/* "mlx5_0"; NULL: not shown */
+	uint64_t seq;		/* per process, from 1; 0: not shown */
+	long pid;		/* JSON only; 0: not shown */
+	const void *in;
+	size_t inlen;
+	const void *out;	/* the final outbox */
+	size_t outlen;
+	bool timed;		/* duration_ns is meaningful */
+	uint64_t duration_ns;
+	bool injected;		/* failed by a fault-injection rule */
+	unsigned int nfaults;	/* the rules that fired, when known */
+	const struct emu_trace_fault *faults;
+};
+
+/*
+ * Formats one command and its result as one line ending in '\n' (TEXT or
+ * JSON; LINES is refused).  elide drops fields whose value is 0 (the PRM
+ * default) in TEXT; JSON always carries every field of the mailbox.
+ * Returns a malloc()ed NUL-terminated string (length in *len if len), or
+ * NULL with errno ENOMEM/EINVAL.
+ *
+ * TEXT:
+ *   mlx5_0 #7 CREATE_CQ uid=0x1 op_mod=0x0 in{cq_context.log_cq_size=0x8 ...}
+ *     -> OK out{cqn=0x1} 3.2us                              (one line)
+ *   ... -> BAD_PARAM(0x3) syndrome=0xee000902(CQ_...) out{} 2.1us
+ *   an injected failure says "injected" after the syndrome, and
+ *   "injected(rule 3: fail opcode=...)" when the rule is known; an injected
+ *   delay "delayed(rule 4: delay ms=50 ...)".
+ * JSON: {"seq":7,"dev":"mlx5_0","pid":..,"opcode":"CREATE_CQ",
+ *   "opcode_value":1024,"uid":1,"op_mod":0,"in_struct":"create_cq_in",
+ *   "in":{..},"status":"OK","status_value":0,"syndrome":0,
+ *   "syndrome_name":null,"injected":false,"out_struct":"create_cq_out",
+ *   "out":{..},"duration_ns":3200}, with "faults":[{"rule":3,
+ *   "action":"fail","text":".."}] when rules fired.
+ * The header fields (opcode, uid, op_mod; status, syndrome) are not
+ * repeated inside in/out.  Scalars are JSON numbers, 64-bit fields hex
+ * strings ("0x7f..."), byte arrays hex strings, arrays JSON arrays.
+ */
+char *emu_trace_format_cmd(const struct emu_trace_cmd *cmd,
+			   enum emu_trace_format fmt, bool elide, size_t *len);
+
+/*
+ * Decodes buf (len bytes) as struct sd.  opcode/op_mod select union members
+ * as for a command (pass the mailbox's own; 0 when unknown).  skip_header
+ * leaves out the mailbox header fields, as in a command line.  TEXT: one
+ * line of name=0x..; JSON: one object; LINES: "  name = 0x..\n" a field.
+ * No trailing newline in TEXT/JSON.  malloc()ed, or NULL with errno.
+ */
+char *emu_trace_format_struct(const struct prm_struct_desc *sd,
+			      const void *buf, size_t len, uint16_t opcode,
+			      uint16_t op_mod, enum emu_trace_format fmt,
+			      bool elide, bool skip_header, size_t *outlen);
+
+/* ---- names and layouts ---- */
+
+/* The layouts of an opcode's inbox and outbox (never NULL: mbox_in/out
+ * for an opcode prm/ does not describe). */
+const struct prm_struct_desc *emu_trace_in_struct(uint16_t opcode);
+const struct prm_struct_desc *emu_trace_out_struct(uint16_t opcode);
+/* True when opcode has layouts of its own (not the mbox fallback). */
+bool emu_trace_opcode_described(uint16_t opcode);
+
+/* "CREATE_CQ", or NULL for an opcode the PRM does not name. */
+const char *emu_trace_opcode_name(uint16_t opcode);
+/* "CREATE_CQ"/"create_cq"/"0x400"/"1024" -> 0x400; -1 if none. */
+int emu_trace_opcode_parse(const char *name);
+
+/* "BAD_PARAM" for 0x3 (MLX5_CMD_STAT_<name>[_ERR]); NULL if unknown. */
+const char *emu_trace_status_name(uint8_t status);
+/* The syndrome table's name ("CQ_IN_USE") of a value; NULL if none. */
+const char *emu_trace_syndrome_name(uint32_t syndrome);
+/* "CQ", "FLOW_METER_ASO", ... for general_obj_in_cmd_hdr.obj_type. */
+const char *emu_trace_obj_type_name(uint16_t obj_type);
+
+#endif /* MLX5EMU_EMU_TRACE_TRACE_FMT_H */
