@@ -24,7 +24,7 @@ bash ci/build.sh clang
 # The device model's concurrency (object tables, contexts) under TSan.
 bash ci/build.sh tsan
 (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 \
-	ctest --output-on-failure -L unit -R '^test_(fw|kern|dev)_' --timeout 900) || status=1
+	ctest --output-on-failure -L unit -R '^test_(fw|kern|dev|fault|trace)_' --timeout 900) || status=1
 
 if [ $status -ne 0 ]; then
 	echo "ci/test.sh: FAILED" >&2

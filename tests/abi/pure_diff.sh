@@ -9,7 +9,10 @@ trap 'rm -f "$theirs" "$ours"' EXIT
 env -u LD_LIBRARY_PATH "$prog" >"$theirs"
 LD_LIBRARY_PATH="$dropin" "$prog" >"$ours"
 # Prove which library answered each run.
-LD_LIBRARY_PATH="$dropin" ldd "$prog" | grep -q "libibverbs.so.1 => $dropin/" ||
+# (ldd's output is taken whole: grep -q closing the pipe early would fail
+# the pipeline under pipefail.)
+deps=$(LD_LIBRARY_PATH="$dropin" ldd "$prog")
+grep -q "libibverbs.so.1 => $dropin/" <<<"$deps" ||
 	{ echo "the drop-in run did not load $dropin/libibverbs.so.1"; exit 1; }
 if ! diff -u "$theirs" "$ours"; then
 	echo "pure functions differ from Debian's libibverbs"; exit 1

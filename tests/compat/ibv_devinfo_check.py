@@ -68,6 +68,20 @@ def device_cases(names):
                       re.compile(r"hca_id:\t%s\n(?:.*\n)*\Z" % re.escape(d)), ""))
     cases.append((["ibv_devinfo", "-d", "nosuchdev0"], 255, "",
                   "IB device 'nosuchdev0' wasn't found\n"))
+    # What a ConnectX-6 Dx RoCE port shows in -v: identity, an active
+    # Ethernet port and the GID table of a real mlx5 port (0/1 link-local
+    # RoCE v1/v2, 2/3 IPv4-mapped RoCE v1/v2, nothing after).
+    for d in names:
+        cases.append((["ibv_devinfo", "-v", "-d", d], 0, re.compile(
+            r"hca_id:\t%s\n(?:.*\n)*?" % re.escape(d) +
+            r"\tvendor_id:\t+0x02c9\n\tvendor_part_id:\t+4125\n(?:.*\n)*?"
+            r"\t\tport:\t1\n\t\t\tstate:\t+PORT_ACTIVE \(4\)\n(?:.*\n)*?"
+            r"\t\t\tlink_layer:\t+Ethernet\n(?:.*\n)*?"
+            r"\t\t\tGID\[  0\]:\t+fe80:0000:0000:0000:[0-9a-f:]+, RoCE v1\n"
+            r"\t\t\tGID\[  1\]:\t+fe80::[0-9a-f:]+, RoCE v2\n"
+            r"\t\t\tGID\[  2\]:\t+0000:0000:0000:0000:0000:ffff:[0-9a-f:]+, RoCE v1\n"
+            r"\t\t\tGID\[  3\]:\t+::ffff:127\.[0-9.]+, RoCE v2\n"
+            r"(?!\t\t\tGID)(?:.*\n)*\Z"), ""))
     return cases
 
 
