@@ -26,7 +26,9 @@
 #include "emu/firmware/fw_caps.h"
 #include "prm/prm_cmd.h"
 
-static bool ascii_eq_nocase(const char *a, const char *b)
+/* ---- the syntax shared with emu/fault (dev_config.h) ---- */
+
+bool emu_config_eq_nocase(const char *a, const char *b)
 {
 	for (; *a && *b; a++, b++) {
 		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
@@ -38,8 +40,7 @@ static bool ascii_eq_nocase(const char *a, const char *b)
 	return *a == *b;
 }
 
-/* Decimal or 0x hex, 64 bits, no sign or spaces. */
-static int parse_u64(const char *s, uint64_t *out)
+int emu_config_parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
 	unsigned int base = 10;
 	uint64_t v = 0;
@@ -65,6 +66,8 @@ static int parse_u64(const char *s, uint64_t *out)
 			return -ERANGE;
 		v = v * base + d;
 	}
+	if (v > max)
+		return -ERANGE;
 	*out = v;
 	return 0;
 }
@@ -232,7 +235,7 @@ static int validate_u64(const struct emu_setting *s, const char *value,
 {
 	uint64_t v;
 
-	if (parse_u64(value, &v)) {
+	if (emu_config_parse_u64(value, UINT64_MAX, &v)) {
 		snprintf(why, whylen, "expected an integer from 0 to "
 			 "18446744073709551615 (decimal or 0x hex)");
 		return -EINVAL;
@@ -265,9 +268,9 @@ static int validate_trace_mode(const struct emu_setting *s, const char *value,
 		cfg->trace_mode[0] = '\0';
 		return 0;
 	}
-	off = ascii_eq_nocase(mode, "off") || !strcmp(mode, "0");
-	if (!off && !ascii_eq_nocase(mode, "text") &&
-	    !ascii_eq_nocase(mode, "json") && strcmp(mode, "1")) {
+	off = emu_config_eq_nocase(mode, "off") || !strcmp(mode, "0");
+	if (!off && !emu_config_eq_nocase(mode, "text") &&
+	    !emu_config_eq_nocase(mode, "json") && strcmp(mode, "1")) {
 		snprintf(why, whylen,
 			 "expected off, text or json, optionally with :FILE");
 		return -EINVAL;
@@ -304,11 +307,11 @@ static int validate_bool(const struct emu_setting *s, const char *value,
 	static const char *const no[] = { "0", "no", "off", "false" };
 
 	for (size_t i = 0; i < 4; i++) {
-		if (ascii_eq_nocase(value, yes[i])) {
+		if (emu_config_eq_nocase(value, yes[i])) {
 			cfg->trace_elide_defaults = true;
 			return 0;
 		}
-		if (ascii_eq_nocase(value, no[i])) {
+		if (emu_config_eq_nocase(value, no[i])) {
 			cfg->trace_elide_defaults = false;
 			return 0;
 		}
@@ -617,7 +620,7 @@ static int caps_apply_one(struct emu_config *cfg, const char *name,
 		snprintf(why, whylen, "field name too long");
 		return -EINVAL;
 	}
-	ret = parse_u64(value, &v);
+	ret = emu_config_parse_u64(value, UINT64_MAX, &v);
 	if (ret) {
 		snprintf(why, whylen, "%s", ret == -ERANGE ?
 			 "does not fit in 64 bits" :

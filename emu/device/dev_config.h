@@ -185,4 +185,13 @@ void emu_config_format(const struct emu_config *cfg, enum emu_setting_id id,
 
 const char *emu_config_source_name(enum emu_config_source src);
 
+/*
+ * The syntax settings and fault rules (emu/fault) share, ASCII only (no
+ * locale).  A number: decimal or 0x hex, no sign, no spaces, at most max;
+ * 0, -EINVAL (not a number) or -ERANGE (above max).  A name: equal but for
+ * the case of letters.
+ */
+int emu_config_parse_u64(const char *s, uint64_t max, uint64_t *out);
+bool emu_config_eq_nocase(const char *a, const char *b);
+
 #endif /* MLX5EMU_EMU_DEVICE_DEV_CONFIG_H */

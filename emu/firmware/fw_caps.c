@@ -491,7 +491,7 @@ int emu_fw_caps_check(const struct emu_fw_caps *caps, char *why,
 	    PRM_GET(cmd_hca_cap, gen, roce))
 		return fw_why(why, whylen,
 			      "roce_address_table_size must be at least 1");
-	/* Queues (fw_qp.c, fw_srq.c): an SQ WQE is at least one 64-byte
+	/* Queues (fw_qp.c, fw_srq_common.c): an SQ WQE is at least one 64-byte
 	 * basic block, an SRQ WQE a next segment and one scatter entry. */
 	if (PRM_GET(cmd_hca_cap, gen, max_wqe_sz_sq) < 64)
 		return fw_why(why, whylen, "max_wqe_sz_sq must be at least 64");

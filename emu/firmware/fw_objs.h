@@ -271,7 +271,7 @@ struct emu_fw_flow_counter {
 	atomic_uint_fast64_t octets;
 };
 
-/* ---- queues: XRC domains, SRQs, QPs and DCTs (fw_xrcd.c, fw_srq.c,
+/* ---- queues: XRC domains, SRQs, QPs and DCTs (fw_xrcd.c, fw_srq*.c,
  * fw_xrc_srq.c, fw_rmp.c, fw_qp*.c, fw_dct.c) ----
  *
  * What the engines need to execute work requests, fixed at create unless

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * emu/firmware/fw_qp_int.h -- shared by the QP, DCT and SRQ files of the
- * firmware (fw_qp.c, fw_qp_modify.c, fw_qp_rules.c, fw_dct.c, fw_srq.c,
+ * firmware (fw_qp.c, fw_qp_modify.c, fw_qp_rules.c, fw_dct.c, fw_srq*.c,
  * fw_xrc_srq.c, fw_rmp.c): the QP state machine's tables and the helpers
  * around them.  Not for use outside emu/firmware/.
  */
@@ -155,20 +155,15 @@ bool fw_qp_dying(const struct emu_fw_qp *qp);
 			fw_obj_unuse(&old_->obj);			\
 	} while (0)
 
-/* ---- fw_srq.c: the SRQ object shared by SRQ, XRC SRQ and RMP ---- */
+/* ---- fw_srq_common.c: the SRQ object shared by SRQ, XRC SRQ and RMP ---- */
 
 /* Use an SRQ-like object (any kind) for a QP or DCT; bad: the syndrome. */
 enum fw_synd fw_srq_use(struct fw_cmd *cmd, uint32_t srqn, enum fw_synd bad,
 			struct emu_fw_srq **srqp);
-/* A new SRQ object (mutex ready); FW_SYND_OK or BAD_UID/NOMEM. */
-enum fw_synd fw_srq_alloc(struct fw_cmd *cmd, enum emu_fw_srq_kind kind,
-			  struct emu_fw_srq **srqp);
-/* Undo fw_srq_alloc + whatever was taken, for an unpublished SRQ. */
-void fw_srq_abort(struct emu_fw_srq *srq);
-/* Find an SRQ-like object of this kind owned by the caller. */
+/* Find an SRQ-like object of this kind owned by the caller (else the
+ * kind's "invalid" syndrome). */
 enum fw_synd fw_srq_own(struct fw_cmd *cmd, uint32_t srqn,
-			enum emu_fw_srq_kind kind, enum fw_synd invalid,
-			struct emu_fw_srq **srqp);
+			enum emu_fw_srq_kind kind, struct emu_fw_srq **srqp);
 /* What every kind's create describes. */
 struct fw_srq_params {
 	uint32_t log_size;		/* log2 of the number of WQEs */
@@ -179,17 +174,23 @@ struct fw_srq_params {
 	bool dbr_umem_valid;
 	uint32_t dbr_umem_id;
 	uint64_t dbr_addr;
+	uint32_t user_index;		/* XRC SRQ: for its CQEs */
 };
-/* Size, stride (32..max_wqe_sz_rq) and lwm, before anything is taken. */
-enum fw_synd fw_srq_check_common(const struct emu_fw *fw,
-				 const struct fw_srq_params *p);
-/* Take the objects and the memory (on failure fw_srq_abort undoes it). */
-enum fw_synd fw_srq_create_common(struct fw_cmd *cmd, struct emu_fw_srq *srq,
-				  const struct fw_srq_params *p);
-/* A new limit watermark (below the number of WQEs). */
-enum fw_synd fw_srq_arm(struct emu_fw_srq *srq, uint32_t lwm);
+/* The create of one kind: checks size, stride (32..max_wqe_sz_rq) and lwm,
+ * takes the objects and the memory, keeps ctx (the kind's context) for
+ * queries and publishes the SRQ (*srqp) -- or undoes it all. */
+enum fw_synd fw_srq_create(struct fw_cmd *cmd, enum emu_fw_srq_kind kind,
+			   const struct fw_srq_params *p, const void *ctx,
+			   struct emu_fw_srq **srqp);
+/* The query of one kind: the context into ctx, with the current state, lwm
+ * and (if the context has it) wqe_cnt. */
+enum fw_synd fw_srq_query(struct fw_cmd *cmd, enum emu_fw_srq_kind kind,
+			  uint32_t srqn, void *ctx);
+/* The arm of one kind: a new limit watermark (below the number of WQEs). */
+enum fw_synd fw_srq_arm(struct fw_cmd *cmd, enum emu_fw_srq_kind kind,
+			uint32_t srqn, uint32_t lwm);
 /* The destroy of one kind (in use: SRQ_IN_USE). */
-enum fw_synd fw_srq_destroy(struct fw_cmd *cmd, uint32_t srqn,
-			    enum emu_fw_srq_kind kind, enum fw_synd invalid);
+enum fw_synd fw_srq_destroy(struct fw_cmd *cmd, enum emu_fw_srq_kind kind,
+			    uint32_t srqn);
 
 #endif /* MLX5EMU_FW_QP_INT_H */

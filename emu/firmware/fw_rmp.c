@@ -12,7 +12,8 @@
  * log_max_srq_sz of them.  Cyclic and striding WQs, signatures, hairpin and
  * SHAMPO are not advertised.  MODIFY_RMP: rmp_state must be the current
  * state, ctx.state the new one (RDY or ERR), and the bitmask may name lwm
- * only (mlx5_ib's arm_rmp_cmd).  Numbers are shared with SRQs and XRC SRQs.
+ * only (mlx5_ib's arm_rmp_cmd).  Numbers are shared with SRQs and XRC SRQs;
+ * the logic the three share is in fw_srq_common.c.
  */
 #include <string.h>
 
@@ -66,21 +67,7 @@ enum fw_synd fw_cmd_create_rmp(struct fw_cmd *cmd)
 	p.dbr_umem_valid = PRM_GET(wq, wq, dbr_umem_valid);
 	p.dbr_umem_id = PRM_GET(wq, wq, dbr_umem_id);
 	p.dbr_addr = PRM_GET64(wq, wq, dbr_addr);
-	s = fw_srq_check_common(cmd->fw, &p);
-	if (s)
-		return s;
-
-	s = fw_srq_alloc(cmd, EMU_FW_SRQ_RMP, &srq);
-	if (s)
-		return s;
-	s = fw_srq_create_common(cmd, srq, &p);
-	if (s) {
-		fw_srq_abort(srq);
-		return s;
-	}
-	_Static_assert(PRM_ST_SZ_BYTES(rmpc) == sizeof(srq->ctx), "rmpc");
-	memcpy(srq->ctx, rmpc, PRM_ST_SZ_BYTES(rmpc));
-	s = fw_cmd_obj_publish(&srq->obj, FW_SYND_SRQ_LIMIT);
+	s = fw_srq_create(cmd, EMU_FW_SRQ_RMP, &p, rmpc, &srq);
 	if (s)
 		return s;
 	PRM_SET(create_rmp_out, cmd->out, rmpn, srq->obj.id);
@@ -100,7 +87,7 @@ enum fw_synd fw_cmd_modify_rmp(struct fw_cmd *cmd)
 	enum fw_synd s;
 
 	s = fw_srq_own(cmd, PRM_GET(modify_rmp_in, cmd->in, rmpn),
-		       EMU_FW_SRQ_RMP, FW_SYND_RMP_INVALID, &srq);
+		       EMU_FW_SRQ_RMP, &srq);
 	if (s)
 		return s;
 	memcpy(other, bm, sizeof(other));
@@ -129,25 +116,13 @@ enum fw_synd fw_cmd_modify_rmp(struct fw_cmd *cmd)
 
 enum fw_synd fw_cmd_query_rmp(struct fw_cmd *cmd)
 {
-	void *rmpc = PRM_ADDR_OF(query_rmp_out, cmd->out, rmp_context);
-	struct emu_fw_srq *srq = NULL;
-	enum fw_synd s;
-
-	s = fw_srq_own(cmd, PRM_GET(query_rmp_in, cmd->in, rmpn),
-		       EMU_FW_SRQ_RMP, FW_SYND_RMP_INVALID, &srq);
-	if (s)
-		return s;
-	pthread_mutex_lock(&srq->lock);
-	memcpy(rmpc, srq->ctx, PRM_ST_SZ_BYTES(rmpc));
-	pthread_mutex_unlock(&srq->lock);
-	PRM_SET(rmpc, rmpc, state, atomic_load(&srq->state));
-	PRM_SET(rmpc, rmpc, wq.lwm, atomic_load(&srq->lwm));
-	emu_fw_obj_put(&srq->obj);
-	return FW_SYND_OK;
+	return fw_srq_query(cmd, EMU_FW_SRQ_RMP,
+			    PRM_GET(query_rmp_in, cmd->in, rmpn),
+			    PRM_ADDR_OF(query_rmp_out, cmd->out, rmp_context));
 }
 
 enum fw_synd fw_cmd_destroy_rmp(struct fw_cmd *cmd)
 {
-	return fw_srq_destroy(cmd, PRM_GET(destroy_rmp_in, cmd->in, rmpn),
-			      EMU_FW_SRQ_RMP, FW_SYND_RMP_INVALID);
+	return fw_srq_destroy(cmd, EMU_FW_SRQ_RMP,
+			      PRM_GET(destroy_rmp_in, cmd->in, rmpn));
 }

@@ -6,16 +6,15 @@
  * An XRC SRQ belongs to an XRC domain (xrcd, required) and completes its
  * receives on its own CQ (cqn, required); user_index goes into those CQEs
  * (user_index_equal_xrc_srqn: the XRC SRQ number).  Its WQEs are as a basic
- * SRQ's (fw_srq.c: stride 32..max_wqe_sz_rq, at most log_max_srq_sz).
+ * SRQ's (fw_srq_common.c: stride 32..max_wqe_sz_rq, at most log_max_srq_sz).
  * Memory: with xrc_srq_umem_valid (DEVX sets it) the ring is
  * xrc_srq_umem_id + xrc_srq_umem_offset + page_offset, and with
  * xrc_srqc.dbr_umem_valid the doorbell record is at
  * db_record_addr_h:db_record_addr_l of xrc_srqc.dbr_umem_id (placements
  * explained in prm/README.md); otherwise a page list and an address in
- * registered memory.  Numbers are shared with SRQs and RMPs.
+ * registered memory.  Numbers are shared with SRQs and RMPs; the logic
+ * the three share is in fw_srq_common.c.
  */
-#include <string.h>
-
 #include "emu/firmware/fw_qp_int.h"
 
 enum fw_synd fw_cmd_create_xrc_srq(struct fw_cmd *cmd)
@@ -56,23 +55,8 @@ enum fw_synd fw_cmd_create_xrc_srq(struct fw_cmd *cmd)
 	p.dbr_umem_id = PRM_GET(xrc_srqc, c, dbr_umem_id);
 	p.dbr_addr = (uint64_t)PRM_GET(xrc_srqc, c, db_record_addr_h) << 32 |
 		     (uint64_t)PRM_GET(xrc_srqc, c, db_record_addr_l) << 2;
-	s = fw_srq_check_common(cmd->fw, &p);
-	if (s)
-		return s;
-
-	s = fw_srq_alloc(cmd, EMU_FW_SRQ_XRC, &srq);
-	if (s)
-		return s;
-	s = fw_srq_create_common(cmd, srq, &p);
-	if (s) {
-		fw_srq_abort(srq);
-		return s;
-	}
-	srq->user_index = PRM_GET(xrc_srqc, c, user_index);
-	_Static_assert(PRM_ST_SZ_BYTES(xrc_srqc) <= sizeof(srq->ctx),
-		       "xrc_srqc");
-	memcpy(srq->ctx, c, PRM_ST_SZ_BYTES(xrc_srqc));
-	s = fw_cmd_obj_publish(&srq->obj, FW_SYND_SRQ_LIMIT);
+	p.user_index = PRM_GET(xrc_srqc, c, user_index);
+	s = fw_srq_create(cmd, EMU_FW_SRQ_XRC, &p, c, &srq);
 	if (s)
 		return s;
 	if (PRM_GET(xrc_srqc, c, user_index_equal_xrc_srqn)) {
@@ -87,42 +71,21 @@ enum fw_synd fw_cmd_create_xrc_srq(struct fw_cmd *cmd)
 
 enum fw_synd fw_cmd_query_xrc_srq(struct fw_cmd *cmd)
 {
-	void *c = PRM_ADDR_OF(query_xrc_srq_out, cmd->out,
-			      xrc_srq_context_entry);
-	struct emu_fw_srq *srq = NULL;
-	enum fw_synd s;
-
-	s = fw_srq_own(cmd, PRM_GET(query_xrc_srq_in, cmd->in, xrc_srqn),
-		       EMU_FW_SRQ_XRC, FW_SYND_XRC_SRQ_INVALID, &srq);
-	if (s)
-		return s;
-	pthread_mutex_lock(&srq->lock);
-	memcpy(c, srq->ctx, PRM_ST_SZ_BYTES(xrc_srqc));
-	pthread_mutex_unlock(&srq->lock);
-	PRM_SET(xrc_srqc, c, state, atomic_load(&srq->state));
-	PRM_SET(xrc_srqc, c, lwm, atomic_load(&srq->lwm));
-	PRM_SET(xrc_srqc, c, wqe_cnt, atomic_load(&srq->wqe_cnt) & 0xffff);
-	emu_fw_obj_put(&srq->obj);
-	return FW_SYND_OK;
+	return fw_srq_query(cmd, EMU_FW_SRQ_XRC,
+			    PRM_GET(query_xrc_srq_in, cmd->in, xrc_srqn),
+			    PRM_ADDR_OF(query_xrc_srq_out, cmd->out,
+					xrc_srq_context_entry));
 }
 
 enum fw_synd fw_cmd_arm_xrc_srq(struct fw_cmd *cmd)
 {
-	struct emu_fw_srq *srq = NULL;
-	enum fw_synd s;
-
-	s = fw_srq_own(cmd, PRM_GET(arm_xrc_srq_in, cmd->in, xrc_srqn),
-		       EMU_FW_SRQ_XRC, FW_SYND_XRC_SRQ_INVALID, &srq);
-	if (s)
-		return s;
-	s = fw_srq_arm(srq, PRM_GET(arm_xrc_srq_in, cmd->in, lwm));
-	emu_fw_obj_put(&srq->obj);
-	return s;
+	return fw_srq_arm(cmd, EMU_FW_SRQ_XRC,
+			  PRM_GET(arm_xrc_srq_in, cmd->in, xrc_srqn),
+			  PRM_GET(arm_xrc_srq_in, cmd->in, lwm));
 }
 
 enum fw_synd fw_cmd_destroy_xrc_srq(struct fw_cmd *cmd)
 {
-	return fw_srq_destroy(cmd, PRM_GET(destroy_xrc_srq_in, cmd->in,
-					   xrc_srqn),
-			      EMU_FW_SRQ_XRC, FW_SYND_XRC_SRQ_INVALID);
+	return fw_srq_destroy(cmd, EMU_FW_SRQ_XRC,
+			      PRM_GET(destroy_xrc_srq_in, cmd->in, xrc_srqn));
 }

@@ -281,6 +281,24 @@ static void text_field(struct trace_walk *w, const struct prm_field_desc *fd,
 	}
 }
 
+/*
+ * Whether both formats show field i of sd (at bit off of the mailbox; sel:
+ * the union member shown, -1 for a struct): 1 yes, 0 not this one, -1 none
+ * further (past the end of the mailbox).
+ */
+static int trace_field_shown(const struct trace_walk *w,
+			     const struct prm_struct_desc *sd, int sel,
+			     uint32_t i, uint64_t off, int depth)
+{
+	if (off >= w->len_bits)
+		return (sd->flags & PRM_STRUCT_UNION) ? 0 : -1;
+	if (sel >= 0 && (int)i != sel)
+		return 0;
+	if (!depth && w->skip_header && trace_is_header(&sd->fields[i]))
+		return 0;
+	return 1;
+}
+
 static void text_struct(struct trace_walk *w, const struct prm_struct_desc *sd,
 			uint64_t base, size_t plen, int depth)
 {
@@ -290,15 +308,11 @@ static void text_struct(struct trace_walk *w, const struct prm_struct_desc *sd,
 	for (uint32_t i = 0; i < sd->nfields; i++) {
 		const struct prm_field_desc *fd = &sd->fields[i];
 		uint64_t off = base + fd->bit_off;
+		int shown = trace_field_shown(w, sd, sel, i, off, depth);
 
-		if (off >= w->len_bits) {
-			if (sd->flags & PRM_STRUCT_UNION)
-				continue;
+		if (shown < 0)
 			break;
-		}
-		if (sel >= 0 && (int)i != sel)
-			continue;
-		if (!depth && w->skip_header && trace_is_header(fd))
+		if (!shown)
 			continue;
 		if (!trace_path_push(w, plen, fd->name, 0))
 			continue;
@@ -393,17 +407,13 @@ static struct json_object *json_struct(struct trace_walk *w,
 	for (uint32_t i = 0; i < sd->nfields; i++) {
 		const struct prm_field_desc *fd = &sd->fields[i];
 		uint64_t off = base + fd->bit_off;
+		int shown = trace_field_shown(w, sd, sel, i, off, depth);
 		uint32_t omitted;
 		char key[160];
 
-		if (off >= w->len_bits) {
-			if (sd->flags & PRM_STRUCT_UNION)
-				continue;
+		if (shown < 0)
 			break;
-		}
-		if (sel >= 0 && (int)i != sel)
-			continue;
-		if (!depth && w->skip_header && trace_is_header(fd))
+		if (!shown)
 			continue;
 		if (!json_present(w, fd, off))
 			continue;

@@ -10,6 +10,7 @@
 
 #include "provider/verbs/caps.h"
 #include "provider/verbs/context.h"
+#include "provider/verbs/verbs_ctx.h"
 
 /* MLX5_CQE_VERSION_V1: what libmlx5 44 asks for as max_cqe_version. */
 #define PROV_CQE_VERSION_V1 1
@@ -44,27 +45,7 @@ int prov_cmd_exec(struct prov_context *pctx, const void *in, size_t inlen,
 
 	if (ret != -EREMOTEIO)
 		return ret;
-	switch (PRM_GET(mbox_out, out, status)) {
-	case MLX5_CMD_STAT_OK:
-		return 0;
-	case MLX5_CMD_STAT_BAD_OP_ERR:
-	case MLX5_CMD_STAT_BAD_PARAM_ERR:
-	case MLX5_CMD_STAT_BAD_RES_ERR:
-	case MLX5_CMD_STAT_BAD_RES_STATE_ERR:
-	case MLX5_CMD_STAT_IX_ERR:
-	case MLX5_CMD_STAT_BAD_QP_STATE_ERR:
-	case MLX5_CMD_STAT_BAD_PKT_ERR:
-	case MLX5_CMD_STAT_BAD_SIZE_OUTS_CQES_ERR:
-		return -EINVAL;
-	case MLX5_CMD_STAT_RES_BUSY:
-		return -EBUSY;
-	case MLX5_CMD_STAT_LIM_ERR:
-		return -ENOMEM;
-	case MLX5_CMD_STAT_NO_RES_ERR:
-		return -EAGAIN;
-	default:	/* INT_ERR, BAD_SYS_STATE, BAD_INP/OUTP_LEN, unknown */
-		return -EIO;
-	}
+	return -prov_cmd_status_errno(out);
 }
 
 /*

@@ -44,12 +44,9 @@ static int port_gid_info(struct prov_context *pctx, uint32_t port_num,
 	struct mlx5be_port_attr pa;
 	int ret;
 
-	if (port_num < 1 || port_num > prov_caps_num_ports(pctx))
-		return EINVAL;
-	memset(&pa, 0, sizeof(pa));
-	ret = pctx->be->query_port(pctx->bectx, port_num, &pa);
+	ret = prov_port_attr(pctx, port_num, &pa);
 	if (ret)
-		return -ret;
+		return ret;
 	*link_layer = pa.link_layer;
 	*tbl_len = pa.gid_tbl_len > 0 ? (uint32_t)pa.gid_tbl_len : 0;
 	return 0;

@@ -64,6 +64,13 @@ int prov_query_port_op(struct ibv_context *ctx, uint8_t port_num,
 		       struct ibv_port_attr *port_attr, size_t port_attr_len);
 
 /*
+ * The backend's attributes of a port (zeroed first): 0 or a positive errno,
+ * EINVAL for a port the device does not have (rdma_is_port_valid()).
+ */
+int prov_port_attr(struct prov_context *pctx, uint32_t port_num,
+		   struct mlx5be_port_attr *pa);
+
+/*
  * Port attributes as ibv_cmd_query_port returns them (0 or a positive
  * errno; EINVAL for a port the device does not have).
  */

@@ -45,19 +45,25 @@ struct _compat_ibv_port_attr {
 	uint8_t flags;
 };
 
+int prov_port_attr(struct prov_context *pctx, uint32_t port_num,
+		   struct mlx5be_port_attr *pa)
+{
+	/* ib_query_port(): rdma_is_port_valid() first. */
+	if (port_num < 1 || port_num > prov_caps_num_ports(pctx))
+		return EINVAL;
+	memset(pa, 0, sizeof(*pa));
+	return -pctx->be->query_port(pctx->bectx, port_num, pa);
+}
+
 int prov_query_port(struct prov_context *pctx, uint32_t port_num,
 		    struct ibv_port_attr *attr)
 {
 	struct mlx5be_port_attr pa;
 	int ret;
 
-	/* ib_query_port(): rdma_is_port_valid() first. */
-	if (port_num < 1 || port_num > prov_caps_num_ports(pctx))
-		return EINVAL;
-	memset(&pa, 0, sizeof(pa));
-	ret = pctx->be->query_port(pctx->bectx, port_num, &pa);
+	ret = prov_port_attr(pctx, port_num, &pa);
 	if (ret)
-		return -ret;
+		return ret;
 	attr->state = pa.state;
 	attr->max_mtu = pa.max_mtu;
 	attr->active_mtu = pa.active_mtu;

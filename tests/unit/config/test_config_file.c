@@ -30,7 +30,7 @@ static struct emu_config_error err;
 
 static void setup(void)
 {
-	tu_clear_env();
+	ut_clear_env();
 	tu_mkdtemp(tmpdir, sizeof(tmpdir));
 	snprintf(path, sizeof(path), "%s/mlx5emu.conf", tmpdir);
 	memset(&err, 0, sizeof(err));
@@ -38,7 +38,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	tu_clear_env();
+	ut_clear_env();
 	tu_rm_rf(tmpdir);
 }
 

@@ -12,23 +12,6 @@
 
 #include "dev_test_util.h"
 
-void tu_clear_env(void)
-{
-	for (;;) {
-		char name[256];
-		char **e;
-
-		for (e = environ; *e; e++)
-			if (!strncmp(*e, "MLX5EMU_", 8))
-				break;
-		if (!*e)
-			return;
-		snprintf(name, sizeof(name), "%.*s",
-			 (int)(strchr(*e, '=') - *e), *e);
-		unsetenv(name);
-	}
-}
-
 void tu_mkdtemp(char *buf, size_t len)
 {
 	snprintf(buf, len, "/tmp/emu-devtest-XXXXXX");

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Unsets every MLX5EMU_* variable (tests start from the defaults). */
-void tu_clear_env(void);
+#include "ut_env.h"	/* ut_clear_env(): tests start from the defaults */
+
 /* A fresh directory /tmp/emu-devtest-XXXXXX (static buffer per call site). */
 void tu_mkdtemp(char *buf, size_t len);
 /* rm -rf path; 0 or -errno. */

@@ -25,14 +25,14 @@ static char tmpdir[64];
 
 static void setup(void)
 {
-	tu_clear_env();
+	ut_clear_env();
 	tu_mkdtemp(tmpdir, sizeof(tmpdir));
 	setenv("MLX5EMU_SYSFS_DIR", tmpdir, 1);
 }
 
 static void teardown(void)
 {
-	tu_clear_env();
+	ut_clear_env();
 	tu_rm_rf(tmpdir);
 }
 

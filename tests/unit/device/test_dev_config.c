@@ -22,13 +22,13 @@ static char tmpdir[64];
 
 static void setup(void)
 {
-	tu_clear_env();
+	ut_clear_env();
 	tu_mkdtemp(tmpdir, sizeof(tmpdir));
 }
 
 static void teardown(void)
 {
-	tu_clear_env();
+	ut_clear_env();
 	tu_rm_rf(tmpdir);
 }
 

@@ -28,7 +28,7 @@ static char tmpdir[64];
 
 static void setup(void)
 {
-	tu_clear_env();
+	ut_clear_env();
 	tu_mkdtemp(tmpdir, sizeof(tmpdir));
 	setenv("MLX5EMU_SYSFS_DIR", tmpdir, 1);
 }
@@ -36,7 +36,7 @@ static void setup(void)
 static void teardown(void)
 {
 	emu_devices_fini();
-	tu_clear_env();
+	ut_clear_env();
 	tu_rm_rf(tmpdir);
 }
 
@@ -277,11 +277,14 @@ START_TEST(threads_race_to_init)
 }
 END_TEST
 
-/* A child that exits normally removes its own tree (atexit). */
-START_TEST(exit_removes_tree)
+/*
+ * A child process that inits its devices and tells the parent its tree's
+ * root; then it exits normally (no fini: atexit does it) or, if stay, waits
+ * to be killed.
+ */
+static pid_t child_with_tree(char root[EMU_SYSFS_PATH_MAX], bool stay)
 {
-	char root[EMU_SYSFS_PATH_MAX] = "";
-	int fds[2], st;
+	int fds[2];
 	pid_t pid;
 
 	ck_assert_int_eq(pipe(fds), 0);
@@ -294,11 +297,25 @@ START_TEST(exit_removes_tree)
 			_exit(1);
 		if (write(fds[1], emu_devices_sysfs_root(), EMU_SYSFS_PATH_MAX) < 0)
 			_exit(2);
-		exit(0);	/* no fini: atexit does it */
+		if (!stay)
+			exit(0);
+		pause();
+		_exit(3);
 	}
 	close(fds[1]);
-	ck_assert_int_eq(read(fds[0], root, sizeof(root)), sizeof(root));
+	ck_assert_int_eq(read(fds[0], root, EMU_SYSFS_PATH_MAX),
+			 EMU_SYSFS_PATH_MAX);
 	close(fds[0]);
+	return pid;
+}
+
+/* A child that exits normally removes its own tree (atexit). */
+START_TEST(exit_removes_tree)
+{
+	char root[EMU_SYSFS_PATH_MAX] = "";
+	pid_t pid = child_with_tree(root, false);
+	int st;
+
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	ck_assert_str_ne(root, "");
@@ -310,25 +327,9 @@ END_TEST
 START_TEST(killed_process_tree_reclaimed)
 {
 	char root[EMU_SYSFS_PATH_MAX] = "";
-	int fds[2], st;
-	pid_t pid;
+	pid_t pid = child_with_tree(root, true);
+	int st;
 
-	ck_assert_int_eq(pipe(fds), 0);
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		close(fds[0]);
-		if (emu_devices_init())
-			_exit(1);
-		if (write(fds[1], emu_devices_sysfs_root(), EMU_SYSFS_PATH_MAX) < 0)
-			_exit(2);
-		pause();
-		_exit(3);
-	}
-	close(fds[1]);
-	ck_assert_int_eq(read(fds[0], root, sizeof(root)), sizeof(root));
-	close(fds[0]);
 	kill(pid, SIGKILL);
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert(WIFSIGNALED(st));

@@ -29,7 +29,7 @@ static struct emu_dev_identity id;
 
 static void setup(void)
 {
-	tu_clear_env();
+	ut_clear_env();
 	tu_mkdtemp(tmpdir, sizeof(tmpdir));
 	memset(&tree, 0, sizeof(tree));
 	tree.lock_fd = -1;

@@ -6,38 +6,6 @@
 
 #include "devx_test.h"
 
-struct ibv_context *dt_open(bool devx)
-{
-	struct mlx5dv_context_attr attr = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	int n;
-
-	list = ibv_get_device_list(&n);
-	ck_assert_msg(list, "ibv_get_device_list: %s", strerror(errno));
-	for (int i = 0; i < n; i++) {
-		if (strcmp(ibv_get_device_name(list[i]), "mlx5_0"))
-			continue;
-		ctx = devx ? mlx5dv_open_device(list[i], &attr) :
-			     ibv_open_device(list[i]);
-		ck_assert_msg(ctx, "opening mlx5_0: %s", strerror(errno));
-	}
-	ibv_free_device_list(list);
-	ck_assert_msg(ctx, "no mlx5_0 among %d devices", n);
-	return ctx;
-}
-
-int dt_query_gen_caps(struct ibv_context *ctx, void *out)
-{
-	uint8_t in[PRM_ST_SZ_BYTES(query_hca_cap_in)] = { 0 };
-
-	PRM_SET(query_hca_cap_in, in, opcode, MLX5_CMD_OP_QUERY_HCA_CAP);
-	PRM_SET(query_hca_cap_in, in, op_mod,
-		(MLX5_CAP_GENERAL << 1) | HCA_CAP_OPMOD_GET_CUR);
-	memset(out, 0, DT_CAP_OUTLEN);
-	return mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, DT_CAP_OUTLEN);
-}
-
 void dt_umem_reg(struct ibv_context *ctx, struct dt_umem *m, size_t size,
 		 size_t align)
 {

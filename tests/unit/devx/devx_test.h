@@ -17,6 +17,7 @@
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
+#include "ut_dropin.h"
 
 /* Firmware syndromes by name (prm/syndromes.def). */
 enum dt_synd {
@@ -29,11 +30,17 @@ enum dt_synd {
 #define DT_OUT_SYNDROME(out) PRM_GET(mbox_out, (out), syndrome)
 
 /* Opens mlx5_0: with MLX5DV_CONTEXT_FLAGS_DEVX, or plain ibv_open_device. */
-struct ibv_context *dt_open(bool devx);
+static inline struct ibv_context *dt_open(bool devx)
+{
+	return ut_open(devx);
+}
 
 /* QUERY_HCA_CAP general (current) into a caller buffer of DT_CAP_OUTLEN. */
 #define DT_CAP_OUTLEN PRM_ST_SZ_BYTES(query_hca_cap_out)
-int dt_query_gen_caps(struct ibv_context *ctx, void *out);
+static inline int dt_query_gen_caps(struct ibv_context *ctx, void *out)
+{
+	return ut_query_hca_cap(ctx, MLX5_CAP_GENERAL, out);
+}
 #define DT_CAP(out, fld) \
 	PRM_GET(query_hca_cap_out, (out), capability.cmd_hca_cap.fld)
 

@@ -11,23 +11,12 @@
 #include "prm/prm_cmd.h"
 
 #include "fault_test_util.h"
+#include "ut_env.h"
 
 
 void ft_reset(void)
 {
-	for (;;) {
-		char name[256];
-		char **e;
-
-		for (e = environ; *e; e++)
-			if (!strncmp(*e, "MLX5EMU_", 8))
-				break;
-		if (!*e)
-			break;
-		snprintf(name, sizeof(name), "%.*s",
-			 (int)(strchr(*e, '=') - *e), *e);
-		unsetenv(name);
-	}
+	ut_clear_env();
 	emu_fault_set_observer(NULL, NULL);
 	emu_fault_reset();
 }

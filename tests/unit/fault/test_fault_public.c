@@ -18,27 +18,9 @@
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
-
-extern char **environ;
+#include "ut_env.h"
 
 static struct ibv_context *ctx;
-
-static void clear_env(void)
-{
-	for (;;) {
-		char name[256];
-		char **e;
-
-		for (e = environ; *e; e++)
-			if (!strncmp(*e, "MLX5EMU_", 8))
-				break;
-		if (!*e)
-			return;
-		snprintf(name, sizeof(name), "%.*s",
-			 (int)(strchr(*e, '=') - *e), *e);
-		unsetenv(name);
-	}
-}
 
 static struct ibv_context *open_mlx5_0(void)
 {
@@ -57,7 +39,7 @@ static struct ibv_context *open_mlx5_0(void)
 
 static void setup(void)
 {
-	clear_env();
+	ut_clear_env();
 	ctx = open_mlx5_0();
 }
 
@@ -250,7 +232,7 @@ START_TEST(env_rules)
 	int ids[2];
 
 	/* A fresh process: the engine has not started yet. */
-	clear_env();
+	ut_clear_env();
 	setenv("MLX5EMU_FAULTS", "fail opcode=ALLOC_PD status=LIM limit=1", 1);
 	c = open_mlx5_0();
 	ck_assert_int_eq(mlx5emu_fault_list(ids, 2), 1);

@@ -41,40 +41,31 @@ uint8_t fwt_exec(struct emu_fw *fw, struct fwt_mbox *m)
 	return emu_fw_out_status(m->out);
 }
 
-uint16_t fwt_uctx(struct emu_fw *fw)
+uint32_t fwt_alloc_(struct emu_fw *fw, uint16_t uid, uint16_t opcode,
+		    size_t inlen, size_t outlen, uint32_t id_off,
+		    uint32_t id_bits)
 {
 	struct fwt_mbox m;
 
-	fwt_mbox_init(&m, MLX5_CMD_OP_CREATE_UCTX, 0, 0,
-		      PRM_ST_SZ_BYTES(create_uctx_in),
-		      PRM_ST_SZ_BYTES(create_uctx_out));
+	fwt_mbox_init(&m, opcode, 0, uid, inlen, outlen);
 	fwt_exec(fw, &m);
 	ck_fw_ok(&m);
-	return (uint16_t)PRM_GET(create_uctx_out, m.out, uid);
+	return prm_get32_(m.out, id_off, id_bits);
+}
+
+uint16_t fwt_uctx(struct emu_fw *fw)
+{
+	return (uint16_t)fwt_alloc(fw, 0, CREATE_UCTX, create_uctx, uid);
 }
 
 uint32_t fwt_pd(struct emu_fw *fw, uint16_t uid)
 {
-	struct fwt_mbox m;
-
-	fwt_mbox_init(&m, MLX5_CMD_OP_ALLOC_PD, 0, uid,
-		      PRM_ST_SZ_BYTES(alloc_pd_in),
-		      PRM_ST_SZ_BYTES(alloc_pd_out));
-	fwt_exec(fw, &m);
-	ck_fw_ok(&m);
-	return PRM_GET(alloc_pd_out, m.out, pd);
+	return fwt_alloc(fw, uid, ALLOC_PD, alloc_pd, pd);
 }
 
 uint32_t fwt_uar(struct emu_fw *fw, uint16_t uid)
 {
-	struct fwt_mbox m;
-
-	fwt_mbox_init(&m, MLX5_CMD_OP_ALLOC_UAR, 0, uid,
-		      PRM_ST_SZ_BYTES(alloc_uar_in),
-		      PRM_ST_SZ_BYTES(alloc_uar_out));
-	fwt_exec(fw, &m);
-	ck_fw_ok(&m);
-	return PRM_GET(alloc_uar_out, m.out, uar);
+	return fwt_alloc(fw, uid, ALLOC_UAR, alloc_uar, uar);
 }
 
 void fwt_mem_reg(struct emu_fw *fw, uint16_t uid, size_t size,

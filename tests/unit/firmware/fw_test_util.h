@@ -48,6 +48,37 @@ uint8_t fwt_exec(struct emu_fw *fw, struct fwt_mbox *m);
 	} while (0)
 #define ck_fw_ok(m) ck_fw_synd(m, OK)
 
+/*
+ * A good mailbox changed by one statement: fill builds the good mailbox in
+ * m_, var points at ctx (its context, from m_) for stmt to change; runs it
+ * on fw and checks the syndrome.  For the suites' ck_<object>_synd(stmt, ID).
+ */
+#define ck_fw_variant(fw, fill, var, ctx, stmt, ID)			\
+	do {								\
+		struct fwt_mbox m_;					\
+		void *var = (ctx);					\
+		(void)var;						\
+		fill;							\
+		stmt;							\
+		fwt_exec((fw), &m_);					\
+		ck_fw_synd(&m_, ID);					\
+	} while (0)
+
+/*
+ * An object whose create carries nothing but the inbox header (ALLOC_PD,
+ * CREATE_UCTX, ...): OP, the inbox/outbox typ_in/typ_out and the outbox
+ * field fld holding the id.  Creates it (or fails the test); the id.
+ */
+#define fwt_alloc(fw, uid, OP, typ, fld)				\
+	fwt_alloc_((fw), (uid), MLX5_CMD_OP_##OP,			\
+		   PRM_ST_SZ_BYTES(typ##_in), PRM_ST_SZ_BYTES(typ##_out), \
+		   PRM_BIT_OFF(typ##_out, fld) +			\
+		   (uint32_t)PRM_CHECK_32(typ##_out, fld),		\
+		   PRM_BIT_SZ(typ##_out, fld))
+uint32_t fwt_alloc_(struct emu_fw *fw, uint16_t uid, uint16_t opcode,
+		    size_t inlen, size_t outlen, uint32_t id_off,
+		    uint32_t id_bits);
+
 /* Object creators: id or fail the test. */
 uint16_t fwt_uctx(struct emu_fw *fw);
 uint32_t fwt_pd(struct emu_fw *fw, uint16_t uid);

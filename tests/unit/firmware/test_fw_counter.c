@@ -23,12 +23,8 @@ static void teardown(void)
 
 static uint32_t alloc_qc(uint16_t uid)
 {
-	struct fwt_mbox m;
-
-	fwt_mbox_init(&m, MLX5_CMD_OP_ALLOC_Q_COUNTER, 0, uid, 16, 16);
-	fwt_exec(fw, &m);
-	ck_fw_ok(&m);
-	return PRM_GET(alloc_q_counter_out, m.out, counter_set_id);
+	return fwt_alloc(fw, uid, ALLOC_Q_COUNTER, alloc_q_counter,
+			 counter_set_id);
 }
 
 static void query_qc(struct fwt_mbox *m, uint16_t uid, uint32_t id,
@@ -106,12 +102,8 @@ END_TEST
 
 static uint32_t alloc_fc(uint16_t uid)
 {
-	struct fwt_mbox m;
-
-	fwt_mbox_init(&m, MLX5_CMD_OP_ALLOC_FLOW_COUNTER, 0, uid, 16, 16);
-	fwt_exec(fw, &m);
-	ck_fw_ok(&m);
-	return PRM_GET(alloc_flow_counter_out, m.out, flow_counter_id);
+	return fwt_alloc(fw, uid, ALLOC_FLOW_COUNTER, alloc_flow_counter,
+			 flow_counter_id);
 }
 
 static void query_fc(struct fwt_mbox *m, uint16_t uid, uint32_t id,

@@ -23,12 +23,8 @@ static void teardown(void)
 
 static uint32_t alloc_td(uint16_t uid)
 {
-	struct fwt_mbox m;
-
-	fwt_mbox_init(&m, MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN, 0, uid, 16, 16);
-	fwt_exec(fw, &m);
-	ck_fw_ok(&m);
-	return PRM_GET(alloc_transport_domain_out, m.out, transport_domain);
+	return fwt_alloc(fw, uid, ALLOC_TRANSPORT_DOMAIN,
+			 alloc_transport_domain, transport_domain);
 }
 
 START_TEST(pd_alloc_dealloc)

@@ -26,15 +26,8 @@ static void teardown(void)
 
 /* Create with one field changed; expect the syndrome. */
 #define ck_create_synd(t, stmt, ID)					\
-	do {								\
-		struct fwt_mbox m_;					\
-		void *qpc = QPT_QPC(&m_);				\
-		(void)qpc;						\
-		qpt_create_mbox(&env, &m_, (t));			\
-		stmt;							\
-		fwt_exec(fw, &m_);					\
-		ck_fw_synd(&m_, ID);					\
-	} while (0)
+	ck_fw_variant(fw, qpt_create_mbox(&env, &m_, (t)), qpc, QPT_QPC(&m_), \
+		      stmt, ID)
 
 /* ---- good creates, QUERY_QP echo, DESTROY_QP ---- */
 

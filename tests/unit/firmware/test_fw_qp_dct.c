@@ -171,15 +171,7 @@ START_TEST(dct_destroy_active)
 END_TEST
 
 #define ck_dct_synd(stmt, ID)						\
-	do {								\
-		struct fwt_mbox m_;					\
-		void *c = DCTC(&m_);					\
-		(void)c;						\
-		dct_mbox(&m_);						\
-		stmt;							\
-		fwt_exec(fw, &m_);					\
-		ck_fw_synd(&m_, ID);					\
-	} while (0)
+	ck_fw_variant(fw, dct_mbox(&m_), c, DCTC(&m_), stmt, ID)
 
 START_TEST(dct_create_rules)
 {

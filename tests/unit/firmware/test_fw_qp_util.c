@@ -60,26 +60,13 @@ struct emu_fw *qpt_fw(void (*tweak)(struct emu_fw_caps *caps))
 
 uint32_t qpt_xrcd(struct emu_fw *fw, uint16_t uid)
 {
-	struct fwt_mbox m;
-
-	fwt_mbox_init(&m, MLX5_CMD_OP_ALLOC_XRCD, 0, uid,
-		      PRM_ST_SZ_BYTES(alloc_xrcd_in),
-		      PRM_ST_SZ_BYTES(alloc_xrcd_out));
-	fwt_exec(fw, &m);
-	ck_fw_ok(&m);
-	return PRM_GET(alloc_xrcd_out, m.out, xrcd);
+	return fwt_alloc(fw, uid, ALLOC_XRCD, alloc_xrcd, xrcd);
 }
 
 uint32_t qpt_q_counter(struct emu_fw *fw, uint16_t uid)
 {
-	struct fwt_mbox m;
-
-	fwt_mbox_init(&m, MLX5_CMD_OP_ALLOC_Q_COUNTER, 0, uid,
-		      PRM_ST_SZ_BYTES(alloc_q_counter_in),
-		      PRM_ST_SZ_BYTES(alloc_q_counter_out));
-	fwt_exec(fw, &m);
-	ck_fw_ok(&m);
-	return PRM_GET(alloc_q_counter_out, m.out, counter_set_id);
+	return fwt_alloc(fw, uid, ALLOC_Q_COUNTER, alloc_q_counter,
+			 counter_set_id);
 }
 
 unsigned int qpt_slot(struct qpt_env *e)

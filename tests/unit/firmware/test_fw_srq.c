@@ -135,15 +135,7 @@ START_TEST(srq_lifecycle)
 END_TEST
 
 #define ck_srq_synd(stmt, ID)						\
-	do {								\
-		struct fwt_mbox m_;					\
-		void *c = SRQC(&m_);					\
-		(void)c;						\
-		srq_mbox(&m_);						\
-		stmt;							\
-		fwt_exec(fw, &m_);					\
-		ck_fw_synd(&m_, ID);					\
-	} while (0)
+	ck_fw_variant(fw, srq_mbox(&m_), c, SRQC(&m_), stmt, ID)
 
 START_TEST(srq_create_rules)
 {
@@ -307,15 +299,7 @@ START_TEST(xrc_srq_lifecycle)
 END_TEST
 
 #define ck_xsrq_synd(stmt, ID)						\
-	do {								\
-		struct fwt_mbox m_;					\
-		void *c = XSRQC(&m_);					\
-		(void)c;						\
-		xrc_srq_mbox(&m_);					\
-		stmt;							\
-		fwt_exec(fw, &m_);					\
-		ck_fw_synd(&m_, ID);					\
-	} while (0)
+	ck_fw_variant(fw, xrc_srq_mbox(&m_), c, XSRQC(&m_), stmt, ID)
 
 START_TEST(xrc_srq_create_rules)
 {
@@ -484,15 +468,10 @@ START_TEST(rmp_lifecycle)
 END_TEST
 
 #define ck_rmp_synd(stmt, ID)						\
-	do {								\
-		struct fwt_mbox m_;					\
-		void *c = RMPC(&m_), *wq = PRM_ADDR_OF(rmpc, c, wq);	\
-		(void)wq;						\
-		rmp_mbox(&m_);						\
-		stmt;							\
-		fwt_exec(fw, &m_);					\
-		ck_fw_synd(&m_, ID);					\
-	} while (0)
+	ck_fw_variant(fw, rmp_mbox(&m_), c, RMPC(&m_),			\
+		      { void *wq = PRM_ADDR_OF(rmpc, c, wq);		\
+			(void)wq;					\
+			stmt; }, ID)
 
 START_TEST(rmp_create_rules)
 {

@@ -20,6 +20,7 @@
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
+#include "ut_dropin.h"
 
 #define QT_PAGE_BYTES PRM_ST_SZ_BYTES(hca_cap_union)
 
@@ -38,7 +39,10 @@ struct qt_caps {
 #define QT_ATOMIC(c, fld) PRM_GET(atomic_caps, (c)->atomic, fld)
 
 /* Opens mlx5_0 (with MLX5DV_CONTEXT_FLAGS_DEVX if @devx); asserts. */
-struct ibv_context *qt_open(bool devx);
+static inline struct ibv_context *qt_open(bool devx)
+{
+	return ut_open(devx);
+}
 
 /* QUERY_HCA_CAP (type, current) through DEVX into @page; the errno. */
 int qt_query_cap_page(struct ibv_context *ctx, unsigned int type, void *page);

@@ -18,6 +18,7 @@
 #include "provider/abi.h"
 #include "provider/verbs/caps.h"
 #include "provider/verbs/context.h"
+#include "ut_core.h"
 
 MLX5EMU_ABI(ibv_get_device_list);
 MLX5EMU_ABI(ibv_free_device_list);
@@ -29,21 +30,13 @@ static struct prov_context *pctx;
 
 static void setup(void)
 {
-	struct ibv_device **list;
-	int n;
-
-	list = mlx5emu_abi_ibv_get_device_list(&n);
-	ck_assert_ptr_nonnull(list);
-	ck_assert_int_ge(n, 1);
-	ctx = mlx5emu_abi_ibv_open_device(list[0]);
-	ck_assert_msg(ctx, "open: %s", strerror(errno));
-	mlx5emu_abi_ibv_free_device_list(list);
+	ctx = ut_core_open();
 	pctx = to_prov_context(ctx);
 }
 
 static void teardown(void)
 {
-	ck_assert_int_eq(mlx5emu_abi_ibv_close_device(ctx), 0);
+	ut_core_close(ctx);
 }
 
 /* The page as the device answers it now, or NULL. */

@@ -6,27 +6,6 @@
 
 #include "verbs_test.h"
 
-struct ibv_context *vt_open(bool devx)
-{
-	struct mlx5dv_context_attr attr = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	int n;
-
-	list = ibv_get_device_list(&n);
-	ck_assert_msg(list, "ibv_get_device_list: %s", strerror(errno));
-	for (int i = 0; i < n; i++) {
-		if (strcmp(ibv_get_device_name(list[i]), "mlx5_0"))
-			continue;
-		ctx = devx ? mlx5dv_open_device(list[i], &attr) :
-			     ibv_open_device(list[i]);
-		ck_assert_msg(ctx, "opening mlx5_0: %s", strerror(errno));
-	}
-	ibv_free_device_list(list);
-	ck_assert_msg(ctx, "no mlx5_0 among %d devices", n);
-	return ctx;
-}
-
 int vt_max_cqe(struct ibv_context *ctx)
 {
 	struct ibv_device_attr attr;
@@ -37,16 +16,11 @@ int vt_max_cqe(struct ibv_context *ctx)
 
 uint32_t vt_cap_max_cq_sz(struct ibv_context *ctx)
 {
-	uint8_t in[PRM_ST_SZ_BYTES(query_hca_cap_in)] = { 0 };
 	uint8_t *out = calloc(1, PRM_ST_SZ_BYTES(query_hca_cap_out));
 	uint32_t log;
 
 	ck_assert_ptr_nonnull(out);
-	PRM_SET(query_hca_cap_in, in, opcode, MLX5_CMD_OP_QUERY_HCA_CAP);
-	PRM_SET(query_hca_cap_in, in, op_mod,
-		(MLX5_CAP_GENERAL << 1) | HCA_CAP_OPMOD_GET_CUR);
-	ck_assert_int_eq(mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out,
-						 PRM_ST_SZ_BYTES(query_hca_cap_out)), 0);
+	ck_assert_int_eq(ut_query_hca_cap(ctx, MLX5_CAP_GENERAL, out), 0);
 	log = PRM_GET(query_hca_cap_out, out, capability.cmd_hca_cap.log_max_cq_sz);
 	free(out);
 	return UINT32_C(1) << log;
