@@ -4,7 +4,8 @@
  * ibv_import_device(dup(cmd_fd)) gives a context on the same device that
  * shares the original's objects (a PD allocated in one is a PD the other's
  * DEVX objects can name), mmap(cmd_fd, mmap_off) reaches a UAR page, and
- * async_fd is pollable and honours O_NONBLOCK.
+ * async_fd is pollable and honours O_NONBLOCK; mlx5dv_open_device
+ * accepts only what libmlx5 44 accepts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -98,6 +99,31 @@ START_TEST(test_async_fd_nonblock)
 }
 END_TEST
 
+/* mlx5dv_open_device as libmlx5 44: only the DEVX flag, no comp_mask. */
+START_TEST(test_dv_open_flags)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct mlx5dv_context_attr attr = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX << 1 };
+	struct ibv_context *c;
+
+	ck_assert_ptr_nonnull(list);
+	ck_assert(mlx5dv_is_supported(list[0]));
+	errno = 0;
+	ck_assert_ptr_null(mlx5dv_open_device(list[0], &attr));
+	ck_assert_int_eq(errno, EINVAL);
+	attr.flags = MLX5DV_CONTEXT_FLAGS_DEVX;
+	attr.comp_mask = 1;
+	errno = 0;
+	ck_assert_ptr_null(mlx5dv_open_device(list[0], &attr));
+	ck_assert_int_eq(errno, EINVAL);
+	attr.comp_mask = 0;
+	c = mlx5dv_open_device(list[0], &attr);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(ibv_close_device(c), 0);
+	ibv_free_device_list(list);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("import");
@@ -107,6 +133,7 @@ int main(void)
 	tcase_add_test(tc, test_import_bad_fd);
 	tcase_add_test(tc, test_cmd_fd_maps_uar);
 	tcase_add_test(tc, test_async_fd_nonblock);
+	tcase_add_test(tc, test_dv_open_flags);
 	suite_add_tcase(s, tc);
 	return vt_run(s) ? 1 : 0;
 }
