@@ -6,15 +6,18 @@
  * types are then filled in that order, stopping at the first error, which
  * is returned (not -1/errno).
  *
- * Served now: MLX5DV_OBJ_PD (pdn).  The other types belong to objects whose
- * areas are not here yet; until they are, naming one is EOPNOTSUPP.  Both
- * versions (MLX5_1.0 and MLX5_1.2) land here; the 1.0 difference is CQ-only.
+ * Served now: MLX5DV_OBJ_QP (provider/verbs/qp_dv.c), MLX5DV_OBJ_SRQ
+ * (srq.c) and MLX5DV_OBJ_PD (pdn).  The other types belong to objects whose
+ * areas do not serve them yet (no ibv_wq exists: create_wq is not offered);
+ * until they do, naming one is EOPNOTSUPP.  Both versions (MLX5_1.0 and
+ * MLX5_1.2) land here; the 1.0 difference is CQ-only.
  */
 #include <errno.h>
 
 #include "provider/devx/devx.h"
 #include "provider/abi.h"
 #include "provider/verbs/pd.h"
+#include "provider/verbs/qp.h"
 
 #define PROV_DV_OBJ_KNOWN                                                     \
 	(MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ | MLX5DV_OBJ_SRQ | MLX5DV_OBJ_RWQ |     \
@@ -33,8 +36,7 @@ MLX5EMU_ABI(mlx5dv_init_obj);
 int mlx5emu_abi_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 {
 	static const uint64_t not_yet[] = {
-		MLX5DV_OBJ_QP, MLX5DV_OBJ_CQ, MLX5DV_OBJ_SRQ,
-		MLX5DV_OBJ_RWQ, MLX5DV_OBJ_DM, MLX5DV_OBJ_AH,
+		MLX5DV_OBJ_CQ, MLX5DV_OBJ_RWQ, MLX5DV_OBJ_DM, MLX5DV_OBJ_AH,
 	};
 	int ret = 0;
 
@@ -43,7 +45,12 @@ int mlx5emu_abi_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 	for (unsigned int i = 0; i < sizeof(not_yet) / sizeof(not_yet[0]); i++)
 		if (obj_type & not_yet[i])
 			return EOPNOTSUPP;
-	if (obj_type & MLX5DV_OBJ_PD)
+	/* libmlx5's order: QP, CQ, SRQ, RWQ, DM, AH, PD; first error wins. */
+	if (obj_type & MLX5DV_OBJ_QP)
+		ret = prov_qp_dv(obj->qp.in, obj->qp.out);
+	if (!ret && (obj_type & MLX5DV_OBJ_SRQ))
+		ret = prov_srq_dv(obj->srq.in, obj->srq.out);
+	if (!ret && (obj_type & MLX5DV_OBJ_PD))
 		ret = init_pd(obj->pd.in, obj->pd.out);
 	return ret;
 }

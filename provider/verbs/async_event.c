@@ -16,6 +16,7 @@
 #include "provider/verbs/async_event.h"
 #include "provider/verbs/context.h"
 #include "provider/verbs/cq.h"
+#include "provider/verbs/qp.h"
 
 /* What travels through the pipe (ib_uverbs_async_event_desc's shape). */
 struct prov_async_record {
@@ -61,10 +62,13 @@ int mlx5emu_abi_ibv_get_async_event(struct ibv_context *context,
 	case IBV_EVENT_PATH_MIG_ERR:
 	case IBV_EVENT_QP_LAST_WQE_REACHED:
 		event->element.qp = (struct ibv_qp *)(uintptr_t)r.element;
+		/* Reported to the application: destroy waits for its ack. */
+		prov_qp_event_reported(event->element.qp);
 		break;
 	case IBV_EVENT_SRQ_ERR:
 	case IBV_EVENT_SRQ_LIMIT_REACHED:
 		event->element.srq = (struct ibv_srq *)(uintptr_t)r.element;
+		prov_srq_event_reported(event->element.srq);
 		break;
 	case IBV_EVENT_WQ_FATAL:
 		event->element.wq = (struct ibv_wq *)(uintptr_t)r.element;

@@ -31,6 +31,7 @@ struct prov_context {
 	struct prov_caps *caps;		/* provider/verbs/caps.c */
 	struct prov_devx_ctx *devx_ctx;	/* provider/devx/ */
 	struct prov_verbs_ctx *verbs_ctx;	/* provider/verbs/verbs_ctx.c */
+	struct prov_qp_ctx *qp_ctx;	/* provider/verbs/qp_ctx.c */
 
 	struct verbs_context vctx;	/* must hold ibv_context last */
 };

@@ -8,6 +8,7 @@
 #include "provider/devx/devx.h"
 #include "provider/verbs/caps.h"
 #include "provider/verbs/context.h"
+#include "provider/verbs/qp.h"
 #include "provider/verbs/query.h"
 #include "provider/verbs/verbs_ctx.h"
 
@@ -17,6 +18,7 @@ void prov_context_set_ops(struct prov_context *pctx)
 	(void)pctx;
 	prov_query_set_ops(pctx);
 	prov_verbs_set_ops(pctx);
+	prov_qp_set_ops(pctx);
 }
 
 /* Areas add { init, fini } rows here, in dependency order. */
@@ -27,6 +29,7 @@ static const struct {
 	{ prov_caps_init, prov_caps_fini },	/* first: the others read caps */
 	{ prov_devx_ctx_init, prov_devx_ctx_fini },
 	{ prov_verbs_ctx_init, prov_verbs_ctx_fini },	/* after devx: its NC UAR */
+	{ prov_qp_ctx_init, prov_qp_ctx_fini },	/* after devx: its UAR pool */
 	{ NULL, NULL },
 };
 

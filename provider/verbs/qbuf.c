@@ -22,7 +22,7 @@ enum qbuf_type {
 };
 
 /* mlx5_get_alloc_type(): unknown values keep the default. */
-static enum qbuf_type qbuf_type(const char *prefix)
+static enum qbuf_type qbuf_type(const char *prefix, enum qbuf_type dflt)
 {
 	static const struct {
 		const char *name;
@@ -44,7 +44,7 @@ static enum qbuf_type qbuf_type(const char *prefix)
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			if (!strcasecmp(env, names[i].name))
 				return names[i].type;
-	return QBUF_ANON;
+	return dflt;
 }
 
 static int qbuf_huge(struct prov_qbuf *qb, size_t size)
@@ -77,7 +77,14 @@ static int qbuf_anon(struct prov_qbuf *qb, size_t size)
 
 int prov_qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix)
 {
-	enum qbuf_type type = qbuf_type(prefix);
+	return prov_qbuf_alloc_dflt(qb, size, prefix, false);
+}
+
+int prov_qbuf_alloc_dflt(struct prov_qbuf *qb, size_t size, const char *prefix,
+			 bool huge_default)
+{
+	enum qbuf_type type = qbuf_type(prefix, huge_default ? QBUF_HUGE :
+							      QBUF_ANON);
 
 	memset(qb, 0, sizeof(*qb));
 	if (!size) {

@@ -30,6 +30,10 @@ struct prov_qbuf {
  * environment prefix is @prefix ("MLX_CQ"): 0, or -1 with errno.
  */
 int prov_qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix);
+/* The same with HUGE as the type when the variable is unset (libmlx5's
+ * default_alloc_type, e.g. HUGE_RC=y for RC QPs). */
+int prov_qbuf_alloc_dflt(struct prov_qbuf *qb, size_t size, const char *prefix,
+			 bool huge_default);
 void prov_qbuf_free(struct prov_qbuf *qb);
 
 #endif /* MLX5EMU_PROVIDER_VERBS_QBUF_H */
