@@ -18,7 +18,7 @@
  * docs/configuration.md is the user's guide.
  *
  * Adding a setting: a field in struct emu_config, an enumerator in enum
- * emu_setting_id, and one row in the table in dev_config.c (README.md's table
+ * emu_setting_id, and one row in the table in dev_settings.c (README.md's table
  * lists them for users).
  */
 #ifndef MLX5EMU_EMU_DEVICE_DEV_CONFIG_H

@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/device/dev_settings.c -- the settings table: each setting's name,
+ * variable, default and help, its validator, and how its value is shown;
+ * the value syntax shared with emu/fault.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "emu/device/dev_addr.h"
+#include "emu/device/dev_config.h"
+#include "emu/device/dev_sysfs.h"
+#include "emu/fault/fault.h"
+#include "emu/firmware/fw_caps.h"
+
+/* ---- the syntax shared with emu/fault (dev_config.h) ---- */
+
+bool emu_config_eq_nocase(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
+		char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+
+		if (x != y)
+			return false;
+	}
+	return *a == *b;
+}
+
+int emu_config_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	unsigned int base = 10;
+	uint64_t v = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		unsigned int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned int)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned int)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned int)(*s - 'A' + 10);
+		else
+			return -EINVAL;
+		if (v > (UINT64_MAX - d) / base)
+			return -ERANGE;
+		v = v * base + d;
+	}
+	if (v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/* A string setting stored in a buffer of size bytes (with its NUL). */
+static bool too_long(const char *value, size_t size, char *why, size_t whylen)
+{
+	if (strlen(value) < size)
+		return false;
+	snprintf(why, whylen, "too long (at most %zu characters)", size - 1);
+	return true;
+}
+
+static int validate_uint(const struct emu_setting *s, const char *value,
+			 struct emu_config *cfg, char *why, size_t whylen)
+{
+	unsigned long v = 0;
+	const char *p;
+
+	if (!*value) {
+		snprintf(why, whylen, "empty; expected an integer from %lu to %lu",
+			 s->min, s->max);
+		return -EINVAL;
+	}
+	for (p = value; *p; p++) {
+		if (*p < '0' || *p > '9') {
+			snprintf(why, whylen,
+				 "not a decimal number; expected an integer from %lu to %lu",
+				 s->min, s->max);
+			return -EINVAL;
+		}
+	}
+	for (p = value; *p && v <= s->max; p++)	/* stops before overflow */
+		v = v * 10 + (unsigned long)(*p - '0');
+	if (v < s->min || v > s->max) {
+		snprintf(why, whylen,
+			 "out of range; expected an integer from %lu to %lu",
+			 s->min, s->max);
+		return -EINVAL;
+	}
+	switch (s->id) {
+	case EMU_SET_NUM_DEVICES:
+		cfg->num_devices = (unsigned int)v;
+		break;
+	case EMU_SET_NUM_PORTS:
+		cfg->num_ports = (unsigned int)v;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int validate_ipv4(const struct emu_setting *s, const char *value,
+			 struct emu_config *cfg, char *why, size_t whylen)
+{
+	struct in_addr a;
+	const char *reason;
+	uint32_t ip;
+
+	if (!*value) {		/* empty: back to "unset" (the default) */
+		cfg->ip_base_set = false;
+		cfg->ip_base = 0;
+		return 0;
+	}
+	if (inet_pton(AF_INET, value, &a) != 1) {
+		snprintf(why, whylen,
+			 "not an IPv4 address; expected a dotted quad such as 127.18.52.86");
+		return -EINVAL;
+	}
+	ip = ntohl(a.s_addr);
+	reason = emu_addr_unusable(ip);
+	if (reason) {
+		snprintf(why, whylen, "%s", reason);
+		return -EINVAL;
+	}
+	cfg->ip_base_set = true;
+	cfg->ip_base = ip;
+	return 0;
+}
+
+static int validate_dir(const struct emu_setting *s, const char *value,
+			struct emu_config *cfg, char *why, size_t whylen)
+{
+	struct stat st;
+	size_t len = strlen(value);
+
+	if (!*value) {
+		cfg->sysfs_dir_set = false;
+		cfg->sysfs_dir[0] = '\0';
+		return 0;
+	}
+	if (value[0] != '/') {
+		snprintf(why, whylen, "not an absolute path");
+		return -EINVAL;
+	}
+	while (len > 1 && value[len - 1] == '/')
+		len--;
+	if (len > EMU_SYSFS_DIR_MAX) {
+		snprintf(why, whylen,
+			 "too long (%zu characters); at most %d so that ibdev_path fits rdma-core's %d bytes",
+			 len, EMU_SYSFS_DIR_MAX, EMU_SYSFS_PATH_MAX);
+		return -EINVAL;
+	}
+	if (stat(value, &st)) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		return -EINVAL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, whylen, "not a directory");
+		return -EINVAL;
+	}
+	if (access(value, W_OK | X_OK)) {
+		snprintf(why, whylen, "not writable: %s", strerror(errno));
+		return -EINVAL;
+	}
+	memcpy(cfg->sysfs_dir, value, len);
+	cfg->sysfs_dir[len] = '\0';
+	cfg->sysfs_dir_set = true;
+	return 0;
+}
+
+/* config.file: a readable regular file. */
+static int validate_file(const struct emu_setting *s, const char *value,
+			 struct emu_config *cfg, char *why, size_t whylen)
+{
+	struct stat st;
+
+	if (!*value) {
+		cfg->config_file[0] = '\0';
+		return 0;
+	}
+	if (too_long(value, sizeof(cfg->config_file), why, whylen))
+		return -EINVAL;
+	if (stat(value, &st)) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		return -EINVAL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "not a regular file");
+		return -EINVAL;
+	}
+	if (access(value, R_OK)) {
+		snprintf(why, whylen, "not readable: %s", strerror(errno));
+		return -EINVAL;
+	}
+	snprintf(cfg->config_file, sizeof(cfg->config_file), "%s", value);
+	return 0;
+}
+
+/* fault.rules: every rule must parse (emu/fault's syntax). */
+static int validate_rules(const struct emu_setting *s, const char *value,
+			  struct emu_config *cfg, char *why, size_t whylen)
+{
+	int ret;
+
+	if (too_long(value, sizeof(cfg->fault_rules), why, whylen))
+		return -EINVAL;
+	ret = emu_fault_parse_list(value, NULL, NULL, NULL, why, whylen);
+	if (ret)
+		return ret == -ENOMEM ? -ENOMEM : -EINVAL;
+	snprintf(cfg->fault_rules, sizeof(cfg->fault_rules), "%s", value);
+	return 0;
+}
+
+static int validate_u64(const struct emu_setting *s, const char *value,
+			struct emu_config *cfg, char *why, size_t whylen)
+{
+	uint64_t v;
+
+	if (emu_config_parse_u64(value, UINT64_MAX, &v)) {
+		snprintf(why, whylen, "expected an integer from 0 to "
+			 "18446744073709551615 (decimal or 0x hex)");
+		return -EINVAL;
+	}
+	cfg->fault_seed = v;
+	return 0;
+}
+
+/*
+ * trace.mode: off, text or json (also 0 and 1), optionally ":FILE"; the
+ * trace (emu/trace) reads it back as given.  Empty means off.
+ */
+static int validate_trace_mode(const struct emu_setting *s, const char *value,
+			       struct emu_config *cfg, char *why, size_t whylen)
+{
+	const char *colon = strchr(value, ':');
+	size_t n = colon ? (size_t)(colon - value) : strlen(value);
+	char mode[8] = "";
+	bool off;
+
+	if (too_long(value, sizeof(cfg->trace_mode), why, whylen))
+		return -EINVAL;
+	if (n < sizeof(mode))
+		memcpy(mode, value, n);
+	mode[n < sizeof(mode) ? n : 0] = '\0';
+	if (!*value) {
+		cfg->trace_mode[0] = '\0';
+		return 0;
+	}
+	off = emu_config_eq_nocase(mode, "off") || !strcmp(mode, "0");
+	if (!off && !emu_config_eq_nocase(mode, "text") &&
+	    !emu_config_eq_nocase(mode, "json") && strcmp(mode, "1")) {
+		snprintf(why, whylen,
+			 "expected off, text or json, optionally with :FILE");
+		return -EINVAL;
+	}
+	if (colon && off) {
+		snprintf(why, whylen, "\"off\" takes no file");
+		return -EINVAL;
+	}
+	if (colon && !colon[1]) {
+		snprintf(why, whylen, "empty file name after ':'");
+		return -EINVAL;
+	}
+	snprintf(cfg->trace_mode, sizeof(cfg->trace_mode), "%s", value);
+	return 0;
+}
+
+/* trace.file: a file name ("" or "-": stderr), opened by the trace. */
+static int validate_trace_file(const struct emu_setting *s, const char *value,
+			       struct emu_config *cfg, char *why, size_t whylen)
+{
+	if (too_long(value, sizeof(cfg->trace_file), why, whylen))
+		return -EINVAL;
+	snprintf(cfg->trace_file, sizeof(cfg->trace_file), "%s", value);
+	return 0;
+}
+
+static int validate_bool(const struct emu_setting *s, const char *value,
+			 struct emu_config *cfg, char *why, size_t whylen)
+{
+	static const char *const yes[] = { "1", "yes", "on", "true" };
+	static const char *const no[] = { "0", "no", "off", "false" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (emu_config_eq_nocase(value, yes[i])) {
+			cfg->trace_elide_defaults = true;
+			return 0;
+		}
+		if (emu_config_eq_nocase(value, no[i])) {
+			cfg->trace_elide_defaults = false;
+			return 0;
+		}
+	}
+	snprintf(why, whylen, "expected 1, 0, yes, no, on, off, true or false");
+	return -EINVAL;
+}
+
+/* The caps setting is applied by emu_config_set() itself (it records
+ * where each override came from); see caps_apply_list(). */
+static int validate_caps(const struct emu_setting *s, const char *value,
+			 struct emu_config *cfg, char *why, size_t whylen)
+{
+	return -EINVAL;
+}
+
+static const struct emu_setting settings[EMU_SET_COUNT] = {
+	[EMU_SET_NUM_DEVICES] = {
+		.id = EMU_SET_NUM_DEVICES,
+		.name = "device.num_devices",
+		.env = "MLX5EMU_NUM_DEVICES",
+		.type = EMU_TYPE_UINT,
+		.def = "1",
+		.def_doc = "1",
+		.min = 0,
+		.max = EMU_MAX_DEVICES,
+		.validate = validate_uint,
+		.help = "Number of emulated devices (mlx5_0, mlx5_1, ...); "
+			"0 gives an empty device list.",
+	},
+	[EMU_SET_NUM_PORTS] = {
+		.id = EMU_SET_NUM_PORTS,
+		.name = "device.num_ports",
+		.env = "MLX5EMU_NUM_PORTS",
+		.type = EMU_TYPE_UINT,
+		.def = "1",
+		.def_doc = "1",
+		.min = 1,
+		.max = EMU_MAX_PORTS,
+		.validate = validate_uint,
+		.help = "Ports per device (phys_port_cnt).  A real ConnectX-6 Dx "
+			"shows each port as its own PCI function with one port; "
+			"2 is an emulator extension.",
+	},
+	[EMU_SET_IP_BASE] = {
+		.id = EMU_SET_IP_BASE,
+		.name = "device.ip_base",
+		.env = "MLX5EMU_IP_BASE",
+		.type = EMU_TYPE_IPV4,
+		.def = NULL,
+		.def_doc = "127.a.b.c derived from the pid",
+		.validate = validate_ipv4,
+		.help = "First IPv4 address tried for the ports; each port binds "
+			"UDP 4791 on the next free address.  Never 127.0.0.1, never "
+			"a last octet of 0 or 255.  Empty means the default.",
+	},
+	[EMU_SET_SYSFS_DIR] = {
+		.id = EMU_SET_SYSFS_DIR,
+		.name = "device.sysfs_dir",
+		.env = "MLX5EMU_SYSFS_DIR",
+		.type = EMU_TYPE_DIR,
+		.def = NULL,
+		.def_doc = "$XDG_RUNTIME_DIR, else /tmp",
+		.validate = validate_dir,
+		.help = "Existing writable directory in which each process makes "
+			"its private sysfs-like tree (mlx5emu-<pid>-XXXXXX), removed "
+			"at exit.  Empty means the default.",
+	},
+	[EMU_SET_CONFIG_FILE] = {
+		.id = EMU_SET_CONFIG_FILE,
+		.name = "config.file",
+		.env = "MLX5EMU_CONFIG",
+		.type = EMU_TYPE_FILE,
+		.def = NULL,
+		.def_doc = "none (no file is read)",
+		.validate = validate_file,
+		.help = "The configuration file (INI syntax), read before the "
+			"environment is applied.  Only the environment can name "
+			"it.  Empty means no file.",
+	},
+	[EMU_SET_CAPS] = {
+		.id = EMU_SET_CAPS,
+		.name = "caps",
+		.env = "MLX5EMU_CAPS",
+		.type = EMU_TYPE_CAPS,
+		.def = NULL,
+		.def_doc = "none",
+		.validate = validate_caps,
+		.help = "Capability overrides, FIELD=VALUE separated by commas "
+			"or spaces: a cmd_hca_cap field, or PAGE.FIELD for another "
+			"page (roce_cap.FIELD); in the file, keys of [caps] and "
+			"[caps.PAGE].  They may only lower limits and clear "
+			"features; the whole set is checked for consistency.",
+	},
+	[EMU_SET_FAULT_RULES] = {
+		.id = EMU_SET_FAULT_RULES,
+		.name = "fault.rules",
+		.env = "MLX5EMU_FAULTS",
+		.type = EMU_TYPE_RULES,
+		.def = NULL,
+		.def_doc = "none",
+		.validate = validate_rules,
+		.help = "Command fault rules separated by ';' "
+			"(docs/fault-injection.md); in the file also one rule per "
+			"\"rule =\" line of [fault].  The environment replaces the "
+			"file's rules.",
+	},
+	[EMU_SET_FAULT_SEED] = {
+		.id = EMU_SET_FAULT_SEED,
+		.name = "fault.seed",
+		.env = "MLX5EMU_FAULT_SEED",
+		.type = EMU_TYPE_U64,
+		.def = "0",
+		.def_doc = "0",
+		.validate = validate_u64,
+		.help = "Seed of the prob= rules that give no seed= of their own; "
+			"the same seed gives the same firing sequence.",
+	},
+	[EMU_SET_TRACE_MODE] = {
+		.id = EMU_SET_TRACE_MODE,
+		.name = "trace.mode",
+		.env = "MLX5EMU_TRACE",
+		.type = EMU_TYPE_TRACE_MODE,
+		.def = NULL,
+		.def_doc = "off",
+		.validate = validate_trace_mode,
+		.help = "The command trace: off, text or json, optionally "
+			"followed by :FILE (which wins over trace.file).",
+	},
+	[EMU_SET_TRACE_FILE] = {
+		.id = EMU_SET_TRACE_FILE,
+		.name = "trace.file",
+		.env = "MLX5EMU_TRACE_FILE",
+		.type = EMU_TYPE_FILE,
+		.def = NULL,
+		.def_doc = "stderr",
+		.validate = validate_trace_file,
+		.help = "Where the trace goes; empty or - is stderr.",
+	},
+	[EMU_SET_TRACE_ELIDE] = {
+		.id = EMU_SET_TRACE_ELIDE,
+		.name = "trace.elide_defaults",
+		.env = "MLX5EMU_TRACE_ELIDE",
+		.type = EMU_TYPE_BOOL,
+		.def = "1",
+		.def_doc = "1",
+		.validate = validate_bool,
+		.help = "In the text trace, leave out fields at their default "
+			"(zero).",
+	},
+};
+
+const struct emu_setting *emu_config_settings(size_t *n)
+{
+	if (n)
+		*n = EMU_SET_COUNT;
+	return settings;
+}
+
+const struct emu_setting *emu_config_find(const char *name)
+{
+	for (size_t i = 0; i < EMU_SET_COUNT; i++)
+		if (!strcmp(settings[i].name, name) ||
+		    !strcmp(settings[i].env, name))
+			return &settings[i];
+	return NULL;
+}
+
+const char *emu_config_source_name(enum emu_config_source src)
+{
+	switch (src) {
+	case EMU_SRC_DEFAULT:
+		return "default";
+	case EMU_SRC_FILE:
+		return "config file";
+	case EMU_SRC_ENV:
+		return "environment";
+	}
+	return "?";
+}
+
+void emu_config_defaults(struct emu_config *cfg)
+{
+	char why[256];
+
+	memset(cfg, 0, sizeof(*cfg));
+	for (size_t i = 0; i < EMU_SET_COUNT; i++) {
+		cfg->source[i] = EMU_SRC_DEFAULT;
+		if (settings[i].def)
+			settings[i].validate(&settings[i], settings[i].def, cfg,
+					     why, sizeof(why));
+	}
+}
+
+void emu_config_format(const struct emu_config *cfg, enum emu_setting_id id,
+		       char *buf, size_t len)
+{
+	struct in_addr a;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	switch (id) {
+	case EMU_SET_NUM_DEVICES:
+		snprintf(buf, len, "%u", cfg->num_devices);
+		break;
+	case EMU_SET_NUM_PORTS:
+		snprintf(buf, len, "%u", cfg->num_ports);
+		break;
+	case EMU_SET_IP_BASE:
+		if (cfg->ip_base_set) {
+			a.s_addr = htonl(cfg->ip_base);
+			inet_ntop(AF_INET, &a, buf, (socklen_t)len);
+		}
+		break;
+	case EMU_SET_SYSFS_DIR:
+		snprintf(buf, len, "%s", cfg->sysfs_dir);
+		break;
+	case EMU_SET_CONFIG_FILE:
+		snprintf(buf, len, "%s", cfg->config_file);
+		break;
+	case EMU_SET_CAPS: {
+		size_t n = 0;
+
+		for (unsigned int i = 0; i < cfg->num_caps && n < len; i++) {
+			const char *st = emu_fw_cap_type_struct(cfg->caps[i].type);
+
+			n += (size_t)snprintf(buf + n, len - n, "%s%s%s%s=%" PRIu64,
+				i ? "," : "",
+				cfg->caps[i].type ? st : "",
+				cfg->caps[i].type ? "." : "",
+				cfg->caps[i].field, cfg->caps[i].value);
+		}
+		break;
+	}
+	case EMU_SET_FAULT_RULES:
+		snprintf(buf, len, "%s", cfg->fault_rules);
+		break;
+	case EMU_SET_FAULT_SEED:
+		snprintf(buf, len, "%" PRIu64, cfg->fault_seed);
+		break;
+	case EMU_SET_TRACE_MODE:
+		snprintf(buf, len, "%s", cfg->trace_mode);
+		break;
+	case EMU_SET_TRACE_FILE:
+		snprintf(buf, len, "%s", cfg->trace_file);
+		break;
+	case EMU_SET_TRACE_ELIDE:
+		snprintf(buf, len, "%d", cfg->trace_elide_defaults ? 1 : 0);
+		break;
+	default:
+		break;
+	}
+}
