@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Queue pairs (qp.c: creation, destruction, receive posting; qp_modify.c:
- * the state transitions; qp_query.c: queries and the DEVX entries on a
- * verbs QP; qp_dv.c: mlx5dv_create_qp, DC and mlx5dv_init_obj's QP part;
- * qp_ctx.c: the per-context state QPs share), shared receive queues
- * (srq.c) and XRC domains (xrcd.c).
+ * Queue pairs (qp_create.c, qp_caps.c, qp_check.c, qp_wq.c: creation;
+ * qp_destroy.c: destruction; qp.c: receive posting; qp_modify.c,
+ * qp_modify_table.c, qp_modify_path.c: the state transitions; qp_query.c:
+ * queries and the DEVX entries on a verbs QP; qp_dv.c: mlx5dv_create_qp,
+ * DC and mlx5dv_init_obj's QP part; qp_ctx.c: the per-context state QPs
+ * share; qp_int.h: what those files pass between themselves), shared
+ * receive queues (srq.c) and XRC domains (xrcd.c).
  *
  * The provider plays libmlx5 and the kernel's mlx5_ib at once: it sizes
  * the queues as libmlx5 44 does, allocates the ring and the doorbell
@@ -295,12 +297,12 @@ void prov_qp_bf_put(struct prov_context *pctx, struct prov_qp_bf *bf);
 int prov_qp_ctx_pd0(struct prov_context *pctx, uint32_t *pdn);
 int prov_qp_ctx_xrcd1(struct prov_context *pctx, uint32_t *xrcdn);
 
-/* qp.c: the common creation path behind ibv_create_qp, the create_qp_ex
+/* qp_create.c: the common creation path behind ibv_create_qp, the create_qp_ex
  * op and mlx5dv_create_qp (@dv may be NULL): the QP or NULL + errno. */
 struct ibv_qp *prov_qp_create(struct ibv_context *context,
 			      struct ibv_qp_init_attr_ex *attr,
 			      struct mlx5dv_qp_init_attr *dv);
-/* libmlx5's set_qp_operational_state(). */
+/* qp.c: libmlx5's set_qp_operational_state(). */
 void prov_qp_set_operational_state(struct prov_qp *qp, enum ibv_qp_state st);
 /* The QP a handle stands for (an XRC target opened elsewhere). */
 static inline struct prov_qp *prov_qp_real(struct prov_qp *qp)
@@ -347,6 +349,8 @@ void prov_xrcd_set_ops(struct prov_context *pctx);
 int prov_xrcd_use(struct ibv_xrcd *xrcd);
 void prov_xrcd_handle_get(struct prov_xrcd *xrcd);
 void prov_xrcd_handle_put(struct prov_xrcd *xrcd);
+/* Both puts of a use prov_xrcd_use took. */
+void prov_xrcd_unuse(struct prov_context *pctx, struct ibv_xrcd *xrcd);
 void prov_xrcd_shared_put(struct prov_context *pctx,
 			  struct prov_xrcd_shared *x);
 uint32_t prov_xrcd_xrcdn(struct ibv_xrcd *xrcd);

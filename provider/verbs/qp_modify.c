@@ -25,6 +25,7 @@
  *                SQD->SQD): EINVAL
  *   firmware     the status's errno (mlx5_cmd_exec)
  *
+ * The tables are qp_modify_table.c's, the RoCE paths qp_modify_path.c's.
  * The command is the transition's (RST2INIT_QP ... 2RST_QP) with the
  * qpc mlx5_ib builds and the optional parameters it sends: the attr_mask
  * translated to opt_param bits and masked by the transition's allowed
@@ -48,29 +49,9 @@
 #include "provider/verbs/cq.h"
 #include "provider/verbs/pd.h"
 #include "provider/verbs/qp.h"
+#include "provider/verbs/qp_int.h"
 #include "provider/verbs/query.h"
 #include "provider/verbs/verbs_ctx.h"
-
-/* mlx5_qp_optpar (include/linux/mlx5/qp.h). */
-enum {
-	OPT_ALT_ADDR_PATH = 1u << 0,
-	OPT_RRE = 1u << 1,
-	OPT_RAE = 1u << 2,
-	OPT_RWE = 1u << 3,
-	OPT_PKEY_INDEX = 1u << 4,
-	OPT_Q_KEY = 1u << 5,
-	OPT_RNR_TIMEOUT = 1u << 6,
-	OPT_PRIMARY_ADDR_PATH = 1u << 7,
-	OPT_SRA_MAX = 1u << 8,
-	OPT_RRA_MAX = 1u << 9,
-	OPT_PM_STATE = 1u << 10,
-	OPT_RETRY_COUNT = 1u << 12,
-	OPT_RNR_RETRY = 1u << 13,
-	OPT_ACK_TIMEOUT = 1u << 14,
-	OPT_PRI_PORT = 1u << 16,
-	OPT_SRQN = 1u << 18,
-	OPT_CQN_RCV = 1u << 19,
-};
 
 /* IB_QP_ATTR_STANDARD_BITS: IB_QP_STATE .. IB_QP_DEST_QPN. */
 #define PROV_QP_STANDARD_BITS ((IBV_QP_DEST_QPN << 1) - 1)
@@ -78,431 +59,7 @@ enum {
 /* mlx5_ib's MLX5_IB_ACK_REQ_FREQ. */
 #define PROV_ACK_REQ_FREQ 8
 
-/* ---- ib_modify_qp_is_ok(): the IBA state table ---- */
-
-enum { QT_RC, QT_UC, QT_UD, QT_XRC_INI, QT_XRC_TGT, QT_N };
-
-struct qp_trans {
-	bool valid;
-	uint32_t req[QT_N];
-	uint32_t opt[QT_N];
-};
-
-#define S(x) IBV_QPS_##x
-#define M(x) IBV_QP_##x
-#define NSTATE (IBV_QPS_ERR + 1)
-
-static const struct qp_trans qp_table[NSTATE][NSTATE] = {
-	[S(RESET)] = {
-		[S(RESET)] = { .valid = true },
-		[S(ERR)] = { .valid = true },
-		[S(INIT)] = {
-			.valid = true,
-			.req = {
-				[QT_UD] = M(PKEY_INDEX) | M(PORT) | M(QKEY),
-				[QT_UC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
-				[QT_RC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
-				[QT_XRC_INI] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
-				[QT_XRC_TGT] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
-			},
-		},
-	},
-	[S(INIT)] = {
-		[S(RESET)] = { .valid = true },
-		[S(ERR)] = { .valid = true },
-		[S(INIT)] = {
-			.valid = true,
-			.opt = {
-				[QT_UD] = M(PKEY_INDEX) | M(PORT) | M(QKEY),
-				[QT_UC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
-				[QT_RC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
-				[QT_XRC_INI] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
-				[QT_XRC_TGT] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
-			},
-		},
-		[S(RTR)] = {
-			.valid = true,
-			.req = {
-				[QT_UC] = M(AV) | M(PATH_MTU) | M(DEST_QPN) | M(RQ_PSN),
-				[QT_RC] = M(AV) | M(PATH_MTU) | M(DEST_QPN) | M(RQ_PSN) |
-					  M(MAX_DEST_RD_ATOMIC) | M(MIN_RNR_TIMER),
-				[QT_XRC_INI] = M(AV) | M(PATH_MTU) | M(DEST_QPN) |
-					       M(RQ_PSN),
-				[QT_XRC_TGT] = M(AV) | M(PATH_MTU) | M(DEST_QPN) |
-					       M(RQ_PSN) | M(MAX_DEST_RD_ATOMIC) |
-					       M(MIN_RNR_TIMER),
-			},
-			.opt = {
-				[QT_UD] = M(PKEY_INDEX) | M(QKEY),
-				[QT_UC] = M(ALT_PATH) | M(ACCESS_FLAGS) | M(PKEY_INDEX),
-				[QT_RC] = M(ALT_PATH) | M(ACCESS_FLAGS) | M(PKEY_INDEX),
-				[QT_XRC_INI] = M(ALT_PATH) | M(ACCESS_FLAGS) |
-					       M(PKEY_INDEX),
-				[QT_XRC_TGT] = M(ALT_PATH) | M(ACCESS_FLAGS) |
-					       M(PKEY_INDEX),
-			},
-		},
-	},
-	[S(RTR)] = {
-		[S(RESET)] = { .valid = true },
-		[S(ERR)] = { .valid = true },
-		[S(RTS)] = {
-			.valid = true,
-			.req = {
-				[QT_UD] = M(SQ_PSN),
-				[QT_UC] = M(SQ_PSN),
-				[QT_RC] = M(TIMEOUT) | M(RETRY_CNT) | M(RNR_RETRY) |
-					  M(SQ_PSN) | M(MAX_QP_RD_ATOMIC),
-				[QT_XRC_INI] = M(TIMEOUT) | M(RETRY_CNT) |
-					       M(RNR_RETRY) | M(SQ_PSN) |
-					       M(MAX_QP_RD_ATOMIC),
-				[QT_XRC_TGT] = M(TIMEOUT) | M(SQ_PSN),
-			},
-			.opt = {
-				[QT_UD] = M(CUR_STATE) | M(QKEY),
-				[QT_UC] = M(CUR_STATE) | M(ALT_PATH) |
-					  M(ACCESS_FLAGS) | M(PATH_MIG_STATE),
-				[QT_RC] = M(CUR_STATE) | M(ALT_PATH) |
-					  M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) |
-					  M(PATH_MIG_STATE),
-				[QT_XRC_INI] = M(CUR_STATE) | M(ALT_PATH) |
-					       M(ACCESS_FLAGS) | M(PATH_MIG_STATE),
-				[QT_XRC_TGT] = M(CUR_STATE) | M(ALT_PATH) |
-					       M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) |
-					       M(PATH_MIG_STATE),
-			},
-		},
-	},
-	[S(RTS)] = {
-		[S(RESET)] = { .valid = true },
-		[S(ERR)] = { .valid = true },
-		[S(RTS)] = {
-			.valid = true,
-			.opt = {
-				[QT_UD] = M(CUR_STATE) | M(QKEY),
-				[QT_UC] = M(CUR_STATE) | M(ACCESS_FLAGS) |
-					  M(ALT_PATH) | M(PATH_MIG_STATE),
-				[QT_RC] = M(CUR_STATE) | M(ACCESS_FLAGS) |
-					  M(ALT_PATH) | M(PATH_MIG_STATE) |
-					  M(MIN_RNR_TIMER),
-				[QT_XRC_INI] = M(CUR_STATE) | M(ACCESS_FLAGS) |
-					       M(ALT_PATH) | M(PATH_MIG_STATE),
-				[QT_XRC_TGT] = M(CUR_STATE) | M(ACCESS_FLAGS) |
-					       M(ALT_PATH) | M(PATH_MIG_STATE) |
-					       M(MIN_RNR_TIMER),
-			},
-		},
-		[S(SQD)] = {
-			.valid = true,
-			.opt = {
-				[QT_UD] = M(EN_SQD_ASYNC_NOTIFY),
-				[QT_UC] = M(EN_SQD_ASYNC_NOTIFY),
-				[QT_RC] = M(EN_SQD_ASYNC_NOTIFY),
-				[QT_XRC_INI] = M(EN_SQD_ASYNC_NOTIFY),
-				[QT_XRC_TGT] = M(EN_SQD_ASYNC_NOTIFY),
-			},
-		},
-	},
-	[S(SQD)] = {
-		[S(RESET)] = { .valid = true },
-		[S(ERR)] = { .valid = true },
-		[S(RTS)] = {
-			.valid = true,
-			.opt = {
-				[QT_UD] = M(CUR_STATE) | M(QKEY),
-				[QT_UC] = M(CUR_STATE) | M(ALT_PATH) |
-					  M(ACCESS_FLAGS) | M(PATH_MIG_STATE),
-				[QT_RC] = M(CUR_STATE) | M(ALT_PATH) |
-					  M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) |
-					  M(PATH_MIG_STATE),
-				[QT_XRC_INI] = M(CUR_STATE) | M(ALT_PATH) |
-					       M(ACCESS_FLAGS) | M(PATH_MIG_STATE),
-				[QT_XRC_TGT] = M(CUR_STATE) | M(ALT_PATH) |
-					       M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) |
-					       M(PATH_MIG_STATE),
-			},
-		},
-		[S(SQD)] = {
-			.valid = true,
-			.opt = {
-				[QT_UD] = M(PKEY_INDEX) | M(QKEY),
-				[QT_UC] = M(AV) | M(ALT_PATH) | M(ACCESS_FLAGS) |
-					  M(PKEY_INDEX) | M(PATH_MIG_STATE),
-				[QT_RC] = M(PORT) | M(AV) | M(TIMEOUT) |
-					  M(RETRY_CNT) | M(RNR_RETRY) |
-					  M(MAX_QP_RD_ATOMIC) |
-					  M(MAX_DEST_RD_ATOMIC) | M(ALT_PATH) |
-					  M(ACCESS_FLAGS) | M(PKEY_INDEX) |
-					  M(MIN_RNR_TIMER) | M(PATH_MIG_STATE),
-				[QT_XRC_INI] = M(PORT) | M(AV) | M(TIMEOUT) |
-					       M(RETRY_CNT) | M(RNR_RETRY) |
-					       M(MAX_QP_RD_ATOMIC) | M(ALT_PATH) |
-					       M(ACCESS_FLAGS) | M(PKEY_INDEX) |
-					       M(PATH_MIG_STATE),
-				[QT_XRC_TGT] = M(PORT) | M(AV) | M(TIMEOUT) |
-					       M(MAX_DEST_RD_ATOMIC) | M(ALT_PATH) |
-					       M(ACCESS_FLAGS) | M(PKEY_INDEX) |
-					       M(MIN_RNR_TIMER) | M(PATH_MIG_STATE),
-			},
-		},
-	},
-	[S(SQE)] = {
-		[S(RESET)] = { .valid = true },
-		[S(ERR)] = { .valid = true },
-		[S(RTS)] = {
-			.valid = true,
-			.opt = {
-				[QT_UD] = M(CUR_STATE) | M(QKEY),
-				[QT_UC] = M(CUR_STATE) | M(ACCESS_FLAGS),
-			},
-		},
-	},
-	[S(ERR)] = {
-		[S(RESET)] = { .valid = true },
-		[S(ERR)] = { .valid = true },
-	},
-};
-
-#undef S
-#undef M
-
-static int qt_of(enum ibv_qp_type t)
-{
-	switch (t) {
-	case IBV_QPT_RC:
-		return QT_RC;
-	case IBV_QPT_UC:
-		return QT_UC;
-	case IBV_QPT_UD:
-		return QT_UD;
-	case IBV_QPT_XRC_SEND:
-		return QT_XRC_INI;
-	case IBV_QPT_XRC_RECV:
-		return QT_XRC_TGT;
-	default:
-		return -1;
-	}
-}
-
-static bool modify_qp_is_ok(enum ibv_qp_state cur, enum ibv_qp_state next,
-			    enum ibv_qp_type type, uint32_t mask)
-{
-	const struct qp_trans *t;
-	int qt = qt_of(type);
-
-	if ((unsigned int)cur > IBV_QPS_ERR || (unsigned int)next > IBV_QPS_ERR ||
-	    qt < 0)
-		return false;
-	if ((mask & IBV_QP_CUR_STATE) && cur != IBV_QPS_RTR &&
-	    cur != IBV_QPS_RTS && cur != IBV_QPS_SQD && cur != IBV_QPS_SQE)
-		return false;
-	t = &qp_table[cur][next];
-	if (!t->valid)
-		return false;
-	if ((mask & t->req[qt]) != t->req[qt])
-		return false;
-	if (mask & ~(t->req[qt] | t->opt[qt] | IBV_QP_STATE))
-		return false;
-	return true;
-}
-
-/* is_valid_mask() and modify_dci_qp_is_ok(). */
-static bool valid_mask(uint32_t mask, uint32_t req, uint32_t opt)
-{
-	return (mask & req) == req && !(mask & ~(req | opt));
-}
-
-static bool modify_dci_is_ok(enum ibv_qp_state cur, enum ibv_qp_state next,
-			     uint32_t mask)
-{
-	uint32_t req = IBV_QP_STATE;
-
-	if (next == IBV_QPS_RESET)
-		return valid_mask(mask, req, 0);
-	if (cur == IBV_QPS_RESET && next == IBV_QPS_INIT)
-		return valid_mask(mask, req | IBV_QP_PKEY_INDEX | IBV_QP_PORT, 0);
-	if (cur == IBV_QPS_INIT && next == IBV_QPS_INIT)
-		return valid_mask(mask, req, IBV_QP_PKEY_INDEX | IBV_QP_PORT);
-	if (cur == IBV_QPS_INIT && next == IBV_QPS_RTR)
-		return valid_mask(mask, req | IBV_QP_PATH_MTU,
-				  IBV_QP_PKEY_INDEX | IBV_QP_AV);
-	if (cur == IBV_QPS_RTR && next == IBV_QPS_RTS)
-		return valid_mask(mask, req | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC |
-				  IBV_QP_SQ_PSN, IBV_QP_MIN_RNR_TIMER);
-	if (cur == IBV_QPS_RTS && next == IBV_QPS_RTS)
-		return valid_mask(mask, req, IBV_QP_MIN_RNR_TIMER);
-	if (cur != IBV_QPS_RESET && next == IBV_QPS_ERR)
-		return valid_mask(mask, req, 0);
-	return false;
-}
-
-/* ---- opt_param_mask: mlx5_ib's opt_mask[][][] and ib_nr_to_mlx5_nr ---- */
-
-enum { ST_RC, ST_UC, ST_UD, ST_XRC, ST_N };
-
-static uint32_t opt_allowed(enum ibv_qp_state cur, enum ibv_qp_state next,
-			    int st)
-{
-	const uint32_t rc_like = OPT_RRE | OPT_RAE | OPT_RWE;
-
-	if (st < 0)
-		return 0;
-	if (cur == IBV_QPS_INIT && next == IBV_QPS_INIT) {
-		static const uint32_t m[ST_N] = {
-			[ST_RC] = OPT_RRE | OPT_RAE | OPT_RWE | OPT_PKEY_INDEX |
-				  OPT_PRI_PORT,
-			[ST_UC] = OPT_RWE | OPT_PKEY_INDEX | OPT_PRI_PORT,
-			[ST_UD] = OPT_PKEY_INDEX | OPT_Q_KEY | OPT_PRI_PORT,
-			[ST_XRC] = OPT_RRE | OPT_RAE | OPT_RWE | OPT_PKEY_INDEX |
-				   OPT_PRI_PORT,
-		};
-		return m[st];
-	}
-	if (cur == IBV_QPS_INIT && next == IBV_QPS_RTR) {
-		static const uint32_t m[ST_N] = {
-			[ST_RC] = OPT_ALT_ADDR_PATH | OPT_RRE | OPT_RAE | OPT_RWE |
-				  OPT_PKEY_INDEX,
-			[ST_UC] = OPT_ALT_ADDR_PATH | OPT_RWE | OPT_PKEY_INDEX,
-			[ST_UD] = OPT_PKEY_INDEX | OPT_Q_KEY,
-			[ST_XRC] = OPT_ALT_ADDR_PATH | OPT_RRE | OPT_RAE | OPT_RWE |
-				   OPT_PKEY_INDEX,
-		};
-		return m[st];
-	}
-	if (cur == IBV_QPS_RTR && next == IBV_QPS_RTS) {
-		static const uint32_t m[ST_N] = {
-			[ST_RC] = OPT_ALT_ADDR_PATH | OPT_RRE | OPT_RAE | OPT_RWE |
-				  OPT_PM_STATE | OPT_RNR_TIMEOUT,
-			[ST_UC] = OPT_ALT_ADDR_PATH | OPT_RWE | OPT_PM_STATE,
-			[ST_UD] = OPT_Q_KEY,
-			[ST_XRC] = OPT_ALT_ADDR_PATH | OPT_RRE | OPT_RAE | OPT_RWE |
-				   OPT_PM_STATE | OPT_RNR_TIMEOUT,
-		};
-		return m[st];
-	}
-	if (cur == IBV_QPS_RTS && next == IBV_QPS_RTS) {
-		static const uint32_t m[ST_N] = {
-			[ST_RC] = OPT_RRE | OPT_RAE | OPT_RWE | OPT_RNR_TIMEOUT |
-				  OPT_PM_STATE | OPT_ALT_ADDR_PATH,
-			[ST_UC] = OPT_RWE | OPT_PM_STATE | OPT_ALT_ADDR_PATH,
-			[ST_UD] = OPT_Q_KEY | OPT_SRQN | OPT_CQN_RCV,
-			[ST_XRC] = OPT_RRE | OPT_RAE | OPT_RWE | OPT_RNR_TIMEOUT |
-				   OPT_PM_STATE | OPT_ALT_ADDR_PATH,
-		};
-		return m[st];
-	}
-	if (cur == IBV_QPS_SQE && next == IBV_QPS_RTS) {
-		static const uint32_t m[ST_N] = {
-			[ST_UD] = OPT_Q_KEY,
-			[ST_UC] = OPT_RWE,
-			[ST_RC] = OPT_RNR_TIMEOUT | OPT_RWE | OPT_RAE | OPT_RRE,
-			[ST_XRC] = OPT_RNR_TIMEOUT | OPT_RWE | OPT_RAE | OPT_RRE,
-		};
-		return m[st];
-	}
-	if (cur == IBV_QPS_SQD && next == IBV_QPS_RTS) {
-		static const uint32_t m[ST_N] = {
-			[ST_UD] = OPT_Q_KEY,
-			[ST_UC] = OPT_RWE,
-			[ST_RC] = OPT_RNR_TIMEOUT | OPT_RWE | OPT_RAE | OPT_RRE,
-		};
-		return m[st];
-	}
-	(void)rc_like;
-	return 0;
-}
-
-static uint32_t mask_to_opt(uint32_t mask)
-{
-	uint32_t o = 0;
-
-	if (mask & IBV_QP_ACCESS_FLAGS)
-		o |= OPT_RWE | OPT_RRE | OPT_RAE;
-	if (mask & IBV_QP_PKEY_INDEX)
-		o |= OPT_PKEY_INDEX;
-	if (mask & IBV_QP_PORT)
-		o |= OPT_PRI_PORT;
-	if (mask & IBV_QP_QKEY)
-		o |= OPT_Q_KEY;
-	if (mask & IBV_QP_AV)
-		o |= OPT_PRIMARY_ADDR_PATH | OPT_PRI_PORT;
-	if (mask & IBV_QP_TIMEOUT)
-		o |= OPT_ACK_TIMEOUT;
-	if (mask & IBV_QP_RETRY_CNT)
-		o |= OPT_RETRY_COUNT;
-	if (mask & IBV_QP_RNR_RETRY)
-		o |= OPT_RNR_RETRY;
-	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
-		o |= OPT_SRA_MAX;
-	if (mask & IBV_QP_ALT_PATH)
-		o |= OPT_ALT_ADDR_PATH;
-	if (mask & IBV_QP_MIN_RNR_TIMER)
-		o |= OPT_RNR_TIMEOUT;
-	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
-		o |= OPT_RRA_MAX | OPT_RWE | OPT_RRE | OPT_RAE;
-	if (mask & IBV_QP_PATH_MIG_STATE)
-		o |= OPT_PM_STATE;
-	return o;
-}
-
-/* ---- the command ---- */
-
-/* optab[][]: the command of a transition, 0 if none. */
-static uint16_t qp_opcode(enum ibv_qp_state cur, enum ibv_qp_state next)
-{
-	if (next == IBV_QPS_RESET)
-		return MLX5_CMD_OP_2RST_QP;
-	if (next == IBV_QPS_ERR)
-		return MLX5_CMD_OP_2ERR_QP;
-	switch (cur) {
-	case IBV_QPS_RESET:
-		return next == IBV_QPS_INIT ? MLX5_CMD_OP_RST2INIT_QP : 0;
-	case IBV_QPS_INIT:
-		if (next == IBV_QPS_INIT)
-			return MLX5_CMD_OP_INIT2INIT_QP;
-		return next == IBV_QPS_RTR ? MLX5_CMD_OP_INIT2RTR_QP : 0;
-	case IBV_QPS_RTR:
-		return next == IBV_QPS_RTS ? MLX5_CMD_OP_RTR2RTS_QP : 0;
-	case IBV_QPS_RTS:
-		return next == IBV_QPS_RTS ? MLX5_CMD_OP_RTS2RTS_QP : 0;
-	case IBV_QPS_SQD:
-		return next == IBV_QPS_RTS ? MLX5_CMD_OP_SQD_RTS_QP : 0;
-	case IBV_QPS_SQE:
-		return next == IBV_QPS_RTS ? MLX5_CMD_OP_SQERR2RTS_QP : 0;
-	default:
-		return 0;
-	}
-}
-
-enum ibv_qp_state prov_qp_opcode_state(uint16_t opcode)
-{
-	switch (opcode) {
-	case MLX5_CMD_OP_INIT2INIT_QP:
-	case MLX5_CMD_OP_RST2INIT_QP:
-		return IBV_QPS_INIT;
-	case MLX5_CMD_OP_INIT2RTR_QP:
-		return IBV_QPS_RTR;
-	case MLX5_CMD_OP_RTR2RTS_QP:
-	case MLX5_CMD_OP_RTS2RTS_QP:
-	case MLX5_CMD_OP_SQERR2RTS_QP:
-	case MLX5_CMD_OP_SQD_RTS_QP:
-		return IBV_QPS_RTS;
-	case MLX5_CMD_OP_2ERR_QP:
-		return IBV_QPS_ERR;
-	case MLX5_CMD_OP_2RST_QP:
-		return IBV_QPS_RESET;
-	default:
-		return IBV_QPS_UNKNOWN;
-	}
-}
-
-static bool is_connected(enum ibv_qp_type t)
-{
-	return t == IBV_QPT_RC || t == IBV_QPT_UC || t == IBV_QPT_XRC_SEND ||
-	       t == IBV_QPT_XRC_RECV;
-}
-
+/* The floor of log2(@v), 0 for 0. */
 static unsigned int ilog2_u32(uint32_t v)
 {
 	unsigned int l = 0;
@@ -510,230 +67,6 @@ static unsigned int ilog2_u32(uint32_t v)
 	while (v >>= 1)
 		l++;
 	return l;
-}
-
-/* rdma_calc_flow_label() and rdma_flow_label_to_udp_sport(). */
-static uint32_t calc_flow_label(uint32_t lqpn, uint32_t rqpn)
-{
-	uint64_t v = (uint64_t)lqpn * rqpn;
-
-	v ^= v >> 20;
-	v ^= v >> 40;
-	return (uint32_t)(v & IB_GRH_FLOWLABEL_MASK);
-}
-
-static uint16_t flow_label_to_udp_sport(uint32_t fl)
-{
-	uint32_t fl_low = fl & 0x03fff, fl_high = fl & 0xFC000;
-
-	fl_low ^= fl_high >> 14;
-	return (uint16_t)(fl_low | IB_ROCE_UDP_ENCAP_VALID_PORT_MIN);
-}
-
-/* ib_rate_to_mlx5(): 0 for the port's rate, else the nearest supported. */
-static int rate_to_mlx5(struct prov_context *pctx, enum ibv_rate rate)
-{
-	uint32_t support = PROV_CAP_GEN(pctx, stat_rate_support);
-	int r = (int)rate;
-
-	if (rate == IBV_RATE_MAX)
-		return 0;
-	if (r < IBV_RATE_2_5_GBPS || r > IBV_RATE_800_GBPS)
-		return -EINVAL;
-	/* ib_to_mlx5_rate_map(): a few rates have their own codes. */
-	while (r != IBV_RATE_MAX) {
-		int code;
-
-		switch (r) {
-		case IBV_RATE_56_GBPS:
-			code = 1;
-			break;
-		case IBV_RATE_25_GBPS:
-			code = 2;
-			break;
-		case IBV_RATE_100_GBPS:
-			code = 3;
-			break;
-		case IBV_RATE_200_GBPS:
-			code = 4;
-			break;
-		case IBV_RATE_50_GBPS:
-			code = 5;
-			break;
-		case IBV_RATE_400_GBPS:
-			code = 6;
-			break;
-		default:
-			code = r + 5;	/* MLX5_STAT_RATE_OFFSET */
-			break;
-		}
-		if ((1u << code) & support)
-			return code;
-		--r;
-	}
-	return 0;
-}
-
-/* The source GID's RoCE type: 0 v1, 1 v2; or an errno (ENODATA empty). */
-static int qp_sgid_type(struct prov_context *pctx, uint8_t port,
-			uint8_t index, bool *v2)
-{
-	struct ibv_gid_entry e;
-	int ret = prov_query_gid_entry(pctx, port, index, &e);
-
-	if (ret)
-		return ret;
-	*v2 = e.gid_type == IBV_GID_TYPE_ROCE_V2;
-	return 0;
-}
-
-/*
- * ib_core's checks of an AV (rdma_fill_sgid_attr, ib_resolve_eth_dmac)
- * and mlx5_set_path(); @mac is the destination MAC resolved before.
- */
-static int qp_set_path(struct prov_qp *qp, const struct ibv_ah_attr *ah,
-		       void *path, uint8_t port, uint32_t mask,
-		       const struct ibv_qp_attr *attr, bool alt,
-		       const uint8_t mac[6], bool v2)
-{
-	struct prov_context *pctx = qp->pctx;
-	enum ibv_qp_type t = qp->vqp.qp.qp_type;
-	int rate;
-
-	if (mask & IBV_QP_PKEY_INDEX)
-		PRM_SET(ads, path, pkey_index,
-			alt ? attr->alt_pkey_index : attr->pkey_index);
-	/* RoCE: the GRH is checked by ib_core already. */
-	memcpy(PRM_ADDR_OF(ads, path, rmac_47_32), mac, 6);
-	if ((t == IBV_QPT_RC || t == IBV_QPT_UC || t == IBV_QPT_XRC_SEND ||
-	     t == IBV_QPT_XRC_RECV) && v2 && (mask & IBV_QP_DEST_QPN)) {
-		uint32_t fl = ah->grh.flow_label & IB_GRH_FLOWLABEL_MASK;
-
-		if (!fl)
-			fl = calc_flow_label(qp->vqp.qp.qp_num, attr->dest_qp_num);
-		PRM_SET(ads, path, udp_sport, flow_label_to_udp_sport(fl));
-	}
-	PRM_SET(ads, path, eth_prio, ah->sl & 0x7);
-	if (v2)
-		PRM_SET(ads, path, dscp, ah->grh.traffic_class >> 2);
-	PRM_SET(ads, path, src_addr_index, ah->grh.sgid_index);
-	PRM_SET(ads, path, hop_limit, ah->grh.hop_limit);
-	PRM_SET(ads, path, tclass, ah->grh.traffic_class);
-	PRM_SET(ads, path, flow_label, ah->grh.flow_label);
-	memcpy(PRM_ADDR_OF(ads, path, rgid_rip), ah->grh.dgid.raw, 16);
-	rate = rate_to_mlx5(pctx, ah->static_rate);
-	if (rate < 0)
-		return -rate;
-	PRM_SET(ads, path, stat_rate, (uint32_t)rate);
-	PRM_SET(ads, path, vhca_port_num, port);
-	if (mask & IBV_QP_TIMEOUT)
-		PRM_SET(ads, path, ack_timeout,
-			alt ? attr->alt_timeout : attr->timeout);
-	return 0;
-}
-
-/* rdma_fill_sgid_attr() and, for connected QPs, ib_resolve_eth_dmac(). */
-static int qp_check_av(struct prov_qp *qp, const struct ibv_ah_attr *ah,
-		       uint8_t mac[6], bool *v2)
-{
-	struct prov_context *pctx = qp->pctx;
-	struct ibv_port_attr pa;
-	uint16_t vlan;
-	int ret;
-
-	memset(mac, 0, 6);
-	*v2 = false;
-	if (ah->port_num < 1 || ah->port_num > prov_caps_num_ports(pctx))
-		return EINVAL;
-	memset(&pa, 0, sizeof(pa));
-	ret = prov_query_port(pctx, ah->port_num, &pa);
-	if (ret)
-		return ret;
-	if (pa.link_layer != IBV_LINK_LAYER_ETHERNET)
-		return EOPNOTSUPP;
-	/* RoCE AVs carry a GRH. */
-	if (!ah->is_global)
-		return EINVAL;
-	if (ah->grh.sgid_index >= pa.gid_tbl_len)
-		return EINVAL;
-	ret = qp_sgid_type(pctx, ah->port_num, ah->grh.sgid_index, v2);
-	if (ret)
-		return ret;
-	if (!is_connected(qp->vqp.qp.qp_type))
-		return 0;
-	ret = pctx->be->gid_l2_addr(pctx->bectx, ah->port_num, ah->grh.dgid.raw,
-				    mac, &vlan);
-	return ret < 0 ? -ret : ret;
-}
-
-/* get_atomic_mode(): the IB-compatible 8-byte mode, or -EOPNOTSUPP. */
-static int qp_atomic_mode(struct prov_context *pctx)
-{
-	unsigned int ops = PROV_CAP_ATOMIC(pctx, atomic_operations);
-
-	if (!PROV_CAP_GEN(pctx, atomic))
-		return -EOPNOTSUPP;
-	if ((ops & PROV_ATOMIC_OPS_CMP_SWAP) && (ops & PROV_ATOMIC_OPS_FETCH_ADD))
-		return MLX5_QPC_ATOMIC_MODE_IB_SPEC;
-	return -EOPNOTSUPP;
-}
-
-/* set_qpc_atomic_flags(). */
-static int qp_set_access(struct prov_qp *qp, const struct ibv_qp_attr *attr,
-			 uint32_t mask, void *qpc)
-{
-	uint32_t dest_rd_atomic = (mask & IBV_QP_MAX_DEST_RD_ATOMIC) ?
-				  attr->max_dest_rd_atomic : qp->resp_depth;
-	uint32_t access = (mask & IBV_QP_ACCESS_FLAGS) ? attr->qp_access_flags :
-							  qp->atomic_rd_en;
-
-	if (!dest_rd_atomic)
-		access &= IBV_ACCESS_REMOTE_WRITE;
-	PRM_SET(qpc, qpc, rre, !!(access & IBV_ACCESS_REMOTE_READ));
-	if (access & IBV_ACCESS_REMOTE_ATOMIC) {
-		int mode = qp_atomic_mode(qp->pctx);
-
-		if (mode < 0)
-			return EOPNOTSUPP;
-		PRM_SET(qpc, qpc, rae, 1);
-		PRM_SET(qpc, qpc, atomic_mode, (uint32_t)mode);
-	}
-	PRM_SET(qpc, qpc, rwe, !!(access & IBV_ACCESS_REMOTE_WRITE));
-	return 0;
-}
-
-static int qp_st_index(const struct prov_qp *qp)
-{
-	switch (qp->vqp.qp.qp_type) {
-	case IBV_QPT_RC:
-		return ST_RC;
-	case IBV_QPT_UC:
-		return ST_UC;
-	case IBV_QPT_UD:
-		return ST_UD;
-	case IBV_QPT_XRC_SEND:
-	case IBV_QPT_XRC_RECV:
-		return ST_XRC;
-	default:
-		return -1;	/* DCI: no optional parameters */
-	}
-}
-
-static uint32_t qp_st_value(const struct prov_qp *qp)
-{
-	if (qp->dc == PROV_QP_DCI)
-		return MLX5_QPC_ST_DCI;
-	switch (qp->vqp.qp.qp_type) {
-	case IBV_QPT_UC:
-		return MLX5_QPC_ST_UC;
-	case IBV_QPT_UD:
-		return MLX5_QPC_ST_UD;
-	case IBV_QPT_XRC_SEND:
-	case IBV_QPT_XRC_RECV:
-		return MLX5_QPC_ST_XRC;
-	default:
-		return MLX5_QPC_ST_RC;
-	}
 }
 
 /* __mlx5_ib_modify_qp(): build and run the transition; 0 or an errno. */
@@ -754,7 +87,7 @@ static int qp_modify_cmd(struct prov_qp *qp, const struct ibv_qp_attr *attr,
 	size_t inlen;
 	int err, ret;
 
-	PRM_SET(qpc, qpc, st, qp_st_value(qp));
+	PRM_SET(qpc, qpc, st, prov_qp_st(qp, ibqp->qp_type));
 	if (!(mask & IBV_QP_PATH_MIG_STATE)) {
 		PRM_SET(qpc, qpc, pm_state, MLX5_QPC_PM_STATE_MIGRATED);
 	} else {
@@ -786,18 +119,20 @@ static int qp_modify_cmd(struct prov_qp *qp, const struct ibv_qp_attr *attr,
 	if (mask & IBV_QP_PORT)
 		PRM_SET(ads, pri, vhca_port_num, attr->port_num);
 	if (mask & IBV_QP_AV) {
-		err = qp_set_path(qp, &attr->ah_attr, pri,
-				  (mask & IBV_QP_PORT) ? attr->port_num : qp->port,
-				  mask, attr, false, pmac, pv2);
+		err = prov_qp_set_path(qp, &attr->ah_attr, pri,
+				       (mask & IBV_QP_PORT) ? attr->port_num :
+							      qp->port,
+				       mask, attr, false, pmac, pv2);
 		if (err)
 			return err;
 	}
 	if (mask & IBV_QP_TIMEOUT)
 		PRM_SET(ads, pri, ack_timeout, attr->timeout);
 	if (mask & IBV_QP_ALT_PATH) {
-		err = qp_set_path(qp, &attr->alt_ah_attr, alt, attr->alt_port_num,
-				  mask | IBV_QP_PKEY_INDEX | IBV_QP_TIMEOUT, attr,
-				  true, amac, av2);
+		err = prov_qp_set_path(qp, &attr->alt_ah_attr, alt,
+				       attr->alt_port_num,
+				       mask | IBV_QP_PKEY_INDEX | IBV_QP_TIMEOUT,
+				       attr, true, amac, av2);
 		if (err)
 			return err;
 	}
@@ -825,7 +160,7 @@ static int qp_modify_cmd(struct prov_qp *qp, const struct ibv_qp_attr *attr,
 	if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) && attr->max_dest_rd_atomic)
 		PRM_SET(qpc, qpc, log_rra_max, ilog2_u32(attr->max_dest_rd_atomic));
 	if (mask & (IBV_QP_ACCESS_FLAGS | IBV_QP_MAX_DEST_RD_ATOMIC)) {
-		err = qp_set_access(qp, attr, mask, qpc);
+		err = prov_qp_set_access(qp, attr, mask, qpc);
 		if (err)
 			return err;
 	}
@@ -838,10 +173,10 @@ static int qp_modify_cmd(struct prov_qp *qp, const struct ibv_qp_attr *attr,
 	if (cur == IBV_QPS_RESET && next == IBV_QPS_INIT)
 		PRM_SET(qpc, qpc, counter_set_id, 0);
 
-	op = qp_opcode(cur, next);
+	op = prov_qp_trans_opcode(cur, next);
 	if (!op)
 		return EINVAL;
-	optpar = mask_to_opt(mask) & opt_allowed(cur, next, qp_st_index(qp));
+	optpar = prov_qp_trans_optpar(qp, cur, next, mask);
 	PRM_SET(rst2init_qp_in, in, opcode, op);
 	PRM_SET(rst2init_qp_in, in, qpn, ibqp->qp_num);
 	if (op == MLX5_CMD_OP_2RST_QP || op == MLX5_CMD_OP_2ERR_QP) {
@@ -1009,12 +344,12 @@ int prov_qp_modify(struct prov_qp *qp, struct ibv_qp_attr *in_attr,
 
 	/* ib_core: the AVs (source GID attribute, destination MAC). */
 	if (mask & IBV_QP_AV) {
-		err = qp_check_av(qp, &attr.ah_attr, pmac, &pv2);
+		err = prov_qp_check_av(qp, &attr.ah_attr, pmac, &pv2);
 		if (err)
 			return err;
 	}
 	if (mask & IBV_QP_ALT_PATH) {
-		err = qp_check_av(qp, &attr.alt_ah_attr, amac, &av2);
+		err = prov_qp_check_av(qp, &attr.alt_ah_attr, amac, &av2);
 		if (err)
 			return err;
 	}
@@ -1027,12 +362,7 @@ int prov_qp_modify(struct prov_qp *qp, struct ibv_qp_attr *in_attr,
 	pthread_mutex_lock(&qp->lock);
 	cur = (mask & IBV_QP_CUR_STATE) ? attr.cur_qp_state : qp->kstate;
 	next = (mask & IBV_QP_STATE) ? attr.qp_state : cur;
-	if (qp->dc == PROV_QP_DCI) {
-		if (!modify_dci_is_ok(cur, next, mask)) {
-			err = EINVAL;
-			goto out;
-		}
-	} else if (!modify_qp_is_ok(cur, next, qp->vqp.qp.qp_type, mask)) {
+	if (!prov_qp_trans_is_ok(qp, cur, next, mask)) {
 		err = EINVAL;
 		goto out;
 	}

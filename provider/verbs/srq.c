@@ -10,7 +10,7 @@
  * it holds: 1 for 32 bytes).  libmlx5 asks for 2 * max_wr + 1 WQEs (the
  * spare half is its wait queue for ODP faults) when the device allows,
  * else max_wr + 1, rounded to a power of two; max_wr comes back as
- * roundup_pow2(max_wr + 1) - 1, the WQEs the application may post, while
+ * prov_roundup_pow2(max_wr + 1) - 1, the WQEs the application may post, while
  * ibv_query_srq reports the whole ring less one, as mlx5_ib answers.
  *
  * A basic SRQ is an RMP (CREATE_RMP: linked-list WQ in a umem, RDY), an
@@ -44,29 +44,8 @@
 #include "provider/verbs/cq.h"
 #include "provider/verbs/pd.h"
 #include "provider/verbs/qp.h"
+#include "provider/verbs/qp_int.h"
 #include "provider/verbs/verbs_ctx.h"
-
-#define PROV_SRQ_DBR_SIZE 64
-
-static uint64_t roundup_pow2(uint64_t v)
-{
-	uint64_t r = 1;
-
-	while (r < v)
-		r <<= 1;
-	return r;
-}
-
-static unsigned int ilog32(uint32_t v)
-{
-	unsigned int l = 0;
-
-	while (v) {
-		l++;
-		v >>= 1;
-	}
-	return l;
-}
 
 static struct mlx5_wqe_srq_next_seg *srq_wqe(struct prov_srq *srq, int n)
 {
@@ -133,12 +112,8 @@ static void srq_link(struct prov_srq *srq, int start, int end)
 
 static void srq_free_mem(struct prov_srq *srq)
 {
-	struct prov_context *pctx = srq->pctx;
-
-	prov_umem_dereg(pctx, srq->db_umem);
-	prov_umem_dereg(pctx, srq->buf_umem);
-	free(srq->db);
-	prov_qbuf_free(&srq->buf);
+	prov_wq_mem_free(srq->pctx, &srq->buf, &srq->db, &srq->buf_umem,
+			 &srq->db_umem);
 	free(srq->wrid);
 }
 
@@ -161,19 +136,19 @@ static int srq_alloc_mem(struct prov_srq *srq, uint32_t orig_max_wr,
 	size = PROV_WQE_SRQ_NEXT_SZ + (uint64_t)srq->max_gs * PROV_WQE_DATA_SZ;
 	if (size < 32)
 		size = 32;
-	size = roundup_pow2(size);
+	size = prov_roundup_pow2(size);
 	/* libmlx5 compares the WQE size with max_recv_wr (sic). */
 	if (size > max_recv_wr)
 		return EINVAL;
 	srq->max_gs = (int)((size - PROV_WQE_SRQ_NEXT_SZ) / PROV_WQE_DATA_SZ);
-	srq->wqe_shift = ilog32((uint32_t)size - 1);
-	srq->max = (unsigned int)roundup_pow2(max_wr);
+	srq->wqe_shift = prov_ilog32((uint32_t)size - 1);
+	srq->max = (unsigned int)prov_roundup_pow2(max_wr);
 	srq->buf_size = (size_t)srq->max * size;
 	if (prov_qbuf_alloc(&srq->buf, srq->buf_size, "MLX_SRQ"))
 		return errno ? errno : ENOMEM;
 	memset(srq->buf.buf, 0, srq->buf_size);
 	srq->head = 0;
-	srq->tail = (int)roundup_pow2((uint64_t)orig_max_wr + 1) - 1;
+	srq->tail = (int)prov_roundup_pow2((uint64_t)orig_max_wr + 1) - 1;
 	if (have_wq) {
 		srq->waitq_head = srq->tail + 1;
 		srq->waitq_tail = (int)srq->max - 1;
@@ -188,23 +163,11 @@ static int srq_alloc_mem(struct prov_srq *srq, uint32_t orig_max_wr,
 	if (have_wq)
 		srq_link(srq, srq->waitq_head, srq->waitq_tail);
 
-	err = posix_memalign((void **)&srq->db, PROV_SRQ_DBR_SIZE,
-			     PROV_SRQ_DBR_SIZE);
-	if (err) {
-		srq->db = NULL;
+	err = prov_wq_db_alloc(&srq->db);
+	if (err)
 		return err;
-	}
-	memset(srq->db, 0, PROV_SRQ_DBR_SIZE);
-	errno = 0;
-	srq->buf_umem = prov_umem_reg(pctx, srq->buf.buf, srq->buf.length,
-				      IBV_ACCESS_LOCAL_WRITE, buf_id);
-	if (!srq->buf_umem)
-		return errno ? errno : ENOMEM;
-	srq->db_umem = prov_umem_reg(pctx, srq->db, 8, IBV_ACCESS_LOCAL_WRITE,
-				     db_id);
-	if (!srq->db_umem)
-		return errno ? errno : ENOMEM;
-	return 0;
+	return prov_wq_umem_reg(pctx, &srq->buf, srq->db, &srq->buf_umem,
+				&srq->db_umem, buf_id, db_id);
 }
 
 /* CREATE_RMP as mlx5_ib's create_rmp_cmd() builds it. */
@@ -222,7 +185,7 @@ static int srq_create_rmp(struct prov_srq *srq, struct ibv_pd *pd,
 	PRM_SET(wq, wq, wq_signature, srq->wq_sig);
 	PRM_SET(wq, wq, log_wq_pg_sz, 0);
 	PRM_SET(wq, wq, log_wq_stride, srq->wqe_shift);
-	PRM_SET(wq, wq, log_wq_sz, ilog32(srq->max) - 1);
+	PRM_SET(wq, wq, log_wq_sz, prov_ilog32(srq->max) - 1);
 	PRM_SET(wq, wq, page_offset, 0);
 	PRM_SET(wq, wq, lwm, 0);
 	PRM_SET(wq, wq, pd, prov_pd_pdn(pd));
@@ -253,7 +216,7 @@ static int srq_create_xrc(struct prov_srq *srq, struct ibv_pd *pd,
 	PRM_SET(xrc_srqc, c, wq_signature, srq->wq_sig);
 	PRM_SET(xrc_srqc, c, log_page_size, 0);
 	PRM_SET(xrc_srqc, c, log_rq_stride, srq->wqe_shift - 4);
-	PRM_SET(xrc_srqc, c, log_xrc_srq_size, ilog32(srq->max) - 1);
+	PRM_SET(xrc_srqc, c, log_xrc_srq_size, prov_ilog32(srq->max) - 1);
 	PRM_SET(xrc_srqc, c, page_offset, 0);
 	PRM_SET(xrc_srqc, c, lwm, 0);
 	PRM_SET(xrc_srqc, c, pd, prov_pd_pdn(pd));
@@ -382,10 +345,8 @@ static struct prov_srq *srq_create(struct ibv_context *context,
 	return srq;
 
 err_uses:
-	if (x_used) {
-		prov_xrcd_handle_put(to_prov_xrcd(attr->xrcd));
-		prov_xrcd_shared_put(pctx, to_prov_xrcd(attr->xrcd)->shared);
-	}
+	if (x_used)
+		prov_xrcd_unuse(pctx, attr->xrcd);
 	if (cq_used)
 		prov_cq_unuse(attr->cq);
 	if (pd_used)
@@ -624,18 +585,12 @@ int mlx5emu_abi_ibv_destroy_srq(struct ibv_srq *ibsrq)
 		errno = err;
 		return err;
 	}
-	pthread_mutex_lock(&ibsrq->mutex);
-	while (ibsrq->events_completed != srq->events_reported)
-		pthread_cond_wait(&ibsrq->cond, &ibsrq->mutex);
-	pthread_mutex_unlock(&ibsrq->mutex);
+	prov_wq_wait_events(&ibsrq->mutex, &ibsrq->cond, &ibsrq->events_completed,
+			    &srq->events_reported);
 	if (srq->has_uidx)
 		prov_rsc_clear(pctx, srq->uidx);
 	if (srq->xrc) {
-		struct prov_xrcd *x = to_prov_xrcd(&srq->vsrq.xrcd->xrcd);
-		struct prov_xrcd_shared *shared = x->shared;
-
-		prov_xrcd_handle_put(x);
-		prov_xrcd_shared_put(pctx, shared);
+		prov_xrcd_unuse(pctx, &srq->vsrq.xrcd->xrcd);
 		prov_cq_unuse(srq->vsrq.cq);
 	}
 	prov_pd_unuse(ibsrq->pd);
@@ -718,9 +673,7 @@ int prov_srq_dv(struct ibv_srq *ibsrq, struct mlx5dv_srq *out)
 
 void prov_srq_event_reported(struct ibv_srq *ibsrq)
 {
-	pthread_mutex_lock(&ibsrq->mutex);
-	to_prov_srq(ibsrq)->events_reported++;
-	pthread_mutex_unlock(&ibsrq->mutex);
+	prov_wq_event_reported(&ibsrq->mutex, &to_prov_srq(ibsrq)->events_reported);
 }
 
 MLX5EMU_ABI(mlx5dv_devx_srq_query);

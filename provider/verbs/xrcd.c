@@ -253,6 +253,15 @@ void prov_xrcd_shared_put(struct prov_context *pctx, struct prov_xrcd_shared *x)
 	pthread_mutex_unlock(&qc->lock);
 }
 
+void prov_xrcd_unuse(struct prov_context *pctx, struct ibv_xrcd *ibxrcd)
+{
+	struct prov_xrcd *xrcd = to_prov_xrcd(ibxrcd);
+	struct prov_xrcd_shared *shared = xrcd->shared;
+
+	prov_xrcd_handle_put(xrcd);
+	prov_xrcd_shared_put(pctx, shared);
+}
+
 uint32_t prov_xrcd_xrcdn(struct ibv_xrcd *xrcd)
 {
 	return to_prov_xrcd(xrcd)->shared->xrcdn;

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the QP files pass between themselves (not for the rest of the
+ * provider; qp.h is the area's header):
+ *
+ *   qp_caps.c    libmlx5's queue sizing and the kernel's view of the caps
+ *   qp_check.c   the creation checks of libmlx5, libibverbs/uverbs and
+ *                mlx5_ib, and the timestamp format
+ *   qp_wq.c      work-queue memory (ring, doorbell record, umems) and the
+ *                async-event count destroy waits on, for QPs and SRQs
+ *   qp_create.c  CREATE_QP, ibv_create_qp(_ex), ibv_open_qp
+ *   qp_destroy.c ibv_destroy_qp and the uses a QP drops
+ *   qp.c         receive posting and the op slots
+ */
+#ifndef MLX5EMU_PROVIDER_VERBS_QP_INT_H
+#define MLX5EMU_PROVIDER_VERBS_QP_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/mlx5dv.h>
+#include <infiniband/verbs.h>
+
+#include "prm/prm.h"
+#include "prm/prm_cmd.h"
+#include "provider/verbs/qp.h"
+
+struct mlx5be_umem;
+struct prov_context;
+struct prov_qbuf;
+
+/* The vendor flags libmlx5 passes to the kernel (mlx5-abi.h). */
+enum {
+	PROV_QPF_SIGNATURE = 1 << 0,
+	PROV_QPF_SCATTER_CQE = 1 << 1,
+	PROV_QPF_TUNNEL_OFFLOADS = 1 << 2,
+	PROV_QPF_SELF_LB_UC = 1 << 6,
+	PROV_QPF_SELF_LB_MC = 1 << 7,
+	PROV_QPF_ALLOW_SCATTER_CQE = 1 << 8,
+	PROV_QPF_PACKET_BASED_CREDIT = 1 << 9,
+	PROV_QPF_DCI_STREAM = 1 << 11,
+};
+
+/* The smallest power of two >= @v (1 for 0). */
+static inline uint64_t prov_roundup_pow2(uint64_t v)
+{
+	uint64_t r = 1;
+
+	while (r < v)
+		r <<= 1;
+	return r;
+}
+
+/* rdma-core's ilog32(): the bits needed for @v. */
+static inline unsigned int prov_ilog32(uint32_t v)
+{
+	unsigned int l = 0;
+
+	while (v) {
+		l++;
+		v >>= 1;
+	}
+	return l;
+}
+
+static inline bool prov_qp_is_xrc_tgt(enum ibv_qp_type t)
+{
+	return t == IBV_QPT_XRC_RECV;
+}
+
+/* qpc.st of a QP of type @t (a DCI is a DCI whatever its type). */
+static inline uint32_t prov_qp_st(const struct prov_qp *qp, enum ibv_qp_type t)
+{
+	if (qp->dc == PROV_QP_DCI)
+		return MLX5_QPC_ST_DCI;
+	switch (t) {
+	case IBV_QPT_UC:
+		return MLX5_QPC_ST_UC;
+	case IBV_QPT_UD:
+		return MLX5_QPC_ST_UD;
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV:
+		return MLX5_QPC_ST_XRC;
+	default:
+		return MLX5_QPC_ST_RC;
+	}
+}
+
+/* qp_caps.c: mlx5_calc_wq_size(): the buffer size (RQ first) or -errno;
+ * the caps in @attr come back as libmlx5 reports them. */
+int prov_qp_calc_wq_size(struct prov_context *pctx, struct prov_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr);
+/* The receive queue the kernel computes must be the one libmlx5 sized. */
+int prov_qp_check_rq(struct prov_qp *qp, const struct ibv_qp_init_attr_ex *attr);
+
+/* qp_check.c: 0 or an errno each. */
+int prov_qp_check_lib(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
+		      struct mlx5dv_qp_init_attr *dv, uint32_t *flags);
+int prov_qp_check_uverbs(struct ibv_context *context,
+			 struct ibv_qp_init_attr_ex *attr);
+int prov_qp_check_kernel(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
+			 uint32_t *vflags);
+/* get_qp_ts_format() into qp->ts_format. */
+int prov_qp_set_ts_format(struct prov_qp *qp,
+			  const struct ibv_qp_init_attr_ex *attr);
+
+/* qp_wq.c: work-queue memory, QPs and SRQs alike. */
+/* A zeroed doorbell record (64 bytes, 64-aligned): 0 or an errno. */
+int prov_wq_db_alloc(__be32 **db);
+/* The ring and the record as umems, their ids for the CREATE command. */
+int prov_wq_umem_reg(struct prov_context *pctx, struct prov_qbuf *buf,
+		     __be32 *db, struct mlx5be_umem **buf_umem,
+		     struct mlx5be_umem **db_umem, uint32_t *buf_id,
+		     uint32_t *db_id);
+void prov_wq_mem_free(struct prov_context *pctx, struct prov_qbuf *buf,
+		      __be32 **db, struct mlx5be_umem **buf_umem,
+		      struct mlx5be_umem **db_umem);
+/* libibverbs' destroy: wait until every read event is acknowledged. */
+void prov_wq_wait_events(pthread_mutex_t *mutex, pthread_cond_t *cond,
+			 const uint32_t *completed, const uint32_t *reported);
+void prov_wq_event_reported(pthread_mutex_t *mutex, uint32_t *reported);
+/* mlx5_alloc_qp_buf() and the doorbell record (umem ids, 0: none). */
+int prov_qp_alloc_mem(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
+		      uint32_t *buf_id, uint32_t *db_id);
+void prov_qp_free_mem(struct prov_qp *qp);
+
+/* qp_modify_table.c: the IBA table (DCIs their own), the command of a
+ * transition (0: none) and the optional parameters it takes of @mask. */
+bool prov_qp_trans_is_ok(const struct prov_qp *qp, enum ibv_qp_state cur,
+			 enum ibv_qp_state next, uint32_t mask);
+uint16_t prov_qp_trans_opcode(enum ibv_qp_state cur, enum ibv_qp_state next);
+uint32_t prov_qp_trans_optpar(const struct prov_qp *qp, enum ibv_qp_state cur,
+			      enum ibv_qp_state next, uint32_t mask);
+
+/* qp_modify_path.c: an AV's checks before the command (@mac: the
+ * destination MAC, @v2: a RoCE v2 source GID), a path into the qpc, the
+ * access bits: 0 or an errno each. */
+int prov_qp_check_av(struct prov_qp *qp, const struct ibv_ah_attr *ah,
+		     uint8_t mac[6], bool *v2);
+int prov_qp_set_path(struct prov_qp *qp, const struct ibv_ah_attr *ah,
+		     void *path, uint8_t port, uint32_t mask,
+		     const struct ibv_qp_attr *attr, bool alt,
+		     const uint8_t mac[6], bool v2);
+int prov_qp_set_access(struct prov_qp *qp, const struct ibv_qp_attr *attr,
+		       uint32_t mask, void *qpc);
+
+/* qp_create.c: the QP object itself, and the verbs_context ops behind
+ * ibv_create_qp_ex and ibv_open_qp. */
+struct prov_qp *prov_qp_alloc(struct prov_context *pctx);
+void prov_qp_free(struct prov_qp *qp);
+struct ibv_qp *prov_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *prov_open_qp(struct ibv_context *context,
+			    struct ibv_qp_open_attr *attr);
+
+/* qp_destroy.c: the PD/CQ/SRQ/XRCD uses a real QP holds. */
+void prov_qp_drop_uses(struct prov_qp *qp);
+
+#endif /* MLX5EMU_PROVIDER_VERBS_QP_INT_H */

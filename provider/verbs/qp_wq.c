@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Work-queue memory as libmlx5 44 lays it out for QPs and SRQs alike: the
+ * ring in application memory, a 64-byte doorbell record, both registered
+ * as umems that the CREATE command names; and the count of async events
+ * the application read, which destroy waits to see acknowledged (as
+ * libibverbs does).
+ *
+ * A QP's ring (RQ at offset 0, SQ after it) is page-aligned memory of the
+ * MLX_QP_ALLOC_TYPE kind (HUGE_RC/HUGE_UC/HUGE_UD=y make HUGE the
+ * default); an XRC target's queues are never used and not registered.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "provider/verbs/context.h"
+#include "provider/verbs/qbuf.h"
+#include "provider/verbs/qp.h"
+#include "provider/verbs/qp_int.h"
+#include "provider/verbs/verbs_ctx.h"
+
+#define PROV_WQ_DBR_SIZE 64
+
+int prov_wq_db_alloc(__be32 **db)
+{
+	int err = posix_memalign((void **)db, PROV_WQ_DBR_SIZE, PROV_WQ_DBR_SIZE);
+
+	if (err) {
+		*db = NULL;
+		return err;
+	}
+	memset(*db, 0, PROV_WQ_DBR_SIZE);
+	return 0;
+}
+
+int prov_wq_umem_reg(struct prov_context *pctx, struct prov_qbuf *buf,
+		     __be32 *db, struct mlx5be_umem **buf_umem,
+		     struct mlx5be_umem **db_umem, uint32_t *buf_id,
+		     uint32_t *db_id)
+{
+	errno = 0;
+	*buf_umem = prov_umem_reg(pctx, buf->buf, buf->length,
+				  IBV_ACCESS_LOCAL_WRITE, buf_id);
+	if (!*buf_umem)
+		return errno ? errno : ENOMEM;
+	*db_umem = prov_umem_reg(pctx, db, 8, IBV_ACCESS_LOCAL_WRITE, db_id);
+	if (!*db_umem)
+		return errno ? errno : ENOMEM;
+	return 0;
+}
+
+void prov_wq_mem_free(struct prov_context *pctx, struct prov_qbuf *buf,
+		      __be32 **db, struct mlx5be_umem **buf_umem,
+		      struct mlx5be_umem **db_umem)
+{
+	prov_umem_dereg(pctx, *db_umem);
+	prov_umem_dereg(pctx, *buf_umem);
+	*db_umem = NULL;
+	*buf_umem = NULL;
+	free(*db);
+	*db = NULL;
+	prov_qbuf_free(buf);
+}
+
+void prov_wq_wait_events(pthread_mutex_t *mutex, pthread_cond_t *cond,
+			 const uint32_t *completed, const uint32_t *reported)
+{
+	pthread_mutex_lock(mutex);
+	while (*completed != *reported)
+		pthread_cond_wait(cond, mutex);
+	pthread_mutex_unlock(mutex);
+}
+
+void prov_wq_event_reported(pthread_mutex_t *mutex, uint32_t *reported)
+{
+	pthread_mutex_lock(mutex);
+	(*reported)++;
+	pthread_mutex_unlock(mutex);
+}
+
+/* ---- a QP's queues ---- */
+
+static const char *qp_huge_key(enum ibv_qp_type t)
+{
+	switch (t) {
+	case IBV_QPT_RC:
+		return "HUGE_RC";
+	case IBV_QPT_UC:
+		return "HUGE_UC";
+	case IBV_QPT_UD:
+		return "HUGE_UD";
+	case IBV_QPT_RAW_PACKET:
+		return "HUGE_RAW_ETH";
+	default:
+		return "HUGE_NA";
+	}
+}
+
+static bool qp_use_huge(enum ibv_qp_type t)
+{
+	const char *e = getenv(qp_huge_key(t));
+
+	return e && !strcmp(e, "y");
+}
+
+void prov_qp_free_mem(struct prov_qp *qp)
+{
+	prov_wq_mem_free(qp->pctx, &qp->buf, &qp->db, &qp->buf_umem,
+			 &qp->db_umem);
+	free(qp->sq.wrid);
+	free(qp->sq.wqe_head);
+	free(qp->rq.wrid);
+	qp->sq.wrid = NULL;
+	qp->sq.wqe_head = NULL;
+	qp->rq.wrid = NULL;
+}
+
+/* mlx5_alloc_qp_buf() and the doorbell record; 0 or an errno.  The umem
+ * ids in buf_id and db_id (0: none, an XRC target has no queues). */
+int prov_qp_alloc_mem(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
+		      uint32_t *buf_id, uint32_t *db_id)
+{
+	int err;
+
+	*buf_id = 0;
+	*db_id = 0;
+	if (qp->sq.wqe_cnt) {
+		qp->sq.wrid = calloc(qp->sq.wqe_cnt, sizeof(*qp->sq.wrid));
+		qp->sq.wqe_head = calloc(qp->sq.wqe_cnt, sizeof(*qp->sq.wqe_head));
+		if (!qp->sq.wrid || !qp->sq.wqe_head)
+			return ENOMEM;
+	}
+	if (qp->rq.wqe_cnt) {
+		qp->rq.wrid = calloc(qp->rq.wqe_cnt, sizeof(*qp->rq.wrid));
+		if (!qp->rq.wrid)
+			return ENOMEM;
+	}
+	err = prov_wq_db_alloc(&qp->db);
+	if (err)
+		return err;
+	if (!qp->buf_size)
+		return 0;
+	if (prov_qbuf_alloc_dflt(&qp->buf, qp->buf_size, "MLX_QP",
+				 qp_use_huge(attr->qp_type)))
+		return errno ? errno : ENOMEM;
+	memset(qp->buf.buf, 0, qp->buf_size);
+	qp->sq_start = (char *)qp->buf.buf + qp->sq.offset;
+	/* An XRC target's queues are never used: nothing to register. */
+	if (prov_qp_is_xrc_tgt(attr->qp_type))
+		return 0;
+	return prov_wq_umem_reg(qp->pctx, &qp->buf, qp->db, &qp->buf_umem,
+				&qp->db_umem, buf_id, db_id);
+}
