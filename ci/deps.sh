@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
 	# build
-	build-essential cmake pkg-config clang python3
+	build-essential cmake pkg-config clang libclang-rt-14-dev python3
 	liburcu-dev check libibverbs-dev libjson-c-dev libinih-dev
 	# third-party judges (tests/compat) and what they load
 	ibverbs-utils perftest python3-pyverbs python3-scapy
