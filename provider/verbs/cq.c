@@ -35,6 +35,7 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 #include "provider/abi.h"
+#include "provider/verbs/bits.h"
 #include "provider/verbs/caps.h"
 #include "provider/verbs/context.h"
 #include "provider/verbs/cq.h"
@@ -56,24 +57,6 @@
 /* ts_format capability values (MLX5_TIMESTAMP_FORMAT_CAP_*). */
 #define PROV_TS_CAP_REAL_TIME 1
 #define PROV_TS_CAP_FREE_RUNNING_AND_REAL_TIME 2
-
-static unsigned long long roundup_pow2(unsigned long long v)
-{
-	unsigned long long r = 1;
-
-	while (r < v)
-		r <<= 1;
-	return r;
-}
-
-static unsigned int ilog2_u32(uint32_t v)
-{
-	unsigned int l = 0;
-
-	while (v >>= 1)
-		l++;
-	return l;
-}
 
 int prov_cq_use(struct ibv_cq *ibcq)
 {
@@ -258,7 +241,7 @@ static int cq_create_cmd(struct prov_cq *cq, const struct ibv_cq_init_attr_ex *a
 		return -ret;
 	PRM_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
 	PRM_SET(create_cq_in, in, cq_context.cqe_sz, cq->cqe_sz == 128 ? 1 : 0);
-	PRM_SET(create_cq_in, in, cq_context.log_cq_size, ilog2_u32(cq->ncqe));
+	PRM_SET(create_cq_in, in, cq_context.log_cq_size, prov_log2_floor(cq->ncqe));
 	PRM_SET(create_cq_in, in, cq_context.uar_page, vc->cq_uar_page);
 	PRM_SET(create_cq_in, in, cq_context.c_eqn, eqn);
 	PRM_SET(create_cq_in, in, cq_context.log_page_size, 0);
@@ -313,7 +296,7 @@ static struct prov_cq *create_cq(struct ibv_context *context,
 	err = cq_check_attr(pctx, attr, extended, &rt_ts);
 	if (err)
 		goto err;
-	ncqe = roundup_pow2((unsigned long long)attr->cqe + 1);
+	ncqe = prov_roundup_pow2((uint64_t)attr->cqe + 1);
 	if (ncqe > (1u << 24) || ncqe < (unsigned long long)attr->cqe + 1) {
 		err = EINVAL;
 		goto err;
@@ -464,7 +447,7 @@ int mlx5emu_abi_ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	if ((long long)cqe * 64 > INT_MAX)
 		return EINVAL;
 	cq = to_prov_cq(ibcq);
-	if (roundup_pow2((unsigned long long)cqe + 1) == cq->ncqe)
+	if (prov_roundup_pow2((uint64_t)cqe + 1) == cq->ncqe)
 		return 0;
 	/* mlx5_ib_resize_cq without the cq_resize capability. */
 	if (!PROV_CAP_GEN(cq->pctx, cq_resize)) {

@@ -25,6 +25,7 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 #include "provider/verbs/qp.h"
+#include "provider/verbs/bits.h"
 
 struct mlx5be_umem;
 struct prov_context;
@@ -41,28 +42,6 @@ enum {
 	PROV_QPF_PACKET_BASED_CREDIT = 1 << 9,
 	PROV_QPF_DCI_STREAM = 1 << 11,
 };
-
-/* The smallest power of two >= @v (1 for 0). */
-static inline uint64_t prov_roundup_pow2(uint64_t v)
-{
-	uint64_t r = 1;
-
-	while (r < v)
-		r <<= 1;
-	return r;
-}
-
-/* rdma-core's ilog32(): the bits needed for @v. */
-static inline unsigned int prov_ilog32(uint32_t v)
-{
-	unsigned int l = 0;
-
-	while (v) {
-		l++;
-		v >>= 1;
-	}
-	return l;
-}
 
 static inline bool prov_qp_is_xrc_tgt(enum ibv_qp_type t)
 {

@@ -59,16 +59,6 @@
 /* mlx5_ib's MLX5_IB_ACK_REQ_FREQ. */
 #define PROV_ACK_REQ_FREQ 8
 
-/* The floor of log2(@v), 0 for 0. */
-static unsigned int ilog2_u32(uint32_t v)
-{
-	unsigned int l = 0;
-
-	while (v >>= 1)
-		l++;
-	return l;
-}
-
 /* __mlx5_ib_modify_qp(): build and run the transition; 0 or an errno. */
 static int qp_modify_cmd(struct prov_qp *qp, const struct ibv_qp_attr *attr,
 			 uint32_t mask, enum ibv_qp_state cur,
@@ -154,11 +144,11 @@ static int qp_modify_cmd(struct prov_qp *qp, const struct ibv_qp_attr *attr,
 	if (mask & IBV_QP_RETRY_CNT)
 		PRM_SET(qpc, qpc, retry_count, attr->retry_cnt);
 	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic)
-		PRM_SET(qpc, qpc, log_sra_max, ilog2_u32(attr->max_rd_atomic));
+		PRM_SET(qpc, qpc, log_sra_max, prov_log2_floor(attr->max_rd_atomic));
 	if (mask & IBV_QP_SQ_PSN)
 		PRM_SET(qpc, qpc, next_send_psn, attr->sq_psn);
 	if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) && attr->max_dest_rd_atomic)
-		PRM_SET(qpc, qpc, log_rra_max, ilog2_u32(attr->max_dest_rd_atomic));
+		PRM_SET(qpc, qpc, log_rra_max, prov_log2_floor(attr->max_dest_rd_atomic));
 	if (mask & (IBV_QP_ACCESS_FLAGS | IBV_QP_MAX_DEST_RD_ATOMIC)) {
 		err = prov_qp_set_access(qp, attr, mask, qpc);
 		if (err)

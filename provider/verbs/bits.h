@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* Integer helpers for queue sizing and log2 fields, one copy for the provider. */
+#ifndef MLX5EMU_PROVIDER_VERBS_BITS_H
+#define MLX5EMU_PROVIDER_VERBS_BITS_H
+
+#include <stdint.h>
+
+/* The smallest power of two >= @v (1 for 0). */
+static inline uint64_t prov_roundup_pow2(uint64_t v)
+{
+	uint64_t r = 1;
+
+	while (r < v)
+		r <<= 1;
+	return r;
+}
+
+/* rdma-core's ilog32(): the bits needed for @v (0 for 0). */
+static inline unsigned int prov_ilog32(uint32_t v)
+{
+	unsigned int l = 0;
+
+	while (v) {
+		l++;
+		v >>= 1;
+	}
+	return l;
+}
+
+/* The floor of log2(@v), 0 for 0. */
+static inline unsigned int prov_log2_floor(uint32_t v)
+{
+	return v ? prov_ilog32(v) - 1 : 0;
+}
+
+#endif /* MLX5EMU_PROVIDER_VERBS_BITS_H */
