@@ -12,6 +12,7 @@
 #ifndef MLX5EMU_PROVIDER_ABI_H
 #define MLX5EMU_PROVIDER_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define MLX5EMU_ABI(name)                                                     \
@@ -27,5 +28,11 @@ enum ibv_gid_type_sysfs_emu {
 };
 int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 		       unsigned int index, enum ibv_gid_type_sysfs_emu *type);
+/* Exported by libibverbs but declared only in its uninstalled driver.h. */
+const char *ibv_get_sysfs_path(void);
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
+			size_t size);
+int ibv_dontfork_range(void *base, size_t size);
+int ibv_dofork_range(void *base, size_t size);
 
 #endif /* MLX5EMU_PROVIDER_ABI_H */

@@ -12,10 +12,6 @@
 
 #include "provider/abi.h"
 
-/* Exported by libibverbs but declared only in its driver.h (not installed). */
-int ibv_dontfork_range(void *base, size_t size);
-int ibv_dofork_range(void *base, size_t size);
-
 MLX5EMU_ABI(ibv_fork_init);
 int mlx5emu_abi_ibv_fork_init(void)
 {

@@ -7,10 +7,6 @@
 
 struct ibv_device;
 
-/* Exported by libibverbs but declared only in its driver.h (not installed). */
-const char *ibv_get_sysfs_path(void);
-int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size);
-
 /*
  * Reads @file (relative to @dirfd) into @buf: the length read with a
  * trailing newline removed and the string terminated, or -1 with errno (also
