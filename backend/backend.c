@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Binding the provider to one backend per process. */
-#include "provider/backend/backend.h"
+/*
+ * Binding the provider to one backend per process.  This is the only place
+ * that names an implementation: the provider reaches a device through
+ * mlx5be_get() alone.  The core library links the emulator's; the hw
+ * implementation (backend/hw/) is compiled against rdma-core 44 but not
+ * linked.
+ */
+#include "backend/backend.h"
 
 const struct mlx5be_ops *mlx5be_get(void)
 {
-	/* The hw backend is compile-only until its issue lands. */
 	return &mlx5be_emu_ops;
 }

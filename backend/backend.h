@@ -8,9 +8,12 @@
  * needs beside firmware (port attributes, GIDs and their L2 address, the
  * kernel-owned steering root, clock info).  Nothing else crosses it: the
  * provider never includes an emu/ header and never calls the device model
- * except through these ops.  Two implementations exist: emu (the device
- * model in this process) and hw (rdma-core's DEVX on a real ConnectX; see
- * hw_stub.c, which maps every entry to an rdma-core 44 call).
+ * except through these ops.  Neither side owns this header: the provider
+ * calls it, the implementations provide it.  Two implementations exist:
+ * emu (the device model in this process, emu/kernel/kern_backend.c) and hw
+ * (rdma-core's DEVX on a real ConnectX, backend/hw/; hw_stub.c maps every
+ * entry to an rdma-core 44 call).  backend.c alone picks one
+ * (docs/architecture.md says how that is checked).
  *
  * Conventions (one for the whole interface, like the kernel's):
  *  - int-returning ops return 0 or a negative errno;
@@ -19,8 +22,8 @@
  *    and general commands;
  *  - handle-returning ops return NULL and set errno.
  */
-#ifndef MLX5EMU_PROVIDER_BACKEND_H
-#define MLX5EMU_PROVIDER_BACKEND_H
+#ifndef MLX5EMU_BACKEND_BACKEND_H
+#define MLX5EMU_BACKEND_BACKEND_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -171,10 +174,10 @@ struct mlx5be_ops {
 			  struct mlx5be_clock_info *info);
 };
 
-/* The implementations.  emu lives in emu/kernel/; hw in hw_stub.c. */
-extern const struct mlx5be_ops mlx5be_emu_ops;
+/* The implementations; only backend.c and the tests name them. */
+extern const struct mlx5be_ops mlx5be_emu_ops;	/* emu/kernel/kern_backend.c */
 
 /* The backend bound for this process (emu unless configured otherwise). */
 const struct mlx5be_ops *mlx5be_get(void);
 
-#endif /* MLX5EMU_PROVIDER_BACKEND_H */
+#endif /* MLX5EMU_BACKEND_BACKEND_H */

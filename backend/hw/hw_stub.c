@@ -5,8 +5,8 @@
  *
  * It is built in CI against the system's rdma-core headers and never linked,
  * so the backend interface cannot grow an entry that real hardware cannot
- * serve.  When the hw backend lands it will be loaded with dlmopen() in its
- * own namespace (the real libibverbs/libmlx5 must not meet our shells).
+ * serve.  The hw backend proper runs in a dlmopen() namespace of its own,
+ * because the real libibverbs/libmlx5 must not meet our shells.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
-#include "provider/backend/backend.h"
+#include "backend/backend.h"
 
 extern const struct mlx5be_ops mlx5be_hw_ops;
 

@@ -2,7 +2,7 @@
 /*
  * emu/fault/fault_api.c -- the fault-injection entry points of the public
  * library libmlx5emu.so.1 (include/mlx5emu/mlx5emu.h).  The shell's
- * trampolines (provider/shell/libmlx5emu.so.1.syms) jump to these
+ * trampolines (shell/libmlx5emu.so.1.syms) jump to these
  * mlx5emu_abi_<name> definitions in the core.
  */
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include "mlx5emu/mlx5emu.h"
 #include "emu/fault/fault.h"
-#include "provider/abi.h"
+#include "shell/abi_export.h"
 
 static __thread char fault_last_error[EMU_FAULT_ERR_MAX + 64];
 

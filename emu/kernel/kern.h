@@ -20,7 +20,7 @@
 #include <urcu/list.h>
 
 #include "emu/kernel/kern_devx_rules.h"
-#include "provider/backend/backend.h"
+#include "backend/backend.h"
 
 struct emu_fw;
 

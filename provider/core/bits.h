@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Integer helpers for queue sizing and log2 fields, one copy for the provider. */
-#ifndef MLX5EMU_PROVIDER_VERBS_BITS_H
-#define MLX5EMU_PROVIDER_VERBS_BITS_H
+#ifndef MLX5EMU_PROVIDER_CORE_BITS_H
+#define MLX5EMU_PROVIDER_CORE_BITS_H
 
 #include <stdint.h>
 
@@ -33,4 +33,4 @@ static inline unsigned int prov_log2_floor(uint32_t v)
 	return v ? prov_ilog32(v) - 1 : 0;
 }
 
-#endif /* MLX5EMU_PROVIDER_VERBS_BITS_H */
+#endif /* MLX5EMU_PROVIDER_CORE_BITS_H */

@@ -8,9 +8,8 @@
 
 #include <infiniband/verbs.h>
 
-#include "provider/verbs/caps.h"
-#include "provider/verbs/context.h"
-#include "provider/verbs/verbs_ctx.h"
+#include "provider/core/caps.h"
+#include "provider/core/context.h"
 
 /* MLX5_CQE_VERSION_V1: what libmlx5 44 asks for as max_cqe_version. */
 #define PROV_CQE_VERSION_V1 1
@@ -36,16 +35,6 @@ int prov_caps_query_page(const struct mlx5be_ops *be, struct mlx5be_ctx *bectx,
 		       PROV_CAP_PAGE_BYTES);
 	free(out);
 	return ret;
-}
-
-int prov_cmd_exec(struct prov_context *pctx, const void *in, size_t inlen,
-		  void *out, size_t outlen)
-{
-	int ret = pctx->be->general_cmd(pctx->bectx, in, inlen, out, outlen);
-
-	if (ret != -EREMOTEIO)
-		return ret;
-	return -prov_cmd_status_errno(out);
 }
 
 /*

@@ -13,8 +13,8 @@
  * through prov_caps_page(), as MLX5_CAP_*() does in the kernel for a page it
  * never fetched.
  */
-#ifndef MLX5EMU_PROVIDER_VERBS_CAPS_H
-#define MLX5EMU_PROVIDER_VERBS_CAPS_H
+#ifndef MLX5EMU_PROVIDER_CORE_CAPS_H
+#define MLX5EMU_PROVIDER_CORE_CAPS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,7 +22,7 @@
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
-#include "provider/backend/backend.h"
+#include "backend/backend.h"
 
 struct prov_context;
 
@@ -52,14 +52,6 @@ const void *prov_caps_page(struct prov_context *pctx, unsigned int type);
  */
 int prov_caps_query_page(const struct mlx5be_ops *be, struct mlx5be_ctx *bectx,
 			 unsigned int type, unsigned int mode, void *page);
-
-/*
- * Runs one PRM query command for the provider's own derivations and maps a
- * firmware status to the errno the kernel's mlx5_cmd_exec() gives for it
- * (cmd_status_to_err in mlx5_core cmd.c).  0 or a negative errno.
- */
-int prov_cmd_exec(struct prov_context *pctx, const void *in, size_t inlen,
-		  void *out, size_t outlen);
 
 /* Field reads, 0 for an absent page: PROV_CAP_GEN(pctx, log_max_qp). */
 #define PROV_CAP_GEN(pctx, fld) \
@@ -102,4 +94,4 @@ enum {
  * responses (get_atomic_caps() in mlx5_ib main.c), else IBV_ATOMIC_NONE. */
 unsigned int prov_caps_atomic_cap(struct prov_context *pctx);
 
-#endif /* MLX5EMU_PROVIDER_VERBS_CAPS_H */
+#endif /* MLX5EMU_PROVIDER_CORE_CAPS_H */

@@ -4,8 +4,8 @@
  * so one DEVX uid), the verbs_context the inline verbs dispatch through, and
  * the state the provider keeps per context.
  */
-#ifndef MLX5EMU_PROVIDER_VERBS_CONTEXT_H
-#define MLX5EMU_PROVIDER_VERBS_CONTEXT_H
+#ifndef MLX5EMU_PROVIDER_CORE_CONTEXT_H
+#define MLX5EMU_PROVIDER_CORE_CONTEXT_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -14,7 +14,11 @@
 
 #include <infiniband/verbs.h>
 
-#include "provider/backend/backend.h"
+#include "backend/backend.h"
+
+/* libmlx5's MLX5_ADAPTER_PAGE_SIZE (UAR pages, umem pages) and MLX5_BF_OFFSET. */
+#define PROV_UAR_PAGE_SIZE 4096u
+#define PROV_BF_OFFSET 0x800u
 
 struct prov_device;
 
@@ -27,8 +31,8 @@ struct prov_context {
 	pthread_mutex_t lock;	/* guards the per-context state below */
 
 	/* Per-area state: each area's file owns its fields and frees them in
-	 * its fini hook (prov_context_fini_areas). */
-	struct prov_caps *caps;		/* provider/verbs/caps.c */
+	 * its fini hook (provider/verbs/context_ops.c runs them). */
+	struct prov_caps *caps;		/* provider/core/caps.c */
 	struct prov_devx_ctx *devx_ctx;	/* provider/devx/ */
 	struct prov_verbs_ctx *verbs_ctx;	/* provider/verbs/verbs_ctx.c */
 	struct prov_qp_ctx *qp_ctx;	/* provider/verbs/qp_ctx.c */
@@ -42,19 +46,15 @@ static inline struct prov_context *to_prov_context(struct ibv_context *ibctx)
 				       offsetof(struct prov_context, vctx.context));
 }
 
-/* Opens @dev; @devx says whether the application asked for DEVX. */
-struct ibv_context *prov_context_open(struct prov_device *dev, bool devx);
-int prov_context_close(struct ibv_context *ibctx);
-
-/* Fills the verbs ops the provider implements (context_ops.c). */
-void prov_context_set_ops(struct prov_context *pctx);
-
 /*
- * Per-area hooks called at open (after the backend context exists; an error
- * fails the open) and at close (before the backend context goes), in the
- * order listed in context_ops.c.  Each area provides its pair.
+ * A context over @bectx (taken over: closed on failure too) whose cmd_fd is
+ * @cmd_fd, with no area set up yet; NULL with errno.  @devx says whether the
+ * application asked for DEVX.
  */
-int prov_context_init_areas(struct prov_context *pctx);
-void prov_context_fini_areas(struct prov_context *pctx);
+struct prov_context *prov_context_create(struct prov_device *dev,
+					 struct mlx5be_ctx *bectx, int cmd_fd,
+					 bool devx);
+/* Closes the backend context and frees @pctx (its areas are gone). */
+void prov_context_destroy(struct prov_context *pctx);
 
-#endif /* MLX5EMU_PROVIDER_VERBS_CONTEXT_H */
+#endif /* MLX5EMU_PROVIDER_CORE_CONTEXT_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The provider's device object (one per emulated or real device). */
-#ifndef MLX5EMU_PROVIDER_VERBS_DEVICE_H
-#define MLX5EMU_PROVIDER_VERBS_DEVICE_H
+#ifndef MLX5EMU_PROVIDER_CORE_DEVICE_H
+#define MLX5EMU_PROVIDER_CORE_DEVICE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,4 +23,4 @@ static inline struct prov_device *to_prov_device(struct ibv_device *ibdev)
 /* The device the backend enumerates at @index (scanning if needed). */
 struct prov_device *prov_device_by_index(int index);
 
-#endif /* MLX5EMU_PROVIDER_VERBS_DEVICE_H */
+#endif /* MLX5EMU_PROVIDER_CORE_DEVICE_H */

@@ -11,9 +11,9 @@
 
 #include <infiniband/verbs.h>
 
-#include "provider/abi.h"
-#include "provider/backend/backend.h"
-#include "provider/verbs/device.h"
+#include "shell/abi_export.h"
+#include "backend/backend.h"
+#include "provider/core/device.h"
 
 #define PROV_MAX_DEVICES 32
 

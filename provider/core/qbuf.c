@@ -7,7 +7,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 
-#include "provider/verbs/qbuf.h"
+#include "provider/core/qbuf.h"
 
 #define PROV_QBUF_PAGE 4096u
 #define PROV_QBUF_HUGE (2u << 20)	/* libmlx5's MLX5_SHM_LENGTH */

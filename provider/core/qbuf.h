@@ -13,8 +13,8 @@
  *   PREFER_CONTIG    the default (after contig fails)
  *   ALL              huge, then the default
  */
-#ifndef MLX5EMU_PROVIDER_VERBS_QBUF_H
-#define MLX5EMU_PROVIDER_VERBS_QBUF_H
+#ifndef MLX5EMU_PROVIDER_CORE_QBUF_H
+#define MLX5EMU_PROVIDER_CORE_QBUF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,4 +36,4 @@ int prov_qbuf_alloc_dflt(struct prov_qbuf *qb, size_t size, const char *prefix,
 			 bool huge_default);
 void prov_qbuf_free(struct prov_qbuf *qb);
 
-#endif /* MLX5EMU_PROVIDER_VERBS_QBUF_H */
+#endif /* MLX5EMU_PROVIDER_CORE_QBUF_H */

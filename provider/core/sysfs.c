@@ -15,8 +15,9 @@
 
 #include <infiniband/verbs.h>
 
-#include "provider/abi.h"
-#include "provider/verbs/sysfs.h"
+#include "shell/abi_export.h"
+#include "provider/rdma_private.h"
+#include "provider/core/sysfs.h"
 
 static pthread_once_t sysfs_path_once = PTHREAD_ONCE_INIT;
 static const char *sysfs_path;

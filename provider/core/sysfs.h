@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading sysfs(-like) files as libibverbs 44 does (sysfs.c). */
-#ifndef MLX5EMU_PROVIDER_VERBS_SYSFS_H
-#define MLX5EMU_PROVIDER_VERBS_SYSFS_H
+#ifndef MLX5EMU_PROVIDER_CORE_SYSFS_H
+#define MLX5EMU_PROVIDER_CORE_SYSFS_H
 
 #include <stddef.h>
 
@@ -19,4 +19,4 @@ int prov_read_ibdev_file(const struct ibv_device *dev, char *buf, size_t size,
 			 const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-#endif /* MLX5EMU_PROVIDER_VERBS_SYSFS_H */
+#endif /* MLX5EMU_PROVIDER_CORE_SYSFS_H */

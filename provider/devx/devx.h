@@ -2,7 +2,7 @@
 /*
  * The DEVX area of the provider: mlx5dv_devx_* over the backend interface,
  * the context's UARs (the non-cached singleton and the pool of dedicated
- * BlueFlame registers, as libmlx5 44 keeps them) and mlx5dv_init_obj.
+ * BlueFlame registers, as libmlx5 44 keeps them).
  *
  * Wrappers embed the public rdma-core struct first and keep the backend
  * handle beside it; mlx5dv_devx_obj is opaque to applications, so its whole
@@ -21,12 +21,8 @@
 #include <infiniband/verbs.h>
 #include <urcu/list.h>
 
-#include "provider/backend/backend.h"
-#include "provider/verbs/context.h"
-
-/* libmlx5's MLX5_ADAPTER_PAGE_SIZE and MLX5_BF_OFFSET. */
-#define PROV_UAR_PAGE_SIZE 4096u
-#define PROV_BF_OFFSET 0x800u
+#include "backend/backend.h"
+#include "provider/core/context.h"
 
 /*
  * An opaque DEVX object: the backend handle plus what libmlx5 records.

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 
 #include "provider/devx/devx.h"
-#include "provider/abi.h"
+#include "shell/abi_export.h"
 
 MLX5EMU_ABI(mlx5dv_devx_create_cmd_comp);
 struct mlx5dv_devx_cmd_comp *mlx5emu_abi_mlx5dv_devx_create_cmd_comp(struct ibv_context *context)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "provider/devx/devx.h"
-#include "provider/abi.h"
+#include "shell/abi_export.h"
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 

@@ -20,8 +20,8 @@
 #include <sys/mman.h>
 
 #include "provider/devx/devx.h"
-#include "provider/abi.h"
-#include "provider/verbs/caps.h"
+#include "shell/abi_export.h"
+#include "provider/core/caps.h"
 
 static struct prov_uar_page *uar_page_alloc(struct prov_context *pctx,
 					    uint32_t type,

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 
 #include "provider/devx/devx.h"
-#include "provider/abi.h"
+#include "shell/abi_export.h"
 
 static struct mlx5dv_devx_umem *devx_umem_reg(struct ibv_context *context,
 					      const struct mlx5dv_devx_umem_in *in)

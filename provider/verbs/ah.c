@@ -26,10 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provider/abi.h"
+#include "shell/abi_export.h"
+#include "provider/rdma_private.h"
 #include "provider/verbs/ah.h"
-#include "provider/verbs/caps.h"
-#include "provider/verbs/context.h"
+#include "provider/core/caps.h"
+#include "provider/core/context.h"
 #include "provider/verbs/pd.h"
 #include "provider/verbs/query.h"
 #include "provider/verbs/verbs_ctx.h"

@@ -12,9 +12,9 @@
 
 #include <infiniband/verbs.h>
 
-#include "provider/abi.h"
+#include "shell/abi_export.h"
 #include "provider/verbs/async_event.h"
-#include "provider/verbs/context.h"
+#include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/qp.h"
 

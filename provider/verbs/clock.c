@@ -17,7 +17,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "provider/verbs/context.h"
+#include "provider/core/context.h"
 #include "provider/verbs/query.h"
 
 /* The cycle counter now, from the kernel's clock info. */

@@ -28,8 +28,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "provider/abi.h"
-#include "provider/verbs/context.h"
+#include "shell/abi_export.h"
+#include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 
 MLX5EMU_ABI(ibv_create_comp_channel);

@@ -1,27 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The verbs ops a context dispatches through, and the per-area init/fini
- * hooks.  The inline verbs of <infiniband/verbs.h> call the op slots
- * directly; a slot left NULL makes the inline wrapper fail with EOPNOTSUPP,
- * as rdma-core's dummy ops do.
+ * A context assembled from its areas: opening and closing devices
+ * (ibv_open_device, mlx5dv_open_device, ibv_import_device,
+ * ibv_close_device), the per-area init/fini hooks, and the verbs ops a
+ * context dispatches through.  The inline verbs of <infiniband/verbs.h>
+ * call the op slots directly; a slot left NULL makes the inline wrapper
+ * fail with EOPNOTSUPP, as rdma-core's dummy ops do.
  */
+#include <errno.h>
+
+#include <infiniband/mlx5dv.h>
+#include <infiniband/verbs.h>
+
+#include "provider/core/caps.h"
+#include "provider/core/context.h"
+#include "provider/core/device.h"
 #include "provider/devx/devx.h"
-#include "provider/verbs/caps.h"
-#include "provider/verbs/context.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/query.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "shell/abi_export.h"
 
 /* Each area adds its ops here: prov_<area>_set_ops(pctx). */
-void prov_context_set_ops(struct prov_context *pctx)
+static void prov_context_set_ops(struct prov_context *pctx)
 {
-	(void)pctx;
 	prov_query_set_ops(pctx);
 	prov_verbs_set_ops(pctx);
 	prov_qp_set_ops(pctx);
 }
 
-/* Areas add { init, fini } rows here, in dependency order. */
+/*
+ * Areas add { init, fini } rows here, in dependency order.  init runs
+ * after the backend context exists (an error fails the open: a negative
+ * errno), fini before it goes.
+ */
 static const struct {
 	int (*init)(struct prov_context *pctx);
 	void (*fini)(struct prov_context *pctx);
@@ -30,29 +42,117 @@ static const struct {
 	{ prov_devx_ctx_init, prov_devx_ctx_fini },
 	{ prov_verbs_ctx_init, prov_verbs_ctx_fini },	/* after devx: its NC UAR */
 	{ prov_qp_ctx_init, prov_qp_ctx_fini },	/* after devx: its UAR pool */
-	{ NULL, NULL },
 };
 
 #define PROV_NUM_AREAS (sizeof(prov_areas) / sizeof(prov_areas[0]))
 
-int prov_context_init_areas(struct prov_context *pctx)
+static int prov_context_init_areas(struct prov_context *pctx)
 {
 	for (unsigned int i = 0; i < PROV_NUM_AREAS; i++) {
-		int ret = prov_areas[i].init ? prov_areas[i].init(pctx) : 0;
+		int ret = prov_areas[i].init(pctx);
 
 		if (ret) {
 			while (i--)
-				if (prov_areas[i].fini)
-					prov_areas[i].fini(pctx);
+				prov_areas[i].fini(pctx);
 			return ret;
 		}
 	}
 	return 0;
 }
 
-void prov_context_fini_areas(struct prov_context *pctx)
+static void prov_context_fini_areas(struct prov_context *pctx)
 {
 	for (unsigned int i = PROV_NUM_AREAS; i--;)
-		if (prov_areas[i].fini)
-			prov_areas[i].fini(pctx);
+		prov_areas[i].fini(pctx);
+}
+
+/* A context over an open backend context (taken over); NULL with errno. */
+static struct ibv_context *prov_context_assemble(struct prov_device *dev,
+						 struct mlx5be_ctx *bectx,
+						 int cmd_fd, bool devx)
+{
+	struct prov_context *pctx = prov_context_create(dev, bectx, cmd_fd, devx);
+	int ret;
+
+	if (!pctx)
+		return NULL;
+	prov_context_set_ops(pctx);
+	ret = prov_context_init_areas(pctx);
+	if (ret) {
+		prov_context_destroy(pctx);
+		errno = -ret;
+		return NULL;
+	}
+	return &pctx->vctx.context;
+}
+
+static struct ibv_context *prov_context_open(struct prov_device *dev, bool devx)
+{
+	struct mlx5be_ctx *bectx;
+	int cmd_fd;
+	int ret = mlx5be_get()->open(dev->be_index, &bectx, &cmd_fd);
+
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	return prov_context_assemble(dev, bectx, cmd_fd, devx);
+}
+
+MLX5EMU_ABI(ibv_open_device);
+struct ibv_context *mlx5emu_abi_ibv_open_device(struct ibv_device *device)
+{
+	/* rdma-core 44's libmlx5 asks the kernel for a DEVX uid anyway. */
+	return prov_context_open(to_prov_device(device), false);
+}
+
+MLX5EMU_ABI(mlx5dv_open_device);
+struct ibv_context *mlx5emu_abi_mlx5dv_open_device(struct ibv_device *device,
+						   struct mlx5dv_context_attr *attr)
+{
+	if (attr && ((attr->flags & ~MLX5DV_CONTEXT_FLAGS_DEVX) || attr->comp_mask)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return prov_context_open(to_prov_device(device),
+				 attr && (attr->flags & MLX5DV_CONTEXT_FLAGS_DEVX));
+}
+
+MLX5EMU_ABI(ibv_import_device);
+struct ibv_context *mlx5emu_abi_ibv_import_device(int cmd_fd)
+{
+	struct mlx5be_ctx *bectx;
+	struct prov_device *dev;
+	int index, ret;
+
+	ret = mlx5be_get()->import(cmd_fd, &bectx, &index);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	dev = prov_device_by_index(index);
+	if (!dev) {
+		mlx5be_get()->close(bectx);
+		errno = ENODEV;
+		return NULL;
+	}
+	/* The imported context shares the original's uid and objects. */
+	return prov_context_assemble(dev, bectx, cmd_fd, true);
+}
+
+MLX5EMU_ABI(ibv_close_device);
+int mlx5emu_abi_ibv_close_device(struct ibv_context *context)
+{
+	struct prov_context *pctx = to_prov_context(context);
+
+	prov_context_fini_areas(pctx);
+	prov_context_destroy(pctx);
+	return 0;
+}
+
+MLX5EMU_ABI(mlx5dv_is_supported);
+bool mlx5emu_abi_mlx5dv_is_supported(struct ibv_device *device)
+{
+	/* Every device this library lists is an mlx5 device. */
+	return device != NULL;
 }

@@ -34,10 +34,10 @@
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
-#include "provider/abi.h"
-#include "provider/verbs/bits.h"
-#include "provider/verbs/caps.h"
-#include "provider/verbs/context.h"
+#include "shell/abi_export.h"
+#include "provider/core/bits.h"
+#include "provider/core/caps.h"
+#include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/verbs_ctx.h"
 

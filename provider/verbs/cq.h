@@ -16,7 +16,7 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
-#include "provider/verbs/qbuf.h"
+#include "provider/core/qbuf.h"
 
 struct mlx5be_obj;
 struct mlx5be_umem;

@@ -31,7 +31,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "provider/verbs/context.h"
+#include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/verbs_ctx.h"
 

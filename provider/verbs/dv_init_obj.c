@@ -15,7 +15,7 @@
 #include <errno.h>
 
 #include "provider/devx/devx.h"
-#include "provider/abi.h"
+#include "shell/abi_export.h"
 #include "provider/verbs/pd.h"
 #include "provider/verbs/qp.h"
 

@@ -15,9 +15,9 @@
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
-#include "provider/abi.h"
-#include "provider/verbs/caps.h"
-#include "provider/verbs/context.h"
+#include "shell/abi_export.h"
+#include "provider/core/caps.h"
+#include "provider/core/context.h"
 #include "provider/verbs/query.h"
 
 /* libmlx5 mlx5.h: MLX5_DMA_MMO_MAX_SIZE, used when the cap is 0. */

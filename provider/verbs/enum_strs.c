@@ -2,7 +2,7 @@
 /* Names of verbs enums, worded exactly as libibverbs 44 prints them. */
 #include <infiniband/verbs.h>
 
-#include "provider/abi.h"
+#include "shell/abi_export.h"
 
 #define ENUM_STR(table, v)                                                    \
 	((unsigned int)(v) < sizeof(table) / sizeof((table)[0]) && (table)[v]  \

@@ -10,7 +10,8 @@
 
 #include <infiniband/verbs.h>
 
-#include "provider/abi.h"
+#include "shell/abi_export.h"
+#include "provider/rdma_private.h"
 
 MLX5EMU_ABI(ibv_fork_init);
 int mlx5emu_abi_ibv_fork_init(void)

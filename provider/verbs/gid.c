@@ -24,11 +24,12 @@
 
 #include <infiniband/verbs.h>
 
-#include "provider/abi.h"
-#include "provider/verbs/caps.h"
-#include "provider/verbs/context.h"
+#include "shell/abi_export.h"
+#include "provider/rdma_private.h"
+#include "provider/core/caps.h"
+#include "provider/core/context.h"
 #include "provider/verbs/query.h"
-#include "provider/verbs/sysfs.h"
+#include "provider/core/sysfs.h"
 
 static bool gid_is_zero(const uint8_t gid[16])
 {

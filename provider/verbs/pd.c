@@ -17,8 +17,8 @@
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
-#include "provider/abi.h"
-#include "provider/verbs/context.h"
+#include "shell/abi_export.h"
+#include "provider/core/context.h"
 #include "provider/verbs/pd.h"
 #include "provider/verbs/verbs_ctx.h"
 

@@ -13,8 +13,8 @@
 #include <endian.h>
 #include <errno.h>
 
-#include "provider/abi.h"
-#include "provider/verbs/context.h"
+#include "shell/abi_export.h"
+#include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/qp_int.h"

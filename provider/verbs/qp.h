@@ -31,7 +31,7 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 #include "provider/verbs/cq.h"
-#include "provider/verbs/qbuf.h"
+#include "provider/core/qbuf.h"
 
 struct mlx5be_obj;
 struct mlx5be_umem;

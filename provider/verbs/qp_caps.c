@@ -18,8 +18,8 @@
  */
 #include <errno.h>
 
-#include "provider/verbs/caps.h"
-#include "provider/verbs/context.h"
+#include "provider/core/caps.h"
+#include "provider/core/context.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/qp_int.h"
 

@@ -25,7 +25,7 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 #include "provider/verbs/qp.h"
-#include "provider/verbs/bits.h"
+#include "provider/core/bits.h"
 
 struct mlx5be_umem;
 struct prov_context;

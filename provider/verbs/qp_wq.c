@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provider/verbs/context.h"
-#include "provider/verbs/qbuf.h"
+#include "provider/core/context.h"
+#include "provider/core/qbuf.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/qp_int.h"
 #include "provider/verbs/verbs_ctx.h"

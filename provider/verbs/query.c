@@ -24,12 +24,13 @@
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
-#include "provider/abi.h"
-#include "provider/verbs/caps.h"
-#include "provider/verbs/context.h"
-#include "provider/verbs/device.h"
+#include "shell/abi_export.h"
+#include "provider/core/caps.h"
+#include "provider/core/cmd.h"
+#include "provider/core/context.h"
+#include "provider/core/device.h"
 #include "provider/verbs/query.h"
-#include "provider/verbs/sysfs.h"
+#include "provider/core/sysfs.h"
 
 #define PROV_OFFSETOFEND(type, member) \
 	(offsetof(type, member) + sizeof(((type *)0)->member))

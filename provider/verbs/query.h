@@ -14,7 +14,7 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
-#include "provider/backend/backend.h"
+#include "backend/backend.h"
 
 struct prov_context;
 

@@ -11,9 +11,9 @@
 
 #include <infiniband/verbs.h>
 
-#include "provider/abi.h"
-#include "provider/verbs/caps.h"
-#include "provider/verbs/context.h"
+#include "shell/abi_export.h"
+#include "provider/core/caps.h"
+#include "provider/core/context.h"
 #include "provider/verbs/query.h"
 
 /* IB_SPEED_NDR: the uverbs response caps active_speed here. */

@@ -2,7 +2,7 @@
 /* Static-rate conversions, with libibverbs 44's exact tables. */
 #include <infiniband/verbs.h>
 
-#include "provider/abi.h"
+#include "shell/abi_export.h"
 
 static const struct {
 	enum ibv_rate rate;

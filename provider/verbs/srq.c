@@ -37,10 +37,10 @@
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
-#include "provider/abi.h"
+#include "shell/abi_export.h"
 #include "provider/devx/devx.h"
-#include "provider/verbs/caps.h"
-#include "provider/verbs/context.h"
+#include "provider/core/caps.h"
+#include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/pd.h"
 #include "provider/verbs/qp.h"

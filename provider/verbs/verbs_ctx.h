@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the verbs object areas (PD, MR, CQ, comp channel, AH; later QP and
- * SRQ) share per context: object handles as uverbs numbers them, the PRM
- * command helpers with the kernel's status-to-errno mapping, the UAR page
+ * What the verbs object areas (PD, MR, CQ, comp channel, AH, QP, SRQ)
+ * share per context: object handles as uverbs numbers them, the UAR page
  * CQ doorbells ring, and the table that finds a queue by the user index its
- * CQEs carry.
+ * CQEs carry.  The PRM command helpers they use are provider/core/cmd.h.
  */
 #ifndef MLX5EMU_PROVIDER_VERBS_VERBS_CTX_H
 #define MLX5EMU_PROVIDER_VERBS_VERBS_CTX_H
@@ -14,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "provider/backend/backend.h"
+#include "backend/backend.h"
+#include "provider/core/cmd.h"
 
 struct prov_context;
 struct prov_cq_rsc;
@@ -54,27 +54,6 @@ struct prov_verbs_ctx *prov_verbs_ctx(struct prov_context *pctx);
 
 /* A new uverbs object handle (unique within the context). */
 uint32_t prov_handle_alloc(struct prov_context *pctx);
-
-/*
- * The errno the kernel's mlx5_cmd_exec() gives for a firmware status
- * (cmd_status_to_err in mlx5_core cmd.c); 0 for OK.
- */
-int prov_cmd_status_errno(const void *out);
-
-/*
- * A PRM object created on behalf of a verb, as the kernel creates it: NULL
- * with errno set; a firmware failure is the status's errno, not EREMOTEIO.
- */
-struct mlx5be_obj *prov_obj_create(struct prov_context *pctx, const void *in,
-				   size_t inlen, void *out, size_t outlen);
-
-/* Destroys a PRM object; 0 or a positive errno. */
-int prov_obj_destroy(struct prov_context *pctx, struct mlx5be_obj *obj);
-
-/* Registers @size bytes at @addr (4 KiB pages); NULL with errno. */
-struct mlx5be_umem *prov_umem_reg(struct prov_context *pctx, void *addr,
-				  size_t size, uint32_t access, uint32_t *id);
-void prov_umem_dereg(struct prov_context *pctx, struct mlx5be_umem *umem);
 
 /*
  * User indexes (cqe_version 1): a queue that completes into CQs stores

@@ -33,8 +33,8 @@
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
-#include "provider/verbs/caps.h"
-#include "provider/verbs/context.h"
+#include "provider/core/caps.h"
+#include "provider/core/context.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/verbs_ctx.h"
 

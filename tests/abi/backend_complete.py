@@ -2,14 +2,14 @@
 """Every op of struct mlx5be_ops must be served by the hw backend.
 
 The hw stub is what proves each backend entry maps to an rdma-core call, so
-an op added to provider/backend/backend.h without a hw mapping fails here.
+an op added to backend/backend.h without a hw mapping fails here.
 """
 import re
 import sys
 
 src = sys.argv[1]
-header = open(src + "/provider/backend/backend.h").read()
-stub = open(src + "/provider/backend/hw_stub.c").read()
+header = open(src + "/backend/backend.h").read()
+stub = open(src + "/backend/hw/hw_stub.c").read()
 body = re.search(r"struct mlx5be_ops \{(.*?)\n\};", header, re.S).group(1)
 ops = re.findall(r"\(\*(\w+)\)\(", body)
 table = re.search(r"const struct mlx5be_ops mlx5be_hw_ops = \{(.*?)\n\};", stub, re.S).group(1)

@@ -5,7 +5,7 @@ For each shell SONAME (libibverbs.so.1, libmlx5.so.1, libmana.so.1,
 libefa.so.1) the set of defined dynamic symbols, as name@version (compat) and
 name@@version (default), of <dropin>/<so> must equal
 
-  (a) the set provider/shell/<so>.syms describes, and
+  (a) the set shell/<so>.syms describes, and
   (b) the exports of Debian's /usr/lib/<multiarch>/<so>, minus the private
       provider-plugin ABI (every *_PRIVATE_* node) except
       ibv_query_gid_type@@IBVERBS_PRIVATE_34.
@@ -16,7 +16,7 @@ nothing unversioned; the core library has SONAME libmlx5emu_core.so.0,
 exports only mlx5emu_abi_* under MLX5EMU_PRIVATE_0 and NEEDs no rdma-core
 library.  Without Debian's libraries only (a) is checked, and it says so.
 
-    abi_diff.py [--dropin <build>/lib] [--syms-dir provider/shell] [--system-libdir DIR]
+    abi_diff.py [--dropin <build>/lib] [--syms-dir shell] [--system-libdir DIR]
 """
 import argparse
 import os
@@ -105,7 +105,7 @@ def diff(errors, what, ours, ref, ours_name, ref_name):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_dropin_arg(ap)
-    ap.add_argument("--syms-dir", default=os.path.join(SOURCE_DIR, "provider", "shell"))
+    ap.add_argument("--syms-dir", default=os.path.join(SOURCE_DIR, "shell"))
     ap.add_argument("--system-libdir", default=system_libdir(),
                     help="where Debian's rdma-core libraries are (default %(default)s)")
     a = ap.parse_args()

@@ -5,7 +5,7 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
-#include "provider/abi.h"
+#include "shell/abi_export.h"
 
 #include "ut_core.h"
 

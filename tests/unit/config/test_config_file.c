@@ -20,7 +20,7 @@
 #include "emu/firmware/fw_caps.h"
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
-#include "provider/backend/backend.h"
+#include "backend/backend.h"
 
 #include "dev_test_util.h"
 

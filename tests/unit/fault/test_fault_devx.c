@@ -25,7 +25,7 @@
 #include "emu/firmware/fw_syndrome.h"
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
-#include "provider/backend/backend.h"
+#include "backend/backend.h"
 
 #include "fault_test_util.h"
 

@@ -21,7 +21,7 @@
 #include "emu/kernel/kern.h"
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
-#include "provider/backend/backend.h"
+#include "backend/backend.h"
 
 #define BE (&mlx5be_emu_ops)
 

@@ -15,9 +15,10 @@
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
-#include "provider/abi.h"
-#include "provider/verbs/caps.h"
-#include "provider/verbs/context.h"
+#include "shell/abi_export.h"
+#include "provider/core/caps.h"
+#include "provider/core/cmd.h"
+#include "provider/core/context.h"
 #include "ut_core.h"
 
 MLX5EMU_ABI(ibv_get_device_list);

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #include "query_test.h"
-#include "provider/abi.h"
+#include "provider/rdma_private.h"
 
 static struct ibv_context *ctx;
 static struct ibv_port_attr port;

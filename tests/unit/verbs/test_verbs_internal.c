@@ -22,10 +22,10 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
-#include "provider/abi.h"
+#include "shell/abi_export.h"
 #include "provider/verbs/ah.h"
 #include "provider/verbs/async_event.h"
-#include "provider/verbs/context.h"
+#include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/verbs_ctx.h"
 #include "ut_core.h"
