@@ -15,7 +15,7 @@
 
 #include "emu/device/dev_config.h"
 #include "emu/device/dev_config_int.h"
-#include "emu/fault/fault.h"
+#include "emu/fault/fault_rule.h"
 
 /* ---- one value from one source ---- */
 

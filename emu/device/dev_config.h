@@ -28,8 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EMU_MAX_DEVICES 16
-#define EMU_MAX_PORTS 2
+#include "emu/base/base.h"
+
 /* Enough for any directory whose ibdev_path still fits IBV_SYSFS_PATH_MAX. */
 #define EMU_CONFIG_PATH_MAX 256
 /* The config file's and the trace file's names. */
@@ -184,14 +184,5 @@ void emu_config_format(const struct emu_config *cfg, enum emu_setting_id id,
 		       char *buf, size_t len);
 
 const char *emu_config_source_name(enum emu_config_source src);
-
-/*
- * The syntax settings and fault rules (emu/fault) share, ASCII only (no
- * locale).  A number: decimal or 0x hex, no sign, no spaces, at most max;
- * 0, -EINVAL (not a number) or -ERANGE (above max).  A name: equal but for
- * the case of letters.
- */
-int emu_config_parse_u64(const char *s, uint64_t max, uint64_t *out);
-bool emu_config_eq_nocase(const char *a, const char *b);
 
 #endif /* MLX5EMU_EMU_DEVICE_DEV_CONFIG_H */

@@ -91,7 +91,7 @@ int emu_config_caps_apply_one(struct emu_config *cfg, const char *name,
 		snprintf(why, whylen, "field name too long");
 		return -EINVAL;
 	}
-	ret = emu_config_parse_u64(value, UINT64_MAX, &v);
+	ret = emu_text_parse_u64(value, UINT64_MAX, &v);
 	if (ret) {
 		snprintf(why, whylen, "%s", ret == -ERANGE ?
 			 "does not fit in 64 bits" :

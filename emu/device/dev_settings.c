@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * emu/device/dev_settings.c -- the settings table: each setting's name,
- * variable, default and help, its validator, and how its value is shown;
- * the value syntax shared with emu/fault.
+ * variable, default and help, its validator, and how its value is shown.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,54 +15,8 @@
 #include "emu/device/dev_addr.h"
 #include "emu/device/dev_config.h"
 #include "emu/device/dev_sysfs.h"
-#include "emu/fault/fault.h"
+#include "emu/fault/fault_rule.h"
 #include "emu/firmware/fw_caps.h"
-
-/* ---- the syntax shared with emu/fault (dev_config.h) ---- */
-
-bool emu_config_eq_nocase(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++) {
-		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
-		char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
-
-		if (x != y)
-			return false;
-	}
-	return *a == *b;
-}
-
-int emu_config_parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	unsigned int base = 10;
-	uint64_t v = 0;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		unsigned int d;
-
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned int)(*s - '0');
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = (unsigned int)(*s - 'a' + 10);
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = (unsigned int)(*s - 'A' + 10);
-		else
-			return -EINVAL;
-		if (v > (UINT64_MAX - d) / base)
-			return -ERANGE;
-		v = v * base + d;
-	}
-	if (v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
 
 /* A string setting stored in a buffer of size bytes (with its NUL). */
 static bool too_long(const char *value, size_t size, char *why, size_t whylen)
@@ -231,7 +184,7 @@ static int validate_u64(const struct emu_setting *s, const char *value,
 {
 	uint64_t v;
 
-	if (emu_config_parse_u64(value, UINT64_MAX, &v)) {
+	if (emu_text_parse_u64(value, UINT64_MAX, &v)) {
 		snprintf(why, whylen, "expected an integer from 0 to "
 			 "18446744073709551615 (decimal or 0x hex)");
 		return -EINVAL;
@@ -261,9 +214,9 @@ static int validate_trace_mode(const struct emu_setting *s, const char *value,
 		cfg->trace_mode[0] = '\0';
 		return 0;
 	}
-	off = emu_config_eq_nocase(mode, "off") || !strcmp(mode, "0");
-	if (!off && !emu_config_eq_nocase(mode, "text") &&
-	    !emu_config_eq_nocase(mode, "json") && strcmp(mode, "1")) {
+	off = emu_text_eq_nocase(mode, "off") || !strcmp(mode, "0");
+	if (!off && !emu_text_eq_nocase(mode, "text") &&
+	    !emu_text_eq_nocase(mode, "json") && strcmp(mode, "1")) {
 		snprintf(why, whylen,
 			 "expected off, text or json, optionally with :FILE");
 		return -EINVAL;
@@ -297,11 +250,11 @@ static int validate_bool(const struct emu_setting *s, const char *value,
 	static const char *const no[] = { "0", "no", "off", "false" };
 
 	for (size_t i = 0; i < 4; i++) {
-		if (emu_config_eq_nocase(value, yes[i])) {
+		if (emu_text_eq_nocase(value, yes[i])) {
 			cfg->trace_elide_defaults = true;
 			return 0;
 		}
-		if (emu_config_eq_nocase(value, no[i])) {
+		if (emu_text_eq_nocase(value, no[i])) {
 			cfg->trace_elide_defaults = false;
 			return 0;
 		}

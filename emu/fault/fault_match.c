@@ -3,7 +3,7 @@
  * emu/fault/fault_match.c -- does a rule match a command, and does its
  * k-th match fire.  Pure functions: the engine keeps the counts.
  */
-#include "emu/fault/fault.h"
+#include "emu/fault/fault_rule.h"
 #include "prm/prm_cmd.h"
 
 static bool is_general_object_cmd(uint16_t opcode)

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu/device/dev_config.h"
-#include "emu/fault/fault.h"
+#include "emu/base/base.h"
+#include "emu/fault/fault_rule.h"
 #include "emu/firmware/fw_syndrome.h"
 #include "prm/prm_cmd.h"
 
@@ -135,7 +135,7 @@ static int opcode_by_name(const char *s, uint16_t *out)
 	if (eq_nocase_n(s, "MLX5_CMD_OP_", 12))
 		s += 12;
 	for (size_t i = 0; i < sizeof(opcodes) / sizeof(opcodes[0]); i++)
-		if (emu_config_eq_nocase(s, opcodes[i].name)) {
+		if (emu_text_eq_nocase(s, opcodes[i].name)) {
 			*out = opcodes[i].value;
 			return 0;
 		}
@@ -183,12 +183,12 @@ static int status_by_name(const char *s, uint8_t *out)
 	if (n >= sizeof(buf))
 		return -ENOENT;
 	memcpy(buf, s, n + 1);
-	if (n > 4 && emu_config_eq_nocase(buf + n - 4, "_ERR"))
+	if (n > 4 && emu_text_eq_nocase(buf + n - 4, "_ERR"))
 		buf[n - 4] = '\0';
 	for (unsigned int st = 0; st < 256; st++) {
 		const char *name = emu_fault_status_name((uint8_t)st);
 
-		if (name && emu_config_eq_nocase(buf, name)) {
+		if (name && emu_text_eq_nocase(buf, name)) {
 			*out = (uint8_t)st;
 			return 0;
 		}
@@ -201,7 +201,7 @@ static const struct fw_syndrome *syndrome_by_name(const char *s)
 	for (int i = 1; i < FW_SYND_COUNT; i++) {
 		const struct fw_syndrome *sy = fw_syndrome_get((enum fw_synd)i);
 
-		if (sy && emu_config_eq_nocase(s, sy->name))
+		if (sy && emu_text_eq_nocase(s, sy->name))
 			return sy;
 	}
 	return NULL;
@@ -275,7 +275,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 	case K_OPCODE:
 		if (!opcode_by_name(v, &u16)) {
 			r->opcode = u16;
-		} else if (!emu_config_parse_u64(v, 0xffff, &n)) {
+		} else if (!emu_text_parse_u64(v, 0xffff, &n)) {
 			r->opcode = (uint16_t)n;
 		} else {
 			return fail(err, errlen, "bad opcode \"%s\": expected a "
@@ -285,7 +285,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		r->match |= MLX5EMU_FAULT_MATCH_OPCODE;
 		return 0;
 	case K_OP_MOD:
-		if (emu_config_parse_u64(v, 0xffff, &n))
+		if (emu_text_parse_u64(v, 0xffff, &n))
 			return fail(err, errlen, "bad op_mod \"%s\": expected a "
 				    "number from 0 to 0xffff", v);
 		r->op_mod = (uint16_t)n;
@@ -294,12 +294,12 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 	case K_OBJ_TYPE:
 		for (size_t i = 0; i < sizeof(obj_types) / sizeof(obj_types[0]);
 		     i++)
-			if (emu_config_eq_nocase(v, obj_types[i].name)) {
+			if (emu_text_eq_nocase(v, obj_types[i].name)) {
 				r->obj_type = obj_types[i].value;
 				r->match |= MLX5EMU_FAULT_MATCH_OBJ_TYPE;
 				return 0;
 			}
-		if (emu_config_parse_u64(v, 0xffff, &n))
+		if (emu_text_parse_u64(v, 0xffff, &n))
 			return fail(err, errlen, "bad obj_type \"%s\": expected a "
 				    "general object type such as FLOW_METER_ASO, "
 				    "or a number from 0 to 0xffff", v);
@@ -308,7 +308,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		return 0;
 	case K_CLASS:
 		for (uint32_t c = 1; c < NCLASSES; c++)
-			if (emu_config_eq_nocase(v, class_names[c])) {
+			if (emu_text_eq_nocase(v, class_names[c])) {
 				r->cmd_class = c;
 				r->match |= MLX5EMU_FAULT_MATCH_CLASS;
 				return 0;
@@ -316,12 +316,12 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		return fail(err, errlen, "bad class \"%s\": expected general, "
 			    "create, modify, query or destroy", v);
 	case K_UID:
-		if (emu_config_eq_nocase(v, "kernel")) {
+		if (emu_text_eq_nocase(v, "kernel")) {
 			r->uid = 0;
 			r->match |= MLX5EMU_FAULT_MATCH_UID;
-		} else if (emu_config_eq_nocase(v, "user")) {
+		} else if (emu_text_eq_nocase(v, "user")) {
 			r->match |= MLX5EMU_FAULT_MATCH_USER;
-		} else if (!emu_config_parse_u64(v, 0xffff, &n)) {
+		} else if (!emu_text_parse_u64(v, 0xffff, &n)) {
 			r->uid = (uint16_t)n;
 			r->match |= MLX5EMU_FAULT_MATCH_UID;
 		} else {
@@ -335,7 +335,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 
 		for (const char *c = num; *c; c++)
 			dec &= *c >= '0' && *c <= '9';
-		if (!dec || emu_config_parse_u64(num, EMU_MAX_DEVICES - 1, &n))
+		if (!dec || emu_text_parse_u64(num, EMU_MAX_DEVICES - 1, &n))
 			return fail(err, errlen, "bad dev \"%s\": expected a "
 				    "device index from 0 to %d, or its name "
 				    "mlx5_0 to mlx5_%d", v, EMU_MAX_DEVICES - 1,
@@ -346,7 +346,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 	}
 	case K_STATUS:
 		if (status_by_name(v, &st)) {
-			if (emu_config_parse_u64(v, 0xff, &n))
+			if (emu_text_parse_u64(v, 0xff, &n))
 				return fail(err, errlen, "bad status \"%s\": "
 					    "expected a status name such as "
 					    "BAD_PARAM, or a number from 1 to 255",
@@ -364,7 +364,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 			r->syndrome = sy->value;
 			return 0;
 		}
-		if (!emu_config_parse_u64(v, UINT32_MAX, &n) && n) {
+		if (!emu_text_parse_u64(v, UINT32_MAX, &n) && n) {
 			r->syndrome = (uint32_t)n;
 			return 0;
 		}
@@ -372,7 +372,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 			    "from the syndrome table such as CQ_IN_USE, or a "
 			    "number from 1 to 0xffffffff", v);
 	case K_MS:
-		if (emu_config_parse_u64(v, EMU_FAULT_MAX_DELAY_MS, &n) || !n)
+		if (emu_text_parse_u64(v, EMU_FAULT_MAX_DELAY_MS, &n) || !n)
 			return fail(err, errlen, "bad ms \"%s\": expected "
 				    "milliseconds from 1 to %d", v,
 				    EMU_FAULT_MAX_DELAY_MS);
@@ -381,7 +381,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 	case K_NTH:
 	case K_EVERY:
 	case K_LIMIT:
-		if (emu_config_parse_u64(v, UINT64_MAX, &n) || !n)
+		if (emu_text_parse_u64(v, UINT64_MAX, &n) || !n)
 			return fail(err, errlen, "bad %s \"%s\": expected a "
 				    "positive integer", key_names[k], v);
 		if (k == K_LIMIT) {
@@ -404,7 +404,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		return 0;
 	}
 	case K_SEED:
-		if (emu_config_parse_u64(v, UINT64_MAX, &n))
+		if (emu_text_parse_u64(v, UINT64_MAX, &n))
 			return fail(err, errlen, "bad seed \"%s\": expected a "
 				    "number from 0 to 18446744073709551615", v);
 		r->seed = n;
@@ -447,9 +447,9 @@ int emu_fault_parse(const char *text, struct mlx5emu_fault_rule *rule,
 
 		if (first) {
 			first = false;
-			if (emu_config_eq_nocase(tok, "fail"))
+			if (emu_text_eq_nocase(tok, "fail"))
 				r.action = MLX5EMU_FAULT_FAIL;
-			else if (emu_config_eq_nocase(tok, "delay"))
+			else if (emu_text_eq_nocase(tok, "delay"))
 				r.action = MLX5EMU_FAULT_DELAY;
 			else
 				return fail(err, errlen, "unknown action \"%s\"; "
@@ -463,7 +463,7 @@ int emu_fault_parse(const char *text, struct mlx5emu_fault_rule *rule,
 				    tok);
 		tok[eq - tok] = '\0';
 		for (k = 0; k < K_COUNT; k++)
-			if (emu_config_eq_nocase(tok, key_names[k]))
+			if (emu_text_eq_nocase(tok, key_names[k]))
 				break;
 		if (k == K_COUNT)
 			return fail(err, errlen, "unknown key \"%s\"; expected "

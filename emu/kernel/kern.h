@@ -122,9 +122,6 @@ int kern_ctx_open(int index, struct mlx5be_ctx **ctx, int *cmd_fd);
  */
 int kern_ctx_import(int cmd_fd, struct mlx5be_ctx **ctx, int *index);
 void kern_ctx_close(struct mlx5be_ctx *ctx);
-/* Maps @pages more pages at the end of the memfd; returns their offset.
- * Caller holds uctx->lock. */
-int kern_uctx_grow_memfd(struct kern_uctx *uctx, size_t pages, off_t *off);
 
 /* kern_obj.c */
 int kern_general_cmd(struct mlx5be_ctx *ctx, const void *in, size_t inlen,

@@ -213,17 +213,6 @@ int kern_ctx_import(int cmd_fd, struct mlx5be_ctx **pctx, int *index)
 	return 0;
 }
 
-int kern_uctx_grow_memfd(struct kern_uctx *uctx, size_t pages, off_t *off)
-{
-	off_t start = (off_t)uctx->memfd_pages * KERN_PAGE_SIZE;
-
-	if (ftruncate(uctx->memfd, start + (off_t)pages * KERN_PAGE_SIZE))
-		return -errno;
-	uctx->memfd_pages += pages;
-	*off = start;
-	return 0;
-}
-
 void kern_ctx_close(struct mlx5be_ctx *ctx)
 {
 	struct kern_uctx *uctx = ctx->uctx;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <infiniband/mlx5dv.h>
 
@@ -41,6 +42,19 @@ static int kern_uar_cmd_dealloc(struct kern_uctx *uctx, uint32_t index)
 	return kern_fw_exec_checked(uctx->kdev, in, sizeof(in), out, sizeof(out));
 }
 
+/* @pages more pages at the end of the memfd, at *off (uctx->lock held). */
+static int kern_uar_grow_memfd(struct kern_uctx *uctx, size_t pages,
+			      off_t *off)
+{
+	off_t start = (off_t)uctx->memfd_pages * KERN_PAGE_SIZE;
+
+	if (ftruncate(uctx->memfd, start + (off_t)pages * KERN_PAGE_SIZE))
+		return -errno;
+	uctx->memfd_pages += pages;
+	*off = start;
+	return 0;
+}
+
 struct mlx5be_uar *kern_uar_alloc(struct mlx5be_ctx *ctx, uint32_t flags,
 				  struct mlx5be_uar_info *info)
 {
@@ -62,7 +76,7 @@ struct mlx5be_uar *kern_uar_alloc(struct mlx5be_ctx *ctx, uint32_t flags,
 	ret = kern_uar_cmd_alloc(uctx, &uar->index);
 	if (ret)
 		goto err_unlock;
-	ret = kern_uctx_grow_memfd(uctx, 1, &uar->mmap_off);
+	ret = kern_uar_grow_memfd(uctx, 1, &uar->mmap_off);
 	if (ret)
 		goto err_dealloc;
 	uar->page = mmap(NULL, KERN_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * emu/fault/fault_engine.c -- the process-wide rule set and the hook every
+ * emu/fault/fault_cmd.c -- the process-wide rule set and the hook every
  * device's firmware calls before a command runs.
  *
  * The rule set is an immutable array of rule pointers, read under an RCU

@@ -243,7 +243,7 @@ END_TEST
 
 static Suite *suite(void)
 {
-	Suite *s = suite_create("fault_engine");
+	Suite *s = suite_create("fault_cmd");
 	TCase *tc = tcase_create("engine");
 
 	tcase_add_checked_fixture(tc, setup, NULL);
