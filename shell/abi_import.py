@@ -8,7 +8,7 @@ script, trampolines and the core's fallback entries from.  Each line is
 
     NAME VERSION default|compat CONVENTION
 
-CONVENTION says what the entry does until the core implements it (see
+CONVENTION says what the entry does while the core does not implement it (see
 gen_shell.py).  Conventions already written in the list are kept; new
 symbols get '?' and the build refuses them until someone decides.
 

@@ -116,7 +116,7 @@ struct emu_fw_cmd_info {
 /* Describe an implemented opcode; -ENOENT if the device does not have it. */
 int emu_fw_cmd_info(uint16_t opcode, struct emu_fw_cmd_info *info);
 
-/* ---- hooks: fault injection and tracing (issue 5 builds on these) ---- */
+/* ---- hooks: fault injection and tracing ---- */
 
 struct emu_fw_hooks {
 	/*

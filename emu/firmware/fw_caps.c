@@ -113,7 +113,7 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	GEN(cq_period_start_from_cqe, 1),
 	GEN(xrc, 1),			/* XRC domains, XRC SRQs, XRC QPs */
 	GEN(dct, 1),			/* DC: DCT objects, DCI QPs */
-	GEN(block_lb_mc, 1),		/* qpc.block_lb_mc kept (no multicast yet) */
+	GEN(block_lb_mc, 1),		/* qpc.block_lb_mc kept (no multicast) */
 	GEN(rts2rts_qp_counters_set_id, 1),	/* RTS2RTS COUNTER_SET_ID */
 
 	/* ---- DEVX: user contexts and umems ---- */

@@ -23,7 +23,7 @@
 #include "emu/firmware/fw_syndrome.h"
 
 /*
- * PRM numbers prm/prm_cmd.h does not carry yet (kernel names in comments);
+ * PRM numbers prm/prm_cmd.h does not carry (kernel names in comments);
  * to move there.
  */
 enum {

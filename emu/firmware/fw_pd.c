@@ -2,7 +2,7 @@
 /*
  * emu/firmware/fw_pd.c -- ALLOC_PD / DEALLOC_PD.
  *
- * A PD used by an mkey (or, later, a QP/SRQ) cannot be deallocated:
+ * A PD an mkey, QP or SRQ uses cannot be deallocated:
  * BAD_RES_STATE, as ConnectX firmware answers (see PD_IN_USE in
  * prm/syndromes.def).
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * emu/firmware/fw_td.c -- ALLOC_TRANSPORT_DOMAIN / DEALLOC_TRANSPORT_DOMAIN.
- * TIRs and TISes (the Ethernet queue work) will be its users.
+ * emu/firmware/fw_td.c -- ALLOC_TRANSPORT_DOMAIN / DEALLOC_TRANSPORT_DOMAIN
+ * (the domain TIRs and TISes name).
  */
 #include "emu/firmware/fw_int.h"
 

@@ -27,7 +27,7 @@ struct kfld {
 };
 
 #define F(typ, fld) { .off = PRM_BIT_OFF(typ, fld), .bits = PRM_BIT_SZ(typ, fld) }
-/* A field prm/ has no layout for yet; every use cites mlx5_ifc.h. */
+/* A field prm/ has no layout for; every use cites mlx5_ifc.h. */
 #define FX(off_, bits_) { .off = (off_), .bits = (bits_) }
 #define BYTES(typ) ((uint8_t)PRM_ST_SZ_BYTES(typ))
 

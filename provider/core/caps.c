@@ -25,11 +25,11 @@ int prov_caps_query_page(const struct mlx5be_ops *be, struct mlx5be_ctx *bectx,
 
 	out = calloc(1, PRM_ST_SZ_BYTES(query_hca_cap_out));
 	if (!out)
-		return -ENOMEM;
+		return ENOMEM;
 	PRM_SET(query_hca_cap_in, in, opcode, MLX5_CMD_OP_QUERY_HCA_CAP);
 	PRM_SET(query_hca_cap_in, in, op_mod, (type << 1) | (mode & 1));
-	ret = be->general_cmd(bectx, in, sizeof(in), out,
-			      PRM_ST_SZ_BYTES(query_hca_cap_out));
+	ret = -be->general_cmd(bectx, in, sizeof(in), out,
+			       PRM_ST_SZ_BYTES(query_hca_cap_out));
 	if (!ret)
 		memcpy(page, PRM_ADDR_OF(query_hca_cap_out, out, capability),
 		       PROV_CAP_PAGE_BYTES);
@@ -110,7 +110,7 @@ static uint8_t *fetch_page(struct prov_context *pctx, unsigned int type, int *er
 	uint8_t *page = malloc(PROV_CAP_PAGE_BYTES);
 
 	*err = page ? prov_caps_query_page(pctx->be, pctx->bectx, type,
-					   HCA_CAP_OPMOD_GET_CUR, page) : -ENOMEM;
+					   HCA_CAP_OPMOD_GET_CUR, page) : ENOMEM;
 	if (*err) {
 		free(page);
 		return NULL;
@@ -125,7 +125,7 @@ int prov_caps_init(struct prov_context *pctx)
 	int ret;
 
 	if (!caps)
-		return -ENOMEM;
+		return ENOMEM;
 	caps->cur[MLX5_CAP_GENERAL] = fetch_page(pctx, MLX5_CAP_GENERAL, &ret);
 	if (!caps->cur[MLX5_CAP_GENERAL]) {
 		free(caps);
@@ -139,7 +139,7 @@ int prov_caps_init(struct prov_context *pctx)
 			continue;
 		/* A page the device does not answer stays absent (zeroes). */
 		caps->cur[type] = fetch_page(pctx, type, &ret);
-		if (!caps->cur[type] && ret == -ENOMEM) {
+		if (!caps->cur[type] && ret == ENOMEM) {
 			pctx->caps = caps;
 			prov_caps_fini(pctx);
 			return ret;

@@ -45,8 +45,8 @@ const void *prov_caps_page(struct prov_context *pctx, unsigned int type);
 
 /*
  * Reads one page from the device: QUERY_HCA_CAP with op_mod
- * (type << 1) | mode into @page (PROV_CAP_PAGE_BYTES).  Returns 0 or a
- * negative errno (-EREMOTEIO for a firmware status).  Used at open and by
+ * (type << 1) | mode into @page (PROV_CAP_PAGE_BYTES).  Returns 0 or an
+ * errno (EREMOTEIO for a firmware status).  Used at open and by
  * the few queries that libmlx5 issues itself each time (dc_odp_caps,
  * pci_atomic_caps).
  */

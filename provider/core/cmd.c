@@ -71,9 +71,9 @@ void prov_umem_dereg(struct prov_context *pctx, struct mlx5be_umem *umem)
 int prov_cmd_exec(struct prov_context *pctx, const void *in, size_t inlen,
 		  void *out, size_t outlen)
 {
-	int ret = pctx->be->general_cmd(pctx->bectx, in, inlen, out, outlen);
+	int ret = -pctx->be->general_cmd(pctx->bectx, in, inlen, out, outlen);
 
-	if (ret != -EREMOTEIO)
+	if (ret != EREMOTEIO)
 		return ret;
-	return -prov_cmd_status_errno(out);
+	return prov_cmd_status_errno(out);
 }

@@ -40,7 +40,7 @@ void prov_umem_dereg(struct prov_context *pctx, struct mlx5be_umem *umem);
 /*
  * Runs one PRM query command for the provider's own derivations and maps a
  * firmware status to the errno the kernel's mlx5_cmd_exec() gives for it
- * (cmd_status_to_err in mlx5_core cmd.c).  0 or a negative errno.
+ * (cmd_status_to_err in mlx5_core cmd.c).  0 or an errno.
  */
 int prov_cmd_exec(struct prov_context *pctx, const void *in, size_t inlen,
 		  void *out, size_t outlen);

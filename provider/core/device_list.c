@@ -59,14 +59,15 @@ static struct prov_device *prov_device_create(int index,
 	return dev;
 }
 
-/* Brings the process's device table up to date with the backend. */
+/* Brings the process's device table up to date with the backend; 0 or
+ * an errno. */
 static int prov_devices_scan(void)
 {
 	struct mlx5be_device_info infos[PROV_MAX_DEVICES];
 	int n = mlx5be_get()->get_devices(infos, PROV_MAX_DEVICES);
 
 	if (n < 0)
-		return n;
+		return -n;
 	for (int i = 0; i < n; i++) {
 		struct prov_device *dev = prov_device_find(infos[i].name);
 
@@ -75,10 +76,10 @@ static int prov_devices_scan(void)
 			continue;
 		}
 		if (num_devices == PROV_MAX_DEVICES)
-			return -ENOMEM;
+			return ENOMEM;
 		dev = prov_device_create(i, &infos[i]);
 		if (!dev)
-			return -ENOMEM;
+			return ENOMEM;
 		devices[num_devices++] = dev;
 	}
 	return 0;
@@ -107,7 +108,7 @@ struct ibv_device **mlx5emu_abi_ibv_get_device_list(int *num)
 	ret = prov_devices_scan();
 	if (ret) {
 		pthread_mutex_unlock(&devices_lock);
-		errno = -ret;
+		errno = ret;
 		return NULL;
 	}
 	list = calloc(num_devices + 1, sizeof(*list));

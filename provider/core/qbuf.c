@@ -54,7 +54,7 @@ static int qbuf_huge(struct prov_qbuf *qb, size_t size)
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
 
 	if (p == MAP_FAILED)
-		return -1;
+		return errno;
 	qb->buf = p;
 	qb->length = len;
 	qb->huge = true;
@@ -66,10 +66,8 @@ static int qbuf_anon(struct prov_qbuf *qb, size_t size)
 	size_t len = (size + PROV_QBUF_PAGE - 1) & ~(size_t)(PROV_QBUF_PAGE - 1);
 	int ret = posix_memalign(&qb->buf, PROV_QBUF_PAGE, len);
 
-	if (ret) {
-		errno = ret;
-		return -1;
-	}
+	if (ret)
+		return ret;
 	qb->length = len;
 	qb->huge = false;
 	return 0;
@@ -87,10 +85,8 @@ int prov_qbuf_alloc_dflt(struct prov_qbuf *qb, size_t size, const char *prefix,
 							      QBUF_ANON);
 
 	memset(qb, 0, sizeof(*qb));
-	if (!size) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!size)
+		return EINVAL;
 	switch (type) {
 	case QBUF_HUGE:
 		return qbuf_huge(qb, size);
@@ -101,8 +97,7 @@ int prov_qbuf_alloc_dflt(struct prov_qbuf *qb, size_t size, const char *prefix,
 		break;
 	case QBUF_CONTIG:
 		/* mlx5_ib_mmap: MLX5_IB_MMAP_GET_CONTIGUOUS_PAGES is ENOSYS. */
-		errno = ENOSYS;
-		return -1;
+		return ENOSYS;
 	default:
 		break;
 	}

@@ -27,7 +27,7 @@ struct prov_qbuf {
 
 /*
  * Allocates @size bytes (rounded up to pages) for the component whose
- * environment prefix is @prefix ("MLX_CQ"): 0, or -1 with errno.
+ * environment prefix is @prefix ("MLX_CQ"): 0 or an errno.
  */
 int prov_qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix);
 /* The same with HUGE as the type when the variable is unset (libmlx5's

@@ -11,7 +11,6 @@
 #ifndef MLX5EMU_PROVIDER_DEVX_DEVX_H
 #define MLX5EMU_PROVIDER_DEVX_DEVX_H
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,6 +22,7 @@
 
 #include "backend/backend.h"
 #include "provider/core/context.h"
+#include "provider/core/error.h"
 
 /*
  * An opaque DEVX object: the backend handle plus what libmlx5 records.
@@ -105,15 +105,5 @@ const struct mlx5dv_devx_uar *prov_devx_nc_uar(struct prov_context *pctx);
 void prov_devx_track(struct prov_context *pctx, struct cds_list_head *node,
 		     struct cds_list_head *head);
 void prov_devx_untrack(struct prov_context *pctx, struct cds_list_head *node);
-
-/* Backend errors are -errno; rdma-core sets errno and returns it. */
-static inline int prov_devx_ret(int ret)
-{
-	if (ret < 0) {
-		errno = -ret;
-		return -ret;
-	}
-	return 0;
-}
 
 #endif /* MLX5EMU_PROVIDER_DEVX_DEVX_H */

@@ -74,14 +74,14 @@ int mlx5emu_abi_mlx5dv_devx_obj_query_async(struct mlx5dv_devx_obj *obj, const v
 	const struct mlx5be_ops *be;
 
 	if (!obj)
-		return prov_devx_ret(-EINVAL);
+		return prov_err(EINVAL);
 	/* The kernel looks the fd up as an async-cmd file: none is EBADF. */
 	if (!comp)
-		return prov_devx_ret(-EBADF);
+		return prov_err(EBADF);
 	be = to_prov_context(obj->context)->be;
 	if (!be->obj_query_async)
-		return prov_devx_ret(-EOPNOTSUPP);
-	return prov_devx_ret(be->obj_query_async(obj->be, in, inlen, outlen,
+		return prov_err(EOPNOTSUPP);
+	return prov_be_err(be->obj_query_async(obj->be, in, inlen, outlen,
 						 wr_id, comp->be));
 }
 
@@ -96,13 +96,13 @@ static int wait_then_enospc(int fd)
 	int n;
 
 	if (fl < 0)
-		return prov_devx_ret(-errno);
+		return prov_err(errno);
 	do
 		n = poll(&pfd, 1, (fl & O_NONBLOCK) ? 0 : -1);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return prov_devx_ret(-errno);
-	return prov_devx_ret(n ? -ENOSPC : -EAGAIN);
+		return prov_err(errno);
+	return prov_err(n ? ENOSPC : EAGAIN);
 }
 
 MLX5EMU_ABI(mlx5dv_devx_get_async_cmd_comp);
@@ -115,9 +115,9 @@ int mlx5emu_abi_mlx5dv_devx_get_async_cmd_comp(struct mlx5dv_devx_cmd_comp *cmd_
 	int ret;
 
 	if (!comp || !cmd_resp)
-		return prov_devx_ret(-EINVAL);
+		return prov_err(EINVAL);
 	if (!comp->ops->cmd_comp_get)
-		return prov_devx_ret(-EOPNOTSUPP);
+		return prov_err(EOPNOTSUPP);
 	if (cmd_resp_len < sizeof(*cmd_resp))
 		return wait_then_enospc(comp->dv.fd);
 	resp.wr_id = 0;
@@ -125,7 +125,7 @@ int mlx5emu_abi_mlx5dv_devx_get_async_cmd_comp(struct mlx5dv_devx_cmd_comp *cmd_
 	resp.outlen = cmd_resp_len - sizeof(*cmd_resp);
 	ret = comp->ops->cmd_comp_get(comp->be, &resp);
 	if (ret)
-		return prov_devx_ret(ret);
+		return prov_be_err(ret);
 	cmd_resp->wr_id = resp.wr_id;
 	return 0;
 }

@@ -56,11 +56,11 @@ int mlx5emu_abi_mlx5dv_devx_general_cmd(struct ibv_context *context,
 	const struct mlx5be_ops *be;
 
 	if (!context)
-		return prov_devx_ret(-EINVAL);
+		return prov_err(EINVAL);
 	be = ctx_be(context);
 	if (!be->general_cmd)
-		return prov_devx_ret(-EOPNOTSUPP);
-	return prov_devx_ret(be->general_cmd(to_prov_context(context)->bectx,
+		return prov_err(EOPNOTSUPP);
+	return prov_be_err(be->general_cmd(to_prov_context(context)->bectx,
 					     in, inlen, out, outlen));
 }
 
@@ -109,11 +109,11 @@ int mlx5emu_abi_mlx5dv_devx_obj_query(struct mlx5dv_devx_obj *obj, const void *i
 	const struct mlx5be_ops *be;
 
 	if (!obj)
-		return prov_devx_ret(-EINVAL);
+		return prov_err(EINVAL);
 	be = ctx_be(obj->context);
 	if (!be->obj_query)
-		return prov_devx_ret(-EOPNOTSUPP);
-	return prov_devx_ret(be->obj_query(obj->be, in, inlen, out, outlen));
+		return prov_err(EOPNOTSUPP);
+	return prov_be_err(be->obj_query(obj->be, in, inlen, out, outlen));
 }
 
 MLX5EMU_ABI(mlx5dv_devx_obj_modify);
@@ -123,11 +123,11 @@ int mlx5emu_abi_mlx5dv_devx_obj_modify(struct mlx5dv_devx_obj *obj, const void *
 	const struct mlx5be_ops *be;
 
 	if (!obj)
-		return prov_devx_ret(-EINVAL);
+		return prov_err(EINVAL);
 	be = ctx_be(obj->context);
 	if (!be->obj_modify)
-		return prov_devx_ret(-EOPNOTSUPP);
-	return prov_devx_ret(be->obj_modify(obj->be, in, inlen, out, outlen));
+		return prov_err(EOPNOTSUPP);
+	return prov_be_err(be->obj_modify(obj->be, in, inlen, out, outlen));
 }
 
 MLX5EMU_ABI(mlx5dv_devx_obj_destroy);
@@ -137,14 +137,14 @@ int mlx5emu_abi_mlx5dv_devx_obj_destroy(struct mlx5dv_devx_obj *obj)
 	int ret;
 
 	if (!obj)
-		return prov_devx_ret(-EINVAL);
+		return prov_err(EINVAL);
 	be = ctx_be(obj->context);
 	if (!be->obj_destroy)
-		return prov_devx_ret(-EOPNOTSUPP);
+		return prov_err(EOPNOTSUPP);
 	/* On failure (EBUSY, ...) the object stays usable, as in libmlx5. */
 	ret = be->obj_destroy(obj->be);
 	if (ret)
-		return prov_devx_ret(ret);
+		return prov_be_err(ret);
 	prov_devx_untrack(to_prov_context(obj->context), &obj->node);
 	free(obj);
 	return 0;
@@ -157,10 +157,10 @@ int mlx5emu_abi_mlx5dv_devx_query_eqn(struct ibv_context *context, uint32_t vect
 	const struct mlx5be_ops *be;
 
 	if (!context || !eqn)
-		return prov_devx_ret(-EINVAL);
+		return prov_err(EINVAL);
 	be = ctx_be(context);
 	if (!be->query_eqn)
-		return prov_devx_ret(-EOPNOTSUPP);
-	return prov_devx_ret(be->query_eqn(to_prov_context(context)->bectx,
+		return prov_err(EOPNOTSUPP);
+	return prov_be_err(be->query_eqn(to_prov_context(context)->bectx,
 					   vector, eqn));
 }

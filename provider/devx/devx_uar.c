@@ -138,7 +138,8 @@ static struct prov_devx_uar *bf_pop(struct prov_devx_ctx *dctx)
 	return uar;
 }
 
-/* A new BF page into the pool: two registers when the page is ours. */
+/* A new BF page into the pool: two registers when the page is ours;
+ * 0 or an errno. */
 static int bf_grow(struct prov_context *pctx)
 {
 	struct prov_devx_ctx *dctx = pctx->devx_ctx;
@@ -185,8 +186,7 @@ static int bf_grow(struct prov_context *pctx)
 err_regs:
 	for (unsigned int j = 0; j < 2; j++)
 		free(regs[j]);
-	errno = err;
-	return -1;
+	return err;
 }
 
 MLX5EMU_ABI(mlx5dv_devx_alloc_uar);
@@ -214,9 +214,9 @@ struct mlx5dv_devx_uar *mlx5emu_abi_mlx5dv_devx_alloc_uar(struct ibv_context *co
 	pthread_mutex_lock(&dctx->lock);
 	uar = bf_pop(dctx);
 	if (!uar) {
-		if (bf_grow(pctx)) {
-			int err = errno;
+		int err = bf_grow(pctx);
 
+		if (err) {
 			pthread_mutex_unlock(&dctx->lock);
 			errno = err;
 			return NULL;
@@ -273,7 +273,7 @@ int prov_devx_ctx_init(struct prov_context *pctx)
 	struct prov_devx_ctx *dctx = calloc(1, sizeof(*dctx));
 
 	if (!dctx)
-		return -ENOMEM;
+		return ENOMEM;
 	pthread_mutex_init(&dctx->lock, NULL);
 	CDS_INIT_LIST_HEAD(&dctx->objs);
 	CDS_INIT_LIST_HEAD(&dctx->umems);

@@ -101,14 +101,14 @@ int mlx5emu_abi_mlx5dv_devx_umem_dereg(struct mlx5dv_devx_umem *dv_devx_umem)
 	int ret;
 
 	if (!umem)
-		return prov_devx_ret(-EINVAL);
+		return prov_err(EINVAL);
 	be = to_prov_context(umem->context)->be;
 	if (!be->umem_dereg)
-		return prov_devx_ret(-EOPNOTSUPP);
+		return prov_err(EOPNOTSUPP);
 	/* A umem an object still uses stays registered (EBUSY). */
 	ret = be->umem_dereg(umem->be);
 	if (ret)
-		return prov_devx_ret(ret);
+		return prov_be_err(ret);
 	prov_devx_untrack(to_prov_context(umem->context), &umem->node);
 	free(umem);
 	return 0;

@@ -192,11 +192,11 @@ int mlx5emu_abi_ibv_destroy_ah(struct ibv_ah *ah)
 }
 
 /*
- * ibv_find_gid_index(): the index of @gid with RoCE type @v2 on @port;
- * -1 + errno (EINVAL past the table) when there is none.
+ * ibv_find_gid_index(): the index of @gid with RoCE type @v2 on @port in
+ * *index; 0 or an errno (EINVAL past the table when there is none).
  */
 static int ah_find_gid_index(struct prov_context *pctx, uint8_t port,
-			     const union ibv_gid *gid, bool v2)
+			     const union ibv_gid *gid, bool v2, uint8_t *index)
 {
 	for (uint32_t i = 0;; i++) {
 		struct ibv_gid_entry e;
@@ -206,16 +206,15 @@ static int ah_find_gid_index(struct prov_context *pctx, uint8_t port,
 			memset(&e, 0, sizeof(e));
 			e.gid_type = IBV_GID_TYPE_ROCE_V1;
 		} else if (ret) {
-			errno = ret;
-			return -1;
+			return ret;
 		}
 		if (!memcmp(&e.gid, gid, sizeof(*gid)) &&
-		    (e.gid_type == IBV_GID_TYPE_ROCE_V2) == v2)
-			return (int)i;
-		if (i >= 255) {
-			errno = EINVAL;
-			return -1;
+		    (e.gid_type == IBV_GID_TYPE_ROCE_V2) == v2) {
+			*index = (uint8_t)i;
+			return 0;
 		}
+		if (i >= 255)
+			return EINVAL;
 	}
 }
 
@@ -263,7 +262,7 @@ int mlx5emu_abi_ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_nu
 				    struct ibv_ah_attr *ah_attr)
 {
 	struct prov_context *pctx = to_prov_context(context);
-	int version, idx;
+	int version, err;
 
 	memset(ah_attr, 0, sizeof(*ah_attr));
 	ah_attr->grh.flow_label = be32toh(grh->version_tclass_flow) & 0xfffff;
@@ -286,11 +285,13 @@ int mlx5emu_abi_ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_nu
 			return -1;
 		}
 		map_ipv4_to_ipv6(ip4->daddr, &sgid);
-		idx = ah_find_gid_index(pctx, port_num, &sgid, true);
-		if (idx < 0)
-			return idx;
+		err = ah_find_gid_index(pctx, port_num, &sgid, true,
+					&ah_attr->grh.sgid_index);
+		if (err) {
+			errno = err;
+			return -1;
+		}
 		map_ipv4_to_ipv6(ip4->saddr, &ah_attr->grh.dgid);
-		ah_attr->grh.sgid_index = (uint8_t)idx;
 		ah_attr->grh.hop_limit = ip4->ttl;
 		ah_attr->grh.traffic_class = ip4->tos;
 		return 0;
@@ -311,10 +312,12 @@ int mlx5emu_abi_ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_nu
 			errno = EPROTONOSUPPORT;
 			return -1;
 		}
-		idx = ah_find_gid_index(pctx, port_num, &grh->dgid, v2);
-		if (idx < 0)
-			return idx;
-		ah_attr->grh.sgid_index = (uint8_t)idx;
+		err = ah_find_gid_index(pctx, port_num, &grh->dgid, v2,
+					&ah_attr->grh.sgid_index);
+		if (err) {
+			errno = err;
+			return -1;
+		}
 		ah_attr->grh.hop_limit = grh->hop_limit;
 		ah_attr->grh.traffic_class =
 			(be32toh(grh->version_tclass_flow) >> 20) & 0xff;

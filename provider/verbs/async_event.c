@@ -32,7 +32,7 @@ int prov_async_event_post(struct prov_context *pctx, enum ibv_event_type type,
 
 	/* Records are far below PIPE_BUF: each write is atomic. */
 	if (write(pctx->async_wr_fd, &r, sizeof(r)) != sizeof(r))
-		return -errno;
+		return errno;
 	return 0;
 }
 

@@ -9,7 +9,7 @@
 
 struct prov_context;
 
-/* @element: the object's ibv_* pointer, or the port number. */
+/* @element: the object's ibv_* pointer, or the port number; 0 or an errno. */
 int prov_async_event_post(struct prov_context *pctx, enum ibv_event_type type,
 			  uint64_t element);
 

@@ -31,7 +31,7 @@ static void prov_context_set_ops(struct prov_context *pctx)
 
 /*
  * Areas add { init, fini } rows here, in dependency order.  init runs
- * after the backend context exists (an error fails the open: a negative
+ * after the backend context exists (an error fails the open: 0 or an
  * errno), fini before it goes.
  */
 static const struct {
@@ -80,7 +80,7 @@ static struct ibv_context *prov_context_assemble(struct prov_device *dev,
 	ret = prov_context_init_areas(pctx);
 	if (ret) {
 		prov_context_destroy(pctx);
-		errno = -ret;
+		errno = ret;
 		return NULL;
 	}
 	return &pctx->vctx.context;

@@ -194,8 +194,9 @@ static int cq_alloc_mem(struct prov_cq *cq, uint32_t *buf_id, uint32_t *dbr_id)
 	size_t len = (size_t)cq->ncqe * cq->cqe_sz;
 	int err;
 
-	if (prov_qbuf_alloc(&cq->buf, len, "MLX_CQ"))
-		return errno ? errno : ENOMEM;
+	err = prov_qbuf_alloc(&cq->buf, len, "MLX_CQ");
+	if (err)
+		return err;
 	memset(cq->buf.buf, 0, len);
 	for (uint32_t i = 0; i < cq->ncqe; i++) {
 		struct mlx5_cqe64 *cqe = (struct mlx5_cqe64 *)

@@ -6,11 +6,11 @@
  * types are then filled in that order, stopping at the first error, which
  * is returned (not -1/errno).
  *
- * Served now: MLX5DV_OBJ_QP (provider/verbs/qp_dv.c), MLX5DV_OBJ_SRQ
- * (srq.c) and MLX5DV_OBJ_PD (pdn).  The other types belong to objects whose
- * areas do not serve them yet (no ibv_wq exists: create_wq is not offered);
- * until they do, naming one is EOPNOTSUPP.  Both versions (MLX5_1.0 and
- * MLX5_1.2) land here; the 1.0 difference is CQ-only.
+ * Served: MLX5DV_OBJ_QP (qp_dv.c), MLX5DV_OBJ_SRQ (srq.c) and
+ * MLX5DV_OBJ_PD (pdn).  Naming CQ, RWQ, DM or AH is EOPNOTSUPP: their areas
+ * do not give these views (and no ibv_wq exists: create_wq is not
+ * offered).  Both versions (MLX5_1.0 and MLX5_1.2) land here; the 1.0
+ * difference is CQ-only.
  */
 #include <errno.h>
 
@@ -35,15 +35,15 @@ static int init_pd(struct ibv_pd *pd, struct mlx5dv_pd *out)
 MLX5EMU_ABI(mlx5dv_init_obj);
 int mlx5emu_abi_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 {
-	static const uint64_t not_yet[] = {
+	static const uint64_t unserved[] = {
 		MLX5DV_OBJ_CQ, MLX5DV_OBJ_RWQ, MLX5DV_OBJ_DM, MLX5DV_OBJ_AH,
 	};
 	int ret = 0;
 
 	if (!obj || !(obj_type & PROV_DV_OBJ_KNOWN))
 		return EINVAL;
-	for (unsigned int i = 0; i < sizeof(not_yet) / sizeof(not_yet[0]); i++)
-		if (obj_type & not_yet[i])
+	for (unsigned int i = 0; i < sizeof(unserved) / sizeof(unserved[0]); i++)
+		if (obj_type & unserved[i])
 			return EOPNOTSUPP;
 	/* libmlx5's order: QP, CQ, SRQ, RWQ, DM, AH, PD; first error wins. */
 	if (obj_type & MLX5DV_OBJ_QP)

@@ -5,8 +5,8 @@
  *
  *   ibv_alloc_pd    ALLOC_PD; NULL + errno (the command's errno as
  *                   mlx5_cmd_exec maps firmware statuses, ENOMEM)
- *   ibv_dealloc_pd  0, or an errno: EBUSY while MRs, AHs (later QPs,
- *                   SRQs, MWs) use the PD, with no command sent
+ *   ibv_dealloc_pd  0, or an errno: EBUSY while MRs, AHs, QPs or SRQs
+ *                   use the PD, with no command sent
  *                   (ib_destroy_usecnt); else DEALLOC_PD's errno
  *
  * The PD is a DEVX object of the context's uid, so PRM objects created

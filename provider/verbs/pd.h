@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Protection domains (ibv_alloc_pd / ibv_dealloc_pd).  Parent domains are
- * not offered yet: the alloc_parent_domain op slot stays NULL, so
+ * not offered: the alloc_parent_domain op slot stays NULL, so
  * ibv_alloc_parent_domain fails with EOPNOTSUPP.
  */
 #ifndef MLX5EMU_PROVIDER_VERBS_PD_H

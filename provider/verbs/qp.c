@@ -114,8 +114,8 @@ out:
 	return err;
 }
 
-/* Building and executing send WQEs is not here yet: rdma-core's answer
- * for a missing op, with the whole list unposted. */
+/* The provider builds no send WQEs: rdma-core's answer for a missing op,
+ * with the whole list unposted. */
 static int prov_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			  struct ibv_send_wr **bad_wr)
 {

@@ -30,8 +30,9 @@ static uint32_t align_up(uint32_t v, uint32_t a)
 
 /* ---- sizing: libmlx5's sq_overhead, calc_send_wqe, calc_sq/rq_size ---- */
 
+/* sq_overhead(): the bytes of a send WQE before its data; 0 or EINVAL. */
 static int qp_sq_overhead(enum ibv_qp_type type, bool dci, uint64_t ops,
-			  uint64_t mlx5_ops)
+			  uint64_t mlx5_ops, uint32_t *ovh)
 {
 	uint32_t size = PROV_WQE_CTRL_SZ, rdma = 0, atomic = 0, mw = 0;
 
@@ -54,20 +55,24 @@ static int qp_sq_overhead(enum ibv_qp_type type, bool dci, uint64_t ops,
 	switch (type) {
 	case IBV_QPT_DRIVER:
 		if (!dci)
-			return -EINVAL;
+			return EINVAL;
 		/* fallthrough */
 	case IBV_QPT_UD:
-		return (int)(size + PROV_WQE_DATAGRAM_SZ);
+		*ovh = size + PROV_WQE_DATAGRAM_SZ;
+		return 0;
 	case IBV_QPT_XRC_RECV:
 	case IBV_QPT_XRC_SEND:
-		return (int)(size + PROV_WQE_XRC_SZ);
+		*ovh = size + PROV_WQE_XRC_SZ;
+		return 0;
 	case IBV_QPT_RAW_PACKET:
-		return (int)(size + PROV_WQE_ETH_SZ);
+		*ovh = size + PROV_WQE_ETH_SZ;
+		return 0;
 	case IBV_QPT_RC:
 	case IBV_QPT_UC:
-		return (int)size;
+		*ovh = size;
+		return 0;
 	default:
-		return -EINVAL;
+		return EINVAL;
 	}
 }
 
@@ -92,10 +97,10 @@ static uint64_t qp_default_ops(enum ibv_qp_type type)
 }
 
 static int qp_overhead(const struct prov_qp *qp,
-		       const struct ibv_qp_init_attr_ex *attr)
+		       const struct ibv_qp_init_attr_ex *attr, uint32_t *ovh)
 {
 	return qp_sq_overhead(attr->qp_type, qp->dc == PROV_QP_DCI,
-			      qp_default_ops(attr->qp_type), 0);
+			      qp_default_ops(attr->qp_type), 0, ovh);
 }
 
 /* libmlx5's limits, as the kernel answers alloc_ucontext. */
@@ -114,15 +119,17 @@ static void qp_limits(struct prov_context *pctx, struct qp_limits *l)
 	l->max_recv_wr = l->max_send_wqebb;
 }
 
+/* calc_send_wqe(): the send WQE size in bytes (*wqe_size); 0 or EINVAL. */
 static int qp_calc_send_wqe(const struct qp_limits *l, struct prov_qp *qp,
-			    struct ibv_qp_init_attr_ex *attr)
+			    struct ibv_qp_init_attr_ex *attr, uint32_t *wqe_size)
 {
-	int ovh = qp_overhead(qp, attr);
 	uint64_t size, inl = 0, tot, max_gather;
+	uint32_t ovh;
+	int ret = qp_overhead(qp, attr, &ovh);
 
-	if (ovh < 0)
-		return ovh;
-	size = (uint64_t)ovh;
+	if (ret)
+		return ret;
+	size = ovh;
 	if (attr->cap.max_inline_data)
 		inl = size + ((PROV_WQE_INL_SZ + (uint64_t)attr->cap.max_inline_data +
 			       15) & ~UINT64_C(15));
@@ -131,53 +138,60 @@ static int qp_calc_send_wqe(const struct qp_limits *l, struct prov_qp *qp,
 	max_gather = size < l->max_sq_desc ? (l->max_sq_desc - size) /
 					       PROV_WQE_DATA_SZ : 0;
 	if (attr->cap.max_send_sge > max_gather)
-		return -EINVAL;
+		return EINVAL;
 	size += (uint64_t)attr->cap.max_send_sge * PROV_WQE_DATA_SZ;
 	tot = size > inl ? size : inl;
 	if (tot > l->max_sq_desc)
-		return -EINVAL;
-	return (int)align_up((uint32_t)tot, PROV_SEND_WQE_BB);
+		return EINVAL;
+	*wqe_size = align_up((uint32_t)tot, PROV_SEND_WQE_BB);
+	return 0;
 }
 
+/* calc_sq_size(): the SQ's bytes (*wq_size, 0 without send WRs); 0 or
+ * EINVAL. */
 static int qp_calc_sq_size(const struct qp_limits *l, struct prov_qp *qp,
-			   struct ibv_qp_init_attr_ex *attr)
+			   struct ibv_qp_init_attr_ex *attr, uint64_t *wq_size)
 {
-	uint64_t wq_size;
-	int wqe_size;
+	uint32_t wqe_size, ovh;
+	int ret;
 
+	*wq_size = 0;
 	if (!attr->cap.max_send_wr)
 		return 0;
-	wqe_size = qp_calc_send_wqe(l, qp, attr);
-	if (wqe_size < 0)
-		return wqe_size;
-	if ((uint32_t)wqe_size > l->max_sq_desc)
-		return -EINVAL;
-	qp->max_inline_data = wqe_size - qp_overhead(qp, attr) -
-			      (int)PROV_WQE_INL_SZ;
+	ret = qp_calc_send_wqe(l, qp, attr, &wqe_size);
+	if (ret)
+		return ret;
+	if (wqe_size > l->max_sq_desc)
+		return EINVAL;
+	qp_overhead(qp, attr, &ovh);	/* it succeeded in calc_send_wqe */
+	qp->max_inline_data = (int)wqe_size - (int)ovh - (int)PROV_WQE_INL_SZ;
 	attr->cap.max_inline_data = (uint32_t)qp->max_inline_data;
 	if (attr->cap.max_send_wr > 0x7fffffffu / l->max_sq_desc)
-		return -EINVAL;
-	wq_size = prov_roundup_pow2((uint64_t)attr->cap.max_send_wr *
-			       (uint64_t)wqe_size);
-	qp->sq.wqe_cnt = (unsigned int)(wq_size / PROV_SEND_WQE_BB);
+		return EINVAL;
+	*wq_size = prov_roundup_pow2((uint64_t)attr->cap.max_send_wr *
+				     (uint64_t)wqe_size);
+	qp->sq.wqe_cnt = (unsigned int)(*wq_size / PROV_SEND_WQE_BB);
 	if (qp->sq.wqe_cnt > l->max_send_wqebb)
-		return -EINVAL;
+		return EINVAL;
 	qp->sq.wqe_shift = 6;
 	qp->sq.max_gs = (int)attr->cap.max_send_sge;
-	qp->sq.max_post = (unsigned int)(wq_size / (uint64_t)wqe_size);
-	return (int)wq_size;
+	qp->sq.max_post = (unsigned int)(*wq_size / (uint64_t)wqe_size);
+	return 0;
 }
 
+/* calc_rq_size(): the RQ's bytes (*rq_size, 0 without receive WRs or with
+ * an SRQ); 0 or EINVAL. */
 static int qp_calc_rq_size(const struct qp_limits *l, struct prov_qp *qp,
-			   struct ibv_qp_init_attr_ex *attr)
+			   struct ibv_qp_init_attr_ex *attr, uint64_t *rq_size)
 {
 	uint32_t wqe_size = 0, num_scatter;
 	uint64_t wq_size;
 
+	*rq_size = 0;
 	if (!attr->cap.max_recv_wr)
 		return 0;
 	if (attr->cap.max_recv_wr > l->max_recv_wr)
-		return -EINVAL;
+		return EINVAL;
 	if (!attr->srq) {	/* mlx5_calc_rcv_wqe() */
 		uint64_t size;
 
@@ -185,10 +199,10 @@ static int qp_calc_rq_size(const struct qp_limits *l, struct prov_qp *qp,
 		size = (uint64_t)PROV_WQE_DATA_SZ * num_scatter +
 		       (qp->wq_sig ? PROV_WQE_DATA_SZ : 0);
 		if (size > l->max_rq_desc)
-			return -EINVAL;
+			return EINVAL;
 		wqe_size = (uint32_t)prov_roundup_pow2(size);
 		if (wqe_size > l->max_rq_desc)
-			return -EINVAL;
+			return EINVAL;
 	}
 	wq_size = prov_roundup_pow2(attr->cap.max_recv_wr) * wqe_size;
 	if (wqe_size) {
@@ -200,26 +214,28 @@ static int qp_calc_rq_size(const struct qp_limits *l, struct prov_qp *qp,
 		qp->rq.max_gs = (int)((wqe_size - (qp->wq_sig ? PROV_WQE_DATA_SZ : 0)) /
 				      PROV_WQE_DATA_SZ);
 	}
-	return (int)wq_size;
+	*rq_size = wq_size;
+	return 0;
 }
 
 /* mlx5_calc_wq_size(): the buffer size, RQ first. */
 int prov_qp_calc_wq_size(struct prov_context *pctx, struct prov_qp *qp,
-			 struct ibv_qp_init_attr_ex *attr)
+			 struct ibv_qp_init_attr_ex *attr, size_t *size)
 {
 	struct qp_limits l;
-	int sq, rq;
+	uint64_t sq, rq;
+	int ret;
 
 	qp_limits(pctx, &l);
-	sq = qp_calc_sq_size(&l, qp, attr);
-	if (sq < 0)
-		return sq;
-	rq = qp_calc_rq_size(&l, qp, attr);
-	if (rq < 0)
-		return rq;
+	ret = qp_calc_sq_size(&l, qp, attr, &sq);
+	if (!ret)
+		ret = qp_calc_rq_size(&l, qp, attr, &rq);
+	if (ret)
+		return ret;
 	qp->sq.offset = (size_t)rq;
 	qp->rq.offset = 0;
-	return sq + rq;
+	*size = (size_t)(sq + rq);
+	return 0;
 }
 
 /* The receive queue the kernel computes (set_rq_size, qp_has_rq) must be

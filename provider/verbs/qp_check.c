@@ -13,7 +13,7 @@
  *              create_flags or flags on a QP type that takes none
  *   EOPNOTSUPP a create flag the device does not advertise (mlx5_ib's
  *              process_create_flags), raw packet and RSS QPs (no TIR/SQ/RQ
- *              objects yet)
+ *              objects)
  *   EINVAL     (mlx5_ib) a DCI with receive caps
  *
  * and the timestamp format the QP's CQs ask for (get_qp_ts_format).
@@ -308,27 +308,23 @@ static bool ts_cap_rt(unsigned int cap)
 	return cap == PROV_TS_CAP_REAL_TIME || cap == PROV_TS_CAP_BOTH;
 }
 
-/* mlx5_ib's get_ts_format() for one CQ, or the default without one. */
-static int qp_cq_ts_format(struct ibv_cq *cq, bool fr, bool rt)
+/* mlx5_ib's get_ts_format() for one CQ, or the default without one:
+ * 0 and *fmt, or EOPNOTSUPP. */
+static int qp_cq_ts_format(struct ibv_cq *cq, bool fr, bool rt, int *fmt)
 {
-	struct prov_cq *pcq;
+	struct prov_cq *pcq = cq ? to_prov_cq(cq) : NULL;
 
-	if (!cq)
-		return fr ? MLX5_TIMESTAMP_FORMAT_FREE_RUNNING :
-			    MLX5_TIMESTAMP_FORMAT_DEFAULT;
-	pcq = to_prov_cq(cq);
-	if (pcq->rt_ts) {
-		if (!rt)
-			return -EOPNOTSUPP;
-		return MLX5_TIMESTAMP_FORMAT_REAL_TIME;
+	if (pcq && pcq->rt_ts) {
+		*fmt = MLX5_TIMESTAMP_FORMAT_REAL_TIME;
+		return rt ? 0 : EOPNOTSUPP;
 	}
-	if (pcq->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) {
-		if (!fr)
-			return -EOPNOTSUPP;
-		return MLX5_TIMESTAMP_FORMAT_FREE_RUNNING;
+	if (pcq && (pcq->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)) {
+		*fmt = MLX5_TIMESTAMP_FORMAT_FREE_RUNNING;
+		return fr ? 0 : EOPNOTSUPP;
 	}
-	return fr ? MLX5_TIMESTAMP_FORMAT_FREE_RUNNING :
+	*fmt = fr ? MLX5_TIMESTAMP_FORMAT_FREE_RUNNING :
 		    MLX5_TIMESTAMP_FORMAT_DEFAULT;
+	return 0;
 }
 
 /* get_qp_ts_format(): 0 and the format, or an errno. */
@@ -337,10 +333,9 @@ static int qp_ts_format(struct prov_qp *qp, struct ibv_cq *scq,
 {
 	unsigned int cap = PROV_CAP_ROCE(qp->pctx, qp_ts_format);
 	bool fr = ts_cap_fr(cap), rt = ts_cap_rt(cap);
-	int s = qp_cq_ts_format(scq, fr, rt);
-	int r = qp_cq_ts_format(rcq, fr, rt);
+	int s, r;
 
-	if (s < 0 || r < 0)
+	if (qp_cq_ts_format(scq, fr, rt, &s) || qp_cq_ts_format(rcq, fr, rt, &r))
 		return EOPNOTSUPP;
 	if (s != MLX5_TIMESTAMP_FORMAT_DEFAULT &&
 	    r != MLX5_TIMESTAMP_FORMAT_DEFAULT && s != r)

@@ -258,7 +258,7 @@ struct ibv_qp *prov_qp_create(struct ibv_context *context,
 	uint32_t vflags = 0, buf_id, db_id, qpn = 0;
 	struct prov_qp *qp;
 	bool uses = false;
-	int size, err;
+	int err;
 
 	qp = prov_qp_alloc(pctx);
 	if (!qp) {
@@ -281,7 +281,7 @@ struct ibv_qp *prov_qp_create(struct ibv_context *context,
 		qp_init_verbs(qp, context, attr);
 		return &qp->vqp.qp;
 	}
-	/* Send operations come with the ibv_wr_* API (not yet). */
+	/* Send operations are the ibv_wr_* API, which is not offered. */
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ||
 	    (dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS))) {
 		err = EOPNOTSUPP;
@@ -293,12 +293,9 @@ struct ibv_qp *prov_qp_create(struct ibv_context *context,
 	/* libibverbs zeroes an XRC initiator's receive caps only after
 	 * libmlx5 sized the queues; work on a copy until then. */
 	a = *attr;
-	size = prov_qp_calc_wq_size(pctx, qp, &a);
-	if (size < 0) {
-		err = -size;
+	err = prov_qp_calc_wq_size(pctx, qp, &a, &qp->buf_size);
+	if (err)
 		goto err;
-	}
-	qp->buf_size = (size_t)size;
 	err = prov_qp_check_uverbs(context, &a);
 	if (err)
 		goto err;

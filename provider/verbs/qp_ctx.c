@@ -55,27 +55,27 @@ static bool env_shut_up_bf(void)
 	return env && strcmp(env, "0");
 }
 
-/* get_uar_info(): 0 or a negative errno. */
+/* get_uar_info(): 0 or an errno. */
 static int qp_ctx_uar_counts(struct prov_qp_ctx *qc)
 {
 	int tot = env_int("MLX5_TOTAL_UUARS", PROV_DEF_TOT_UUARS);
 	int low;
 
 	if (tot < 1)
-		return -EINVAL;
+		return EINVAL;
 	if (tot < PROV_BFREGS_PER_UAR)
 		tot = PROV_BFREGS_PER_UAR;
 	tot = (tot + PROV_BFREGS_PER_UAR - 1) / PROV_BFREGS_PER_UAR *
 	      PROV_BFREGS_PER_UAR;
 	if (tot > PROV_MAX_BFREGS)
-		return -ENOMEM;
+		return ENOMEM;
 	low = env_int("MLX5_NUM_LOW_LAT_UUARS", 4);
 	if (low < 0)
-		return -EINVAL;
+		return EINVAL;
 	if (low < tot - PROV_MED_BFREGS_TSHOLD)
 		low = tot - PROV_MED_BFREGS_TSHOLD;
 	if (low > tot - 1)
-		return -ENOMEM;
+		return ENOMEM;
 	qc->max_dedicated = (unsigned int)low;
 	qc->max_shared = (unsigned int)(tot - low);
 	return 0;
@@ -87,7 +87,7 @@ int prov_qp_ctx_init(struct prov_context *pctx)
 	int ret;
 
 	if (!qc)
-		return -ENOMEM;
+		return ENOMEM;
 	ret = qp_ctx_uar_counts(qc);
 	if (ret) {
 		free(qc);

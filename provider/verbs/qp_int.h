@@ -66,10 +66,10 @@ static inline uint32_t prov_qp_st(const struct prov_qp *qp, enum ibv_qp_type t)
 	}
 }
 
-/* qp_caps.c: mlx5_calc_wq_size(): the buffer size (RQ first) or -errno;
- * the caps in @attr come back as libmlx5 reports them. */
+/* qp_caps.c: mlx5_calc_wq_size(): the buffer size (RQ first) in *size,
+ * 0 or an errno; the caps in @attr come back as libmlx5 reports them. */
 int prov_qp_calc_wq_size(struct prov_context *pctx, struct prov_qp *qp,
-			 struct ibv_qp_init_attr_ex *attr);
+			 struct ibv_qp_init_attr_ex *attr, size_t *size);
 /* The receive queue the kernel computes must be the one libmlx5 sized. */
 int prov_qp_check_rq(struct prov_qp *qp, const struct ibv_qp_init_attr_ex *attr);
 

@@ -47,16 +47,19 @@ static uint16_t flow_label_to_udp_sport(uint32_t fl)
 	return (uint16_t)(fl_low | IB_ROCE_UDP_ENCAP_VALID_PORT_MIN);
 }
 
-/* ib_rate_to_mlx5(): 0 for the port's rate, else the nearest supported. */
-static int rate_to_mlx5(struct prov_context *pctx, enum ibv_rate rate)
+/* ib_rate_to_mlx5(): *code 0 for the port's rate, else the nearest
+ * supported; 0 or EINVAL. */
+static int rate_to_mlx5(struct prov_context *pctx, enum ibv_rate rate,
+			uint32_t *stat_rate)
 {
 	uint32_t support = PROV_CAP_GEN(pctx, stat_rate_support);
 	int r = (int)rate;
 
+	*stat_rate = 0;
 	if (rate == IBV_RATE_MAX)
 		return 0;
 	if (r < IBV_RATE_2_5_GBPS || r > IBV_RATE_800_GBPS)
-		return -EINVAL;
+		return EINVAL;
 	/* ib_to_mlx5_rate_map(): a few rates have their own codes. */
 	while (r != IBV_RATE_MAX) {
 		int code;
@@ -84,8 +87,10 @@ static int rate_to_mlx5(struct prov_context *pctx, enum ibv_rate rate)
 			code = r + 5;	/* MLX5_STAT_RATE_OFFSET */
 			break;
 		}
-		if ((1u << code) & support)
-			return code;
+		if ((1u << code) & support) {
+			*stat_rate = (uint32_t)code;
+			return 0;
+		}
 		--r;
 	}
 	return 0;
@@ -115,7 +120,8 @@ int prov_qp_set_path(struct prov_qp *qp, const struct ibv_ah_attr *ah,
 {
 	struct prov_context *pctx = qp->pctx;
 	enum ibv_qp_type t = qp->vqp.qp.qp_type;
-	int rate;
+	uint32_t rate;
+	int ret;
 
 	if (mask & IBV_QP_PKEY_INDEX)
 		PRM_SET(ads, path, pkey_index,
@@ -137,10 +143,10 @@ int prov_qp_set_path(struct prov_qp *qp, const struct ibv_ah_attr *ah,
 	PRM_SET(ads, path, tclass, ah->grh.traffic_class);
 	PRM_SET(ads, path, flow_label, ah->grh.flow_label);
 	memcpy(PRM_ADDR_OF(ads, path, rgid_rip), ah->grh.dgid.raw, 16);
-	rate = rate_to_mlx5(pctx, ah->static_rate);
-	if (rate < 0)
-		return -rate;
-	PRM_SET(ads, path, stat_rate, (uint32_t)rate);
+	ret = rate_to_mlx5(pctx, ah->static_rate, &rate);
+	if (ret)
+		return ret;
+	PRM_SET(ads, path, stat_rate, rate);
 	PRM_SET(ads, path, vhca_port_num, port);
 	if (mask & IBV_QP_TIMEOUT)
 		PRM_SET(ads, path, ack_timeout,
@@ -182,16 +188,14 @@ int prov_qp_check_av(struct prov_qp *qp, const struct ibv_ah_attr *ah,
 	return ret < 0 ? -ret : ret;
 }
 
-/* get_atomic_mode(): the IB-compatible 8-byte mode, or -EOPNOTSUPP. */
-static int qp_atomic_mode(struct prov_context *pctx)
+/* get_atomic_mode(): whether the device has the IB-compatible 8-byte
+ * mode (MLX5_QPC_ATOMIC_MODE_IB_SPEC). */
+static bool qp_atomic_mode_ib(struct prov_context *pctx)
 {
 	unsigned int ops = PROV_CAP_ATOMIC(pctx, atomic_operations);
 
-	if (!PROV_CAP_GEN(pctx, atomic))
-		return -EOPNOTSUPP;
-	if ((ops & PROV_ATOMIC_OPS_CMP_SWAP) && (ops & PROV_ATOMIC_OPS_FETCH_ADD))
-		return MLX5_QPC_ATOMIC_MODE_IB_SPEC;
-	return -EOPNOTSUPP;
+	return PROV_CAP_GEN(pctx, atomic) && (ops & PROV_ATOMIC_OPS_CMP_SWAP) &&
+	       (ops & PROV_ATOMIC_OPS_FETCH_ADD);
 }
 
 /* set_qpc_atomic_flags(). */
@@ -207,12 +211,10 @@ int prov_qp_set_access(struct prov_qp *qp, const struct ibv_qp_attr *attr,
 		access &= IBV_ACCESS_REMOTE_WRITE;
 	PRM_SET(qpc, qpc, rre, !!(access & IBV_ACCESS_REMOTE_READ));
 	if (access & IBV_ACCESS_REMOTE_ATOMIC) {
-		int mode = qp_atomic_mode(qp->pctx);
-
-		if (mode < 0)
+		if (!qp_atomic_mode_ib(qp->pctx))
 			return EOPNOTSUPP;
 		PRM_SET(qpc, qpc, rae, 1);
-		PRM_SET(qpc, qpc, atomic_mode, (uint32_t)mode);
+		PRM_SET(qpc, qpc, atomic_mode, MLX5_QPC_ATOMIC_MODE_IB_SPEC);
 	}
 	PRM_SET(qpc, qpc, rwe, !!(access & IBV_ACCESS_REMOTE_WRITE));
 	return 0;

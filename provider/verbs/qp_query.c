@@ -302,13 +302,13 @@ int mlx5emu_abi_mlx5dv_devx_qp_query(struct ibv_qp *ibqp, const void *in,
 	struct prov_qp *qp;
 
 	if (!ibqp)
-		return prov_devx_ret(-EINVAL);
+		return prov_err(EINVAL);
 	qp = prov_qp_real(to_prov_qp(ibqp));
 	if (!qp->obj)
-		return prov_devx_ret(-EINVAL);
+		return prov_err(EINVAL);
 	if (!qp->pctx->be->obj_query)
-		return prov_devx_ret(-EOPNOTSUPP);
-	return prov_devx_ret(qp->pctx->be->obj_query(qp->obj, in, inlen, out,
+		return prov_err(EOPNOTSUPP);
+	return prov_be_err(qp->pctx->be->obj_query(qp->obj, in, inlen, out,
 						     outlen));
 }
 
@@ -320,15 +320,15 @@ int mlx5emu_abi_mlx5dv_devx_qp_modify(struct ibv_qp *ibqp, const void *in,
 	int ret;
 
 	if (!ibqp)
-		return prov_devx_ret(-EINVAL);
+		return prov_err(EINVAL);
 	qp = prov_qp_real(to_prov_qp(ibqp));
 	if (!qp->obj)
-		return prov_devx_ret(-EINVAL);
+		return prov_err(EINVAL);
 	if (!qp->pctx->be->obj_modify)
-		return prov_devx_ret(-EOPNOTSUPP);
+		return prov_err(EOPNOTSUPP);
 	ret = qp->pctx->be->obj_modify(qp->obj, in, inlen, out, outlen);
 	if (ret)
-		return prov_devx_ret(ret);
+		return prov_be_err(ret);
 	if (inlen >= PRM_ST_SZ_BYTES(general_obj_in_cmd_hdr))
 		prov_qp_set_operational_state(qp, prov_qp_opcode_state(
 			PRM_GET(general_obj_in_cmd_hdr, in, opcode)));

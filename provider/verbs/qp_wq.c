@@ -141,9 +141,10 @@ int prov_qp_alloc_mem(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 		return err;
 	if (!qp->buf_size)
 		return 0;
-	if (prov_qbuf_alloc_dflt(&qp->buf, qp->buf_size, "MLX_QP",
-				 qp_use_huge(attr->qp_type)))
-		return errno ? errno : ENOMEM;
+	err = prov_qbuf_alloc_dflt(&qp->buf, qp->buf_size, "MLX_QP",
+				   qp_use_huge(attr->qp_type));
+	if (err)
+		return err;
 	memset(qp->buf.buf, 0, qp->buf_size);
 	qp->sq_start = (char *)qp->buf.buf + qp->sq.offset;
 	/* An XRC target's queues are never used: nothing to register. */

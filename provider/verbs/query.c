@@ -81,7 +81,7 @@ static int query_nic_vport_guids(struct prov_context *pctx, __be64 *node_guid,
 	int ret;
 
 	if (!out)
-		return -ENOMEM;
+		return ENOMEM;
 	PRM_SET(query_nic_vport_context_in, in, opcode,
 		MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT);
 	ret = prov_cmd_exec(pctx, in, sizeof(in), out,
@@ -103,7 +103,7 @@ static int query_vendor_id(struct prov_context *pctx, uint32_t *vendor_id)
 	int ret;
 
 	if (!out)
-		return -ENOMEM;
+		return ENOMEM;
 	PRM_SET(query_adapter_in, in, opcode, MLX5_CMD_OP_QUERY_ADAPTER);
 	ret = prov_cmd_exec(pctx, in, sizeof(in), out,
 			    PRM_ST_SZ_BYTES(query_adapter_out));
@@ -288,7 +288,7 @@ void prov_query_device_resp(struct prov_context *pctx, struct prov_device_resp *
 	}
 	/*
 	 * Packet pacing needs the QoS page's packet_pacing fields; prm/ does
-	 * not describe that page yet, so the caps are reported only as absent
+	 * not describe that page, so the caps are reported only as absent
 	 * (which is what the kernel reports without `qos`).
 	 */
 	resp->mpw_allowed = PROV_CAP_ETH(pctx, multi_pkt_send_wqe) != 0;
@@ -351,7 +351,7 @@ int prov_query_device_attr(struct prov_context *pctx,
 	if (!ret)
 		ret = query_vendor_id(pctx, &a->vendor_id);
 	if (ret)
-		return -ret;
+		return ret;
 	device_fw_ver(pctx, a->fw_ver, sizeof(a->fw_ver));
 
 	a->device_cap_flags = IBV_DEVICE_CHANGE_PHY_PORT | IBV_DEVICE_PORT_ACTIVE_EVENT |

@@ -144,8 +144,9 @@ static int srq_alloc_mem(struct prov_srq *srq, uint32_t orig_max_wr,
 	srq->wqe_shift = prov_ilog32((uint32_t)size - 1);
 	srq->max = (unsigned int)prov_roundup_pow2(max_wr);
 	srq->buf_size = (size_t)srq->max * size;
-	if (prov_qbuf_alloc(&srq->buf, srq->buf_size, "MLX_SRQ"))
-		return errno ? errno : ENOMEM;
+	err = prov_qbuf_alloc(&srq->buf, srq->buf_size, "MLX_SRQ");
+	if (err)
+		return err;
 	memset(srq->buf.buf, 0, srq->buf_size);
 	srq->head = 0;
 	srq->tail = (int)prov_roundup_pow2((uint64_t)orig_max_wr + 1) - 1;
@@ -549,11 +550,10 @@ int mlx5emu_abi_ibv_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 					  sizeof(out));
 		lwm = PRM_GET(query_rmp_out, out, rmp_context.wq.lwm);
 	}
-	if (ret == -EREMOTEIO)
-		ret = -prov_cmd_status_errno(out);
+	ret = ret == -EREMOTEIO ? prov_cmd_status_errno(out) : -ret;
 	if (ret) {
-		errno = -ret;
-		return -ret;
+		errno = ret;
+		return ret;
 	}
 	attr->srq_limit = lwm;
 	attr->max_wr = srq->max - 1;
@@ -683,11 +683,11 @@ int mlx5emu_abi_mlx5dv_devx_srq_query(struct ibv_srq *ibsrq, const void *in,
 	struct prov_srq *srq;
 
 	if (!ibsrq)
-		return prov_devx_ret(-EINVAL);
+		return prov_err(EINVAL);
 	srq = to_prov_srq(ibsrq);
 	if (!srq->pctx->be->obj_query)
-		return prov_devx_ret(-EOPNOTSUPP);
-	return prov_devx_ret(srq->pctx->be->obj_query(srq->obj, in, inlen, out,
+		return prov_err(EOPNOTSUPP);
+	return prov_be_err(srq->pctx->be->obj_query(srq->obj, in, inlen, out,
 						      outlen));
 }
 
@@ -698,11 +698,11 @@ int mlx5emu_abi_mlx5dv_devx_srq_modify(struct ibv_srq *ibsrq, const void *in,
 	struct prov_srq *srq;
 
 	if (!ibsrq)
-		return prov_devx_ret(-EINVAL);
+		return prov_err(EINVAL);
 	srq = to_prov_srq(ibsrq);
 	if (!srq->pctx->be->obj_modify)
-		return prov_devx_ret(-EOPNOTSUPP);
-	return prov_devx_ret(srq->pctx->be->obj_modify(srq->obj, in, inlen, out,
+		return prov_err(EOPNOTSUPP);
+	return prov_be_err(srq->pctx->be->obj_modify(srq->obj, in, inlen, out,
 						       outlen));
 }
 

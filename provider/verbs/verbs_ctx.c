@@ -153,7 +153,7 @@ int prov_verbs_ctx_init(struct prov_context *pctx)
 	struct prov_verbs_ctx *vc = calloc(1, sizeof(*vc));
 
 	if (!vc)
-		return -ENOMEM;
+		return ENOMEM;
 	pthread_mutex_init(&vc->lock, NULL);
 	vc->rand_state = (unsigned int)time(NULL) ^ (unsigned int)getpid() ^
 			 (unsigned int)(uintptr_t)vc;

@@ -43,7 +43,7 @@ def render(srcdir, lib):
              "`tests/abi/abi_status.py . build/lib/libmlx5emu_core.so.0 write`).",
              "",
              "*implemented*: the core serves it. *fails*: it fails the way rdma-core 44",
-             "fails for an unsupported feature, until an issue implements it.",
+             "fails for an unsupported feature.",
              ""]
     total = implemented = 0
     for so in ("libibverbs.so.1", "libmlx5.so.1", "libmana.so.1", "libefa.so.1", "libmlx5emu.so.1"):

@@ -359,7 +359,7 @@ START_TEST(caps_inconsistent)
 	ck_assert_msg(strstr(err.msg, "(overrides: log_max_cq_sz=23 "
 			     "(caps.log_max_cq_sz from "), "%s", err.msg);
 	ck_assert_msg(strstr(err.msg, "mlx5emu.conf:2))"), "%s", err.msg);
-	/* A feature the emulator lacks (crypto is for a later issue). */
+	/* A feature the emulator lacks (crypto). */
 	conf("[caps]\ncrypto = 1\n");
 	ck_assert_int_eq(load(), -EINVAL);
 	ck_assert_msg(strstr(err.msg, "capability overrides are inconsistent: "

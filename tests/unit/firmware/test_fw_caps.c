@@ -53,7 +53,7 @@ START_TEST(cap_general)
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, cqe_version), 1);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, roce), 1);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, rc), 1);
-		/* QPs/SRQs (issue 6): XRC and DC are implemented */
+		/* XRC and DC are implemented */
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, xrc), 1);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, dct), 1);
 		/* modest limits */

@@ -327,7 +327,7 @@ START_TEST(config_from_settings)
 	ck_assert(!c.on);
 	ck_assert(c.elide);
 	if (!emu_config_find("trace.mode"))
-		return;	/* the settings table does not have them (yet) */
+		return;	/* a settings table without them */
 	ck_assert_int_eq(emu_config_set(&ec, "trace.mode", "json:/tmp/x.jsonl",
 					EMU_SRC_ENV, NULL, &err), 0);
 	emu_trace_config_from(&ec, &c);

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside the core (the internal library): what no public entry reaches
- * yet.  CQE parsing by ibv_poll_cq and the ibv_cq_ex functions over CQEs
+ * Inside the core (the internal library): what no public entry reaches.
+ * CQE parsing by ibv_poll_cq and the ibv_cq_ex functions over CQEs
  * written into the ring as the device writes them (owner parity per pass,
  * queues found by user index), the doorbell record, arming (record and
  * UAR doorbell), completion events through a channel (pollable fd,
  * O_NONBLOCK, blocking wake-up, unread events dropped with their CQ,
  * destroy waiting for acknowledgements), the AH's address vector, and
- * mlx5dv_cq as mlx5dv_init_obj will give it.
+ * mlx5dv_cq as mlx5dv_init_obj would give it.
  */
 #include <endian.h>
 #include <errno.h>
