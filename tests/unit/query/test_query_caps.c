@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * provider/verbs/caps.c against the emulated device, inside the core
+ * provider/core/caps.c against the emulated device, inside the core
  * (linked with the internal library): the pages cached at context open are
  * the device's pages, fetched with the kernel's gates; absent pages read as
  * zeroes; the shared derivations; prov_cmd_exec's status mapping.
