@@ -88,6 +88,7 @@ struct emu_fw *emu_fw_create(const struct emu_fw_config *cfg)
 	fw->caps = caps;
 	fw->cfg.caps = caps;
 	atomic_init(&fw->hooks, NULL);
+	atomic_init(&fw->engine, NULL);
 	atomic_init(&fw->tracer, NULL);
 	atomic_init(&fw->ncmds, 0);
 	atomic_init(&fw->nfailed, 0);

@@ -17,6 +17,9 @@
 #include <string.h>
 
 #include "emu/firmware/fw_int.h"
+#include "emu/mem/mem.h"
+
+#include <infiniband/mlx5dv.h>
 
 void fw_cq_release(struct emu_fw_obj *obj)
 {
@@ -87,6 +90,11 @@ enum fw_synd fw_cmd_create_cq(struct fw_cmd *cmd)
 	cq = emu_fw_to_cq(obj);
 	pthread_mutex_init(&cq->lock, NULL);
 	atomic_init(&cq->eq, NULL);
+	atomic_init(&cq->hw.pi, 0);
+	atomic_init(&cq->hw.error, false);
+	atomic_init(&cq->hw.arm_cmd, 0);
+	atomic_init(&cq->hw.armed, false);
+	atomic_init(&cq->resize, NULL);
 
 	s = fw_cmd_obj_use(cmd, EMU_FW_OBJ_EQ, PRM_GET(cqc, cqc, c_eqn),
 			   FW_SYND_CQ_BAD_EQN, &eq);
@@ -138,6 +146,30 @@ err:
 	return s;
 }
 
+/* The engine-owned fields: producer counter (24 bits), the state
+ * (armed, fired, or the error an overrun left), the consumer counter as
+ * the doorbell record last said. */
+static void fw_cq_query_hw(struct emu_fw_cq *cq, void *cqc)
+{
+	uint32_t st = 0;
+
+	PRM_SET(cqc, cqc, producer_counter, atomic_load(&cq->hw.pi) & 0xffffff);
+	if (cq->dbr.addr) {
+		uint32_t ci;
+
+		if (!emu_mem_load32(cq->dbr.addr, &ci))
+			PRM_SET(cqc, cqc, consumer_counter, be32toh(ci) & 0xffffff);
+	}
+	if (atomic_load(&cq->hw.error))
+		PRM_SET(cqc, cqc, status, MLX5_CQC_STATUS_CQ_OVERFLOW);
+	if (atomic_load(&cq->hw.armed))
+		st = (atomic_load(&cq->hw.arm_cmd) & MLX5_CQ_DB_REQ_NOT_SOL) ?
+		     MLX5_CQC_ST_SOLICITED_NOTIFICATION_REQUEST_ARMED :
+		     MLX5_CQC_ST_NOTIFICATION_REQUEST_ARMED;
+	if (st)
+		PRM_SET(cqc, cqc, st, st);
+}
+
 enum fw_synd fw_cmd_query_cq(struct fw_cmd *cmd)
 {
 	struct emu_fw_obj *obj;
@@ -154,6 +186,7 @@ enum fw_synd fw_cmd_query_cq(struct fw_cmd *cmd)
 	memcpy(PRM_ADDR_OF(query_cq_out, cmd->out, cq_context), cq->cqc,
 	       sizeof(cq->cqc));
 	pthread_mutex_unlock(&cq->lock);
+	fw_cq_query_hw(cq, PRM_ADDR_OF(query_cq_out, cmd->out, cq_context));
 	emu_fw_obj_put(obj);
 	return FW_SYND_OK;
 }

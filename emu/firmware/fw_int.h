@@ -110,6 +110,7 @@ struct emu_fw {
 	unsigned int roce_table_size;
 	const struct emu_fw_hooks *_Atomic hooks;
 	const struct emu_fw_tracer *_Atomic tracer;	/* emu/trace */
+	const struct emu_fw_engine_ops *_Atomic engine;	/* fw_engine.c */
 	atomic_ulong ncmds, nfailed;
 };
 
@@ -264,6 +265,13 @@ enum fw_synd fw_dbr_resolve(struct fw_cmd *cmd, bool umem_valid,
 			    struct emu_fw_buf *buf);
 /* Drop the umem use of a resolved range (idempotent). */
 void fw_buf_release(struct emu_fw_buf *buf);
+
+/* ---- the engine (fw_engine.c) ---- */
+
+/* A QP changed state or is dying; no firmware lock may be held. */
+void fw_engine_qp_changed(struct emu_fw_qp *qp);
+/* Wait until no engine pass can reach an object being released. */
+void fw_engine_sync(struct emu_fw *fw);
 
 /* ---- ports (fw_vport.c) ---- */
 

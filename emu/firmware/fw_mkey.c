@@ -12,6 +12,8 @@
  */
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 #include "emu/firmware/fw_int.h"
 
 void fw_mkey_release(struct emu_fw_obj *obj)
@@ -139,4 +141,45 @@ enum fw_synd fw_cmd_destroy_mkey(struct fw_cmd *cmd)
 	return fw_cmd_obj_destroy(cmd, EMU_FW_OBJ_MKEY,
 				  PRM_GET(destroy_mkey_in, cmd->in, mkey_index),
 				  FW_SYND_MKEY_INVALID, FW_SYND_MKEY_INVALID);
+}
+
+/* Write and atomic rights need memory the kernel pinned for write. */
+static bool fw_umem_writable(const struct emu_fw_umem *umem)
+{
+	return umem && (umem->access & (IBV_ACCESS_LOCAL_WRITE |
+					IBV_ACCESS_REMOTE_WRITE));
+}
+
+enum emu_fw_mkey_res emu_fw_mkey_resolve(struct emu_fw *fw, uint32_t key,
+					 const struct emu_fw_pd *pd,
+					 unsigned int access, uint64_t addr,
+					 uint64_t len, uint8_t **host)
+{
+	struct emu_fw_obj *obj = emu_fw_obj_lookup_rcu(fw, EMU_FW_OBJ_MKEY,
+						       key >> 8);
+	const unsigned int wr = EMU_FW_MKEY_LW | EMU_FW_MKEY_RW | EMU_FW_MKEY_A;
+	struct emu_fw_mkey *mk;
+	uint64_t off;
+
+	if (!obj)
+		return EMU_FW_MKEY_BAD_KEY;
+	mk = emu_fw_to_mkey(obj);
+	if (mk->key != (key & 0xff))
+		return EMU_FW_MKEY_BAD_KEY;
+	if (mk->pd != pd)
+		return EMU_FW_MKEY_BAD_PD;
+	/* Local read is implied by every mkey (mkc.lr is always set). */
+	if ((access & ~mk->access & ~EMU_FW_MKEY_LR) ||
+	    ((access & wr) && !fw_umem_writable(mk->mem.umem)))
+		return EMU_FW_MKEY_BAD_ACCESS;
+	if (!len) {
+		*host = NULL;
+		return EMU_FW_MKEY_OK;
+	}
+	if (addr < mk->start_addr || len > mk->len ||
+	    addr - mk->start_addr > mk->len - len)
+		return EMU_FW_MKEY_BAD_BOUNDS;
+	off = addr - mk->start_addr;
+	*host = mk->mem.addr + off;
+	return EMU_FW_MKEY_OK;
 }

@@ -503,6 +503,9 @@ enum fw_synd fw_cmd_obj_destroy(struct fw_cmd *cmd, enum emu_fw_obj_type type,
 		emu_fw_obj_put(obj);
 		return invalid;
 	}
+	/* Lookups no longer find it; let an engine pass that did finish
+	 * before what it holds is released. */
+	fw_engine_sync(cmd->fw);
 	fw_obj_remove(obj);
 	emu_fw_obj_put(obj);
 	return FW_SYND_OK;

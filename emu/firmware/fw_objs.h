@@ -168,7 +168,17 @@ struct emu_fw_td {
 
 struct emu_fw_uar {
 	struct emu_fw_obj obj;	/* id = UAR page index */
+	/* The page as the device sees it (the kernel layer maps it and sets
+	 * it with emu_fw_uar_set_page; NULL until then): doorbells and
+	 * BlueFlame writes land here. */
+	void *_Atomic page;
 };
+
+/*
+ * Give UAR @index its page (a 4 KiB mapping the caller keeps until the UAR
+ * is deallocated).  -ENOENT if no such UAR is live.
+ */
+int emu_fw_uar_set_page(struct emu_fw *fw, uint32_t index, void *page);
 
 /* mkc access bits, as in the PRM mkc (lr, lw, rr, rw, a). */
 enum {
@@ -200,6 +210,7 @@ static inline uint32_t emu_fw_mkey_key(const struct emu_fw_mkey *mk)
 
 struct emu_fw_eq {
 	struct emu_fw_obj obj;	/* id = eq_number */
+	atomic_uint pi;		/* EQEs written (engine-owned) */
 	struct emu_fw_uar *uar;
 	struct emu_fw_buf buf;	/* (1 << log_size) EQEs of 64 bytes */
 	uint8_t log_size;
@@ -223,6 +234,25 @@ struct emu_fw_cq {
 	atomic_bool oi;		/* overrun ignore */
 	bool cc;		/* collapsed CQ */
 	uint8_t cqc[64];	/* cqc as created/modified, for QUERY_CQ */
+	/* Engine-owned state, reported by QUERY_CQ: CQEs written (the
+	 * producer counter), the CQ's error state (an overrun), the last
+	 * arm request seen (MLX5_CQ_DB_REQ_NOT* | sn) and whether it is
+	 * armed. */
+	struct {
+		atomic_uint pi;
+		atomic_bool error;
+		atomic_uint arm_cmd;
+		atomic_bool armed;
+	} hw;
+	/* A resize waiting for the engine (MODIFY_CQ op_mod 1), under lock. */
+	struct emu_fw_cq_resize *_Atomic resize;
+};
+
+/* A new CQE ring the engine switches to after writing the resize CQE. */
+struct emu_fw_cq_resize {
+	struct emu_fw_buf buf;
+	uint8_t log_size;
+	uint16_t cqe_size;
 };
 
 /* The queue counters QUERY_Q_COUNTER reports, engine-incremented. */
@@ -350,6 +380,13 @@ struct emu_fw_srq {
 	 * fewer WQEs remain (emu_fw_srq_limit_fire). */
 	atomic_uint lwm;
 	atomic_uint wqe_cnt;	/* srqc.wqe_cnt, engine-maintained */
+	bool cyclic;		/* RMP wq_type cyclic: no next segments */
+	/* Engine-owned: the next WQE to use (linked list: its index) and
+	 * how many WQEs were consumed (compared with dbr[0]). */
+	struct {
+		atomic_uint head;
+		atomic_uint counter;
+	} hw;
 	uint8_t ctx[240];	/* context as created/modified (rmpc's size) */
 };
 
@@ -422,6 +459,18 @@ struct emu_fw_qp {
 	struct emu_fw_ring rq;	/* 16 << log_rq_stride bytes per WQE */
 	uint32_t user_index;	/* reported in CQEs (cqe_version 1) */
 	struct emu_fw_qp_attr attr;	/* under lock; see emu_fw_qp_get_attr */
+	/* Engine-owned progress, reported by QUERY_QP: WQE basic blocks and
+	 * receive WQEs consumed, the next PSN to send and the PSN expected.
+	 * The transitions that take a PSN set it; a reset clears them. */
+	struct {
+		atomic_uint sq_wqebb_counter;
+		atomic_uint rq_counter;
+		atomic_uint sq_psn;
+		atomic_uint rq_psn;
+	} hw;
+	/* The engine's state of this QP (owned and changed by the engine
+	 * under its run lock; NULL while the engine does not run it). */
+	void *engine;
 	/* DCT only. */
 	atomic_uint dct_key_violations;	/* dc_access_key_violation_count */
 	atomic_bool dct_key_armed;	/* ARM_DCT_FOR_KEY_VIOLATION */
@@ -469,6 +518,53 @@ bool emu_fw_dct_take_drained(struct emu_fw_qp *dct);
  */
 bool emu_fw_srq_limit_fire(struct emu_fw_srq *srq, uint32_t available);
 void emu_fw_srq_set_error(struct emu_fw_srq *srq);
+
+/* ---- the engine's view of commands (fw_engine.c) ---- */
+
+/*
+ * What the firmware tells the engine, set per device with
+ * emu_fw_set_engine().  Both are called with no firmware lock held (the
+ * lock order is: the engine's run lock before any QP lock, never the
+ * reverse), from the thread running the command:
+ *  - qp_changed: a QP's state changed, or it is being destroyed (it is
+ *    dying: lookups no longer find it, its memory is still held); when it
+ *    returns no engine pass may touch the QP any more unless its state says
+ *    it has work (not RST, not dying);
+ *  - sync: an object is about to be released: when it returns no engine
+ *    pass that could have found it is still running.
+ */
+struct emu_fw_engine_ops {
+	void (*qp_changed)(void *arg, struct emu_fw_qp *qp);
+	void (*sync)(void *arg);
+	void *arg;
+};
+
+/* Same lifetime rule as emu_fw_set_hooks; NULL removes them. */
+void emu_fw_set_engine(struct emu_fw *fw, const struct emu_fw_engine_ops *ops);
+
+/* ---- mkeys as the engine resolves them (fw_mkey.c) ---- */
+
+enum emu_fw_mkey_res {
+	EMU_FW_MKEY_OK,
+	EMU_FW_MKEY_BAD_KEY,	/* no such mkey, or its key byte differs */
+	EMU_FW_MKEY_BAD_PD,	/* another protection domain */
+	EMU_FW_MKEY_BAD_ACCESS,	/* the access right is not granted */
+	EMU_FW_MKEY_BAD_BOUNDS,	/* [addr, addr + len) is not inside it */
+};
+
+/*
+ * Resolve [addr, addr + len) of mkey @key for an access needing all of
+ * @access (EMU_FW_MKEY_*), by a queue of @pd: *host gets the process
+ * address of addr.  Checks in the order a ConnectX does: the index and key
+ * byte, the PD, the access rights (write and atomic rights also need a
+ * umem registered writable), the bounds.  len 0 needs only a valid key of
+ * the PD.  Caller is inside emu_fw_rcu_lock(); *host stays valid until the
+ * unlock.
+ */
+enum emu_fw_mkey_res emu_fw_mkey_resolve(struct emu_fw *fw, uint32_t key,
+					 const struct emu_fw_pd *pd,
+					 unsigned int access, uint64_t addr,
+					 uint64_t len, uint8_t **host);
 
 #define EMU_FW_OBJ_OF(ptr, type, member) \
 	((type *)((uint8_t *)(ptr) - offsetof(type, member)))

@@ -285,6 +285,10 @@ enum fw_synd fw_cmd_create_qp(struct fw_cmd *cmd)
 	atomic_init(&qp->dct_key_violations, 0);
 	atomic_init(&qp->dct_key_armed, false);
 	atomic_init(&qp->dct_drained_event, false);
+	atomic_init(&qp->hw.sq_wqebb_counter, 0);
+	atomic_init(&qp->hw.rq_counter, 0);
+	atomic_init(&qp->hw.sq_psn, 0);
+	atomic_init(&qp->hw.rq_psn, 0);
 	if (has_sq)
 		fw_ring_set(&qp->sq, PRM_GET(qpc, qpc, log_sq_size), 6);
 	if (qp->rq_type == EMU_FW_RQ_REGULAR)
@@ -369,6 +373,14 @@ enum fw_synd fw_cmd_query_qp(struct fw_cmd *cmd)
 	pthread_mutex_lock(&qp->lock);
 	memcpy(qpc, qp->ctx, sizeof(qp->ctx));
 	PRM_SET(qpc, qpc, state, emu_fw_qp_state(qp));
+	/* What the engine moved since the transitions set them. */
+	PRM_SET(qpc, qpc, next_send_psn,
+		atomic_load(&qp->hw.sq_psn) & 0xffffff);
+	PRM_SET(qpc, qpc, next_rcv_psn,
+		atomic_load(&qp->hw.rq_psn) & 0xffffff);
+	PRM_SET(qpc, qpc, hw_sq_wqebb_counter,
+		atomic_load(&qp->hw.sq_wqebb_counter) & 0xffff);
+	PRM_SET(qpc, qpc, hw_rq_counter, atomic_load(&qp->hw.rq_counter));
 	pthread_mutex_unlock(&qp->lock);
 	emu_fw_obj_put(&qp->obj);
 	return FW_SYND_OK;
@@ -388,6 +400,8 @@ enum fw_synd fw_qp_destroy(struct fw_cmd *cmd, uint32_t qpn,
 		emu_fw_obj_put(&qp->obj);
 		return invalid;
 	}
+	/* Dying: the engine lets go of it before its memory is released. */
+	fw_engine_qp_changed(qp);
 	fw_obj_remove(&qp->obj);
 	emu_fw_obj_put(&qp->obj);
 	return FW_SYND_OK;

@@ -98,6 +98,10 @@ static enum fw_synd fw_qp_take(struct fw_cmd *cmd, uint32_t g,
 /* Engine-side progress a reset forgets. */
 static void fw_qp_reset_counters(struct emu_fw_qp *qp)
 {
+	atomic_store(&qp->hw.sq_wqebb_counter, 0);
+	atomic_store(&qp->hw.rq_counter, 0);
+	atomic_store(&qp->hw.sq_psn, 0);
+	atomic_store(&qp->hw.rq_psn, 0);
 	PRM_SET(qpc, qp->ctx, hw_sq_wqebb_counter, 0);
 	PRM_SET(qpc, qp->ctx, sw_sq_wqebb_counter, 0);
 	PRM_SET(qpc, qp->ctx, hw_rq_counter, 0);
@@ -166,12 +170,19 @@ enum fw_synd fw_cmd_modify_qp(struct fw_cmd *cmd)
 		if (g & FW_QPF_CQN_RCV)
 			FW_USE_SWAP(&qp->cq_rcv, take.cq_rcv);
 		fw_qp_attr_from_qpc(&qp->attr, qp->ctx);
+		/* The PSNs a transition sets start the engine's. */
+		if (g & FW_QPF_SQ_PSN)
+			atomic_store(&qp->hw.sq_psn, qp->attr.next_send_psn);
+		if (g & FW_QPF_RQ_PSN)
+			atomic_store(&qp->hw.rq_psn, qp->attr.next_rcv_psn);
 	}
 	if (t->to == MLX5_QPC_STATE_RST)
 		fw_qp_reset_counters(qp);
 	fw_qp_set_state_locked(qp, t->to);
 out:
 	pthread_mutex_unlock(&qp->lock);
+	if (!s)
+		fw_engine_qp_changed(qp);
 	emu_fw_obj_put(&qp->obj);
 	return s;
 }

@@ -8,6 +8,8 @@
  * zero page_id as an error), and a page used by an EQ or CQ (uar_page)
  * cannot be freed.
  */
+#include <errno.h>
+
 #include "emu/firmware/fw_int.h"
 
 enum fw_synd fw_cmd_alloc_uar(struct fw_cmd *cmd)
@@ -18,6 +20,7 @@ enum fw_synd fw_cmd_alloc_uar(struct fw_cmd *cmd)
 	s = fw_cmd_obj_alloc(cmd, EMU_FW_OBJ_UAR, &obj);
 	if (s)
 		return s;
+	atomic_init(&emu_fw_to_uar(obj)->page, NULL);
 	s = fw_cmd_obj_publish(obj, FW_SYND_UAR_LIMIT);
 	if (s)
 		return s;
@@ -30,4 +33,16 @@ enum fw_synd fw_cmd_dealloc_uar(struct fw_cmd *cmd)
 	return fw_cmd_obj_destroy(cmd, EMU_FW_OBJ_UAR,
 				  PRM_GET(dealloc_uar_in, cmd->in, uar),
 				  FW_SYND_UAR_INVALID, FW_SYND_UAR_IN_USE);
+}
+
+int emu_fw_uar_set_page(struct emu_fw *fw, uint32_t index, void *page)
+{
+	struct emu_fw_obj *obj = emu_fw_obj_get(fw, EMU_FW_OBJ_UAR, index);
+
+	if (!obj)
+		return -ENOENT;
+	atomic_store_explicit(&emu_fw_to_uar(obj)->page, page,
+			      memory_order_release);
+	emu_fw_obj_put(obj);
+	return 0;
 }

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/firmware/fw_engine.c -- what the firmware tells the engine: a QP
+ * changed state or is going, an object is about to be released.
+ *
+ * Commands call these with no firmware lock held, so the engine may take
+ * its run lock here while its passes take QP locks under that run lock (the
+ * one lock order: run lock, then QP lock).
+ */
+#include "emu/firmware/fw_int.h"
+
+void emu_fw_set_engine(struct emu_fw *fw, const struct emu_fw_engine_ops *ops)
+{
+	atomic_store_explicit(&fw->engine, ops, memory_order_release);
+}
+
+void fw_engine_qp_changed(struct emu_fw_qp *qp)
+{
+	const struct emu_fw_engine_ops *ops =
+		atomic_load_explicit(&qp->obj.fw->engine, memory_order_acquire);
+
+	if (ops && ops->qp_changed)
+		ops->qp_changed(ops->arg, qp);
+}
+
+void fw_engine_sync(struct emu_fw *fw)
+{
+	const struct emu_fw_engine_ops *ops =
+		atomic_load_explicit(&fw->engine, memory_order_acquire);
+
+	if (ops && ops->sync)
+		ops->sync(ops->arg);
+}
