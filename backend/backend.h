@@ -172,6 +172,15 @@ struct mlx5be_ops {
 						   struct mlx5be_obj *dest);
 	int (*clock_info)(struct mlx5be_ctx *ctx,
 			  struct mlx5be_clock_info *info);
+
+	/*
+	 * Device progress: the provider just rang a doorbell (why 1) or is
+	 * polling a CQ (why 2).  An in-process device may do device work on
+	 * this thread here or wake its own thread; it costs no system call
+	 * unless the device's thread is parked.  Hardware: NULL (the device
+	 * needs no help).
+	 */
+	void (*progress)(struct mlx5be_ctx *ctx, unsigned int why);
 };
 
 /* The implementations; only backend.c and the tests name them. */

@@ -11,6 +11,7 @@
 #include "emu/device/dev.h"
 #include "emu/device/dev_identity.h"
 #include "emu/firmware/fw.h"
+#include "emu/engine/eng.h"
 #include "emu/kernel/kern.h"
 
 static int kern_get_devices(struct mlx5be_device_info *infos, int max)
@@ -138,6 +139,13 @@ static int kern_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *inf
 	return -EOPNOTSUPP;
 }
 
+/* The engine runs inline here when it is free (emu/engine). */
+static void kern_progress(struct mlx5be_ctx *ctx, unsigned int why)
+{
+	(void)ctx;
+	emu_eng_progress(why);
+}
+
 const struct mlx5be_ops mlx5be_emu_ops = {
 	.name = "emu",
 	.get_devices = kern_get_devices,
@@ -165,4 +173,5 @@ const struct mlx5be_ops mlx5be_emu_ops = {
 	.gid_l2_addr = kern_gid_l2_addr,
 	.steering_root_attach = kern_steering_root_attach,
 	.clock_info = kern_clock_info,
+	.progress = kern_progress,
 };

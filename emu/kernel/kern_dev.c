@@ -15,6 +15,7 @@
 
 #include "emu/device/dev.h"
 #include "emu/device/dev_identity.h"
+#include "emu/engine/eng.h"
 #include "emu/fault/fault.h"
 #include "emu/firmware/fw.h"
 #include "emu/kernel/kern.h"
@@ -208,6 +209,10 @@ static struct kern_dev *kern_dev_create(int index)
 	if (kern_dev_set_gids(kdev, id) || kern_dev_create_eqs(kdev))
 		goto err_fw;
 	emu_fault_attach(kdev->fw, index);	/* rules see commands from here */
+	/* The device executes work from now on (the engine thread starts
+	 * with the first device). */
+	if (emu_eng_device_add(kdev->fw, index))
+		goto err_fw;
 	return kdev;
 
 err_fw:

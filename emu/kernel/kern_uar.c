@@ -12,6 +12,7 @@
 
 #include <infiniband/mlx5dv.h>
 
+#include "emu/firmware/fw_objs.h"
 #include "emu/kernel/kern.h"
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
@@ -85,6 +86,8 @@ struct mlx5be_uar *kern_uar_alloc(struct mlx5be_ctx *ctx, uint32_t flags,
 		ret = -errno;
 		goto err_dealloc;
 	}
+	/* The device watches the page through the kernel's own mapping. */
+	emu_fw_uar_set_page(uctx->kdev->fw, uar->index, uar->page);
 	cds_list_add_tail(&uar->node, &uctx->uars);
 	pthread_mutex_unlock(&uctx->lock);
 	info->base_addr = NULL;	/* the provider maps cmd_fd at mmap_off */

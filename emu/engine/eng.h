@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/engine/eng.h -- the engine: it executes the work queues of every
+ * emulated device of the process (see README.md).
+ *
+ * One engine per process.  A device joins it when the kernel layer brings
+ * the device up and leaves before the device's firmware is destroyed; the
+ * engine's thread starts with the first device (never from a library
+ * constructor) and stops when the last leaves or at exit.  Any thread may
+ * also drive it inline with emu_eng_progress().
+ *
+ * Convention: 0 or a negative errno.
+ */
+#ifndef MLX5EMU_EMU_ENGINE_ENG_H
+#define MLX5EMU_EMU_ENGINE_ENG_H
+
+#include <stdbool.h>
+
+struct emu_fw;
+
+/* Reasons for a progress call (the backend's progress op passes them). */
+enum emu_eng_why {
+	EMU_ENG_WHY_DOORBELL = 1,	/* a doorbell was just rung */
+	EMU_ENG_WHY_POLL = 2,		/* a CQ is being polled */
+};
+
+/*
+ * Join a device (its firmware, @index its mlx5_N number) to the engine;
+ * starts the engine thread on the first.  -ENOSPC (too many devices),
+ * -EAGAIN (no thread could be started), -EEXIST.
+ */
+int emu_eng_device_add(struct emu_fw *fw, int index);
+/* Leave: no engine pass touches the device once this returns. */
+void emu_eng_device_remove(struct emu_fw *fw);
+
+/*
+ * Inline progress: if the engine is free, run one bounded pass on this
+ * thread; otherwise make sure whoever holds it runs another pass, waking
+ * the engine thread if it is parked (a system call only then).
+ */
+void emu_eng_progress(unsigned int why);
+
+/* Stop the engine thread (it restarts with the next device added, or on
+ * emu_eng_progress from no thread).  For exit and tests. */
+void emu_eng_stop(void);
+
+/* Whether the engine runs its own thread (default) or only inline
+ * progress (MLX5EMU_ENGINE_THREAD=0, read when the first device joins). */
+bool emu_eng_threaded(void);
+
+/* Worst-case time an idle engine thread takes to notice work it is not
+ * told about (memory-only doorbells), in microseconds. */
+unsigned int emu_eng_max_pickup_us(void);
+
+#endif /* MLX5EMU_EMU_ENGINE_ENG_H */

@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/engine/eng_core.c -- the engine: its run lock, passes, thread and
+ * devices.
+ *
+ * The run lock.  All engine state is changed only by its holder: the
+ * engine thread or an application thread doing inline progress.  Inline
+ * progress only tries the lock; if it is held it sets `pending`, which the
+ * holder re-checks after releasing (so a request is never lost), and wakes
+ * the thread only if it is parked (`parked`): no system call otherwise.
+ *
+ * The thread.  It runs passes while they find work, spins on empty passes
+ * for ENG_SPIN_NS, then parks on a futex with a timeout that starts at
+ * ENG_PARK_MIN_US and doubles to ENG_PARK_MAX_US (or the next timer,
+ * whichever is first).  Programs that ring doorbells only in memory (DEVX
+ * users) are found by the pass after the park: the worst-case pickup delay
+ * of an idle engine is ENG_PARK_MAX_US plus one pass.  A parked engine
+ * costs one futex wakeup per millisecond at most.
+ *
+ * Destroys synchronise with passes by taking the run lock once the object
+ * is unpublished (sync), so no pass can still be touching it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emu/engine/eng_int.h"
+#include "emu/mem/mem.h"
+
+#define ENG_SPIN_NS 50000ull		/* spin this long before parking */
+#define ENG_PARK_MIN_US 50u
+#define ENG_PARK_MAX_US 1000u
+
+struct eng eng_g = {
+	.run = PTHREAD_MUTEX_INITIALIZER,
+	.cfg = PTHREAD_MUTEX_INITIALIZER,
+	.qps = CDS_LIST_HEAD_INIT(eng_g.qps),
+};
+static bool eng_thread_running;	/* under cfg */
+static int eng_threaded_cfg = -1;	/* under cfg: -1 not read yet */
+static pthread_once_t eng_atexit_once = PTHREAD_ONCE_INIT;
+
+uint64_t eng_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void eng_timer_arm(struct eng *e, uint64_t deadline)
+{
+	if (!e->next_timer_ns || deadline < e->next_timer_ns)
+		e->next_timer_ns = deadline;
+}
+
+/* Round-robin: the QP after the first of the last pass goes first. */
+static void eng_rotate(struct eng *e)
+{
+	struct cds_list_head *first = e->qps.next;
+
+	if (first != &e->qps && first->next != &e->qps) {
+		cds_list_del(first);
+		cds_list_add_tail(first, &e->qps);
+	}
+}
+
+/*
+ * One bounded pass over every attached QP, hinted ones first: each runs
+ * its requester for at most ENG_PASS_WQES_PER_QP WQEs.  Returns the work
+ * done (WQEs executed or flushed).  Run lock held.
+ */
+static unsigned int eng_pass(struct eng *e)
+{
+	unsigned int done = 0;
+	struct eng_qp *qp, *tmp;
+
+	e->now_ns = eng_clock_ns();
+	if (e->next_timer_ns && e->next_timer_ns <= e->now_ns)
+		e->next_timer_ns = 0;	/* re-armed by who still waits */
+	e->passes++;
+	emu_fw_rcu_lock();
+	eng_uar_scan(e);
+	for (int hinted = 1; hinted >= 0; hinted--) {
+		cds_list_for_each_entry_safe(qp, tmp, &e->qps, node) {
+			if (qp->hinted != (bool)hinted)
+				continue;
+			qp->hinted = false;
+			if (done >= ENG_PASS_WQES)
+				break;
+			done += eng_req_run(qp, ENG_PASS_WQES_PER_QP);
+		}
+	}
+	emu_fw_rcu_unlock();
+	eng_rotate(e);
+	e->wqes += done;
+	return done;
+}
+
+/* Release the run lock; run again for whoever asked meanwhile. */
+static void eng_release(struct eng *e)
+{
+	for (;;) {
+		pthread_mutex_unlock(&e->run);
+		if (!atomic_load(&e->pending))
+			return;
+		if (pthread_mutex_trylock(&e->run))
+			return;		/* the new holder sees pending */
+		atomic_store(&e->pending, 0);
+		eng_pass(e);
+	}
+}
+
+static void eng_futex_wake(struct eng *e)
+{
+	atomic_fetch_add(&e->wake_seq, 1);
+	syscall(SYS_futex, &e->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void emu_eng_progress(unsigned int why)
+{
+	struct eng *e = &eng_g;
+
+	(void)why;
+	if (pthread_mutex_trylock(&e->run) == 0) {
+		atomic_store(&e->pending, 0);
+		eng_pass(e);
+		eng_release(e);
+		return;
+	}
+	atomic_store(&e->pending, 1);
+	if (atomic_load(&e->parked))
+		eng_futex_wake(e);
+}
+
+static void eng_park(struct eng *e, unsigned int us)
+{
+	unsigned int seq = atomic_load(&e->wake_seq);
+	struct timespec ts;
+	uint64_t ns = (uint64_t)us * 1000;
+
+	pthread_mutex_lock(&e->run);
+	if (e->next_timer_ns) {
+		uint64_t now = eng_clock_ns();
+
+		ns = e->next_timer_ns > now ?
+		     (e->next_timer_ns - now < ns ? e->next_timer_ns - now : ns) : 0;
+	}
+	pthread_mutex_unlock(&e->run);
+	if (!ns)
+		return;
+	ts.tv_sec = (time_t)(ns / 1000000000ull);
+	ts.tv_nsec = (long)(ns % 1000000000ull);
+	atomic_store(&e->parked, 1);
+	if (!atomic_load(&e->pending) && !atomic_load(&e->stop))
+		syscall(SYS_futex, &e->wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts,
+			NULL, 0);
+	atomic_store(&e->parked, 0);
+}
+
+static void *eng_thread_main(void *arg)
+{
+	struct eng *e = arg;
+	unsigned int park_us = ENG_PARK_MIN_US;
+	uint64_t idle_since = 0;
+
+	while (!atomic_load(&e->stop)) {
+		unsigned int done;
+
+		pthread_mutex_lock(&e->run);
+		atomic_store(&e->pending, 0);
+		done = eng_pass(e);
+		eng_release(e);
+		if (done) {
+			idle_since = 0;
+			park_us = ENG_PARK_MIN_US;
+			continue;
+		}
+		if (!idle_since)
+			idle_since = eng_clock_ns();
+		if (eng_clock_ns() - idle_since < ENG_SPIN_NS) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		eng_park(e, park_us);
+		if (park_us < ENG_PARK_MAX_US)
+			park_us = park_us * 2 > ENG_PARK_MAX_US ? ENG_PARK_MAX_US :
+								  park_us * 2;
+	}
+	return NULL;
+}
+
+unsigned int emu_eng_max_pickup_us(void)
+{
+	return ENG_PARK_MAX_US;
+}
+
+/* Start the thread if it should run and does not (cfg held). */
+static int eng_thread_start(struct eng *e)
+{
+	if (eng_thread_running || !e->threaded)
+		return 0;
+	atomic_store(&e->stop, false);
+	if (pthread_create(&e->thread, NULL, eng_thread_main, e))
+		return -EAGAIN;
+	eng_thread_running = true;
+	return 0;
+}
+
+static void eng_thread_stop(struct eng *e)
+{
+	if (!eng_thread_running)
+		return;
+	atomic_store(&e->stop, true);
+	eng_futex_wake(e);
+	pthread_join(e->thread, NULL);
+	eng_thread_running = false;
+}
+
+void emu_eng_stop(void)
+{
+	pthread_mutex_lock(&eng_g.cfg);
+	eng_thread_stop(&eng_g);
+	pthread_mutex_unlock(&eng_g.cfg);
+}
+
+/* At exit the thread stops before the process tears its memory down. */
+static void eng_atexit(void)
+{
+	emu_eng_stop();
+}
+
+static void eng_atexit_register(void)
+{
+	atexit(eng_atexit);
+}
+
+bool emu_eng_threaded(void)
+{
+	return eng_g.threaded;
+}
+
+/* The firmware's sync: a pass that could reach the object is over. */
+static void eng_sync(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&eng_g.run);
+	eng_release(&eng_g);
+}
+
+int emu_eng_device_add(struct emu_fw *fw, int index)
+{
+	struct eng *e = &eng_g;
+	struct eng_dev *dev;
+	int ret, slot = -1;
+
+	pthread_once(&eng_atexit_once, eng_atexit_register);
+	ret = emu_mem_init();
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&e->cfg);
+	if (eng_threaded_cfg < 0) {
+		const char *v = getenv("MLX5EMU_ENGINE_THREAD");
+
+		eng_threaded_cfg = !(v && !strcmp(v, "0"));
+		e->threaded = eng_threaded_cfg;
+	}
+	for (int i = 0; i < ENG_MAX_DEVS; i++) {
+		if (e->devs[i] && e->devs[i]->fw == fw) {
+			pthread_mutex_unlock(&e->cfg);
+			return -EEXIST;
+		}
+		if (!e->devs[i] && slot < 0)
+			slot = i;
+	}
+	if (slot < 0) {
+		pthread_mutex_unlock(&e->cfg);
+		return -ENOSPC;
+	}
+	dev = calloc(1, sizeof(*dev));
+	if (!dev) {
+		pthread_mutex_unlock(&e->cfg);
+		return -ENOMEM;
+	}
+	dev->fw = fw;
+	dev->index = index;
+	dev->ops.qp_changed = eng_qp_changed;
+	dev->ops.sync = eng_sync;
+	dev->ops.arg = dev;
+	pthread_mutex_lock(&e->run);
+	e->devs[slot] = dev;
+	pthread_mutex_unlock(&e->run);
+	emu_fw_set_engine(fw, &dev->ops);
+	ret = eng_thread_start(e);
+	pthread_mutex_unlock(&e->cfg);
+	return ret;
+}
+
+void emu_eng_device_remove(struct emu_fw *fw)
+{
+	struct eng *e = &eng_g;
+	struct eng_dev *dev = NULL;
+	bool last = true;
+
+	pthread_mutex_lock(&e->cfg);
+	emu_fw_set_engine(fw, NULL);
+	pthread_mutex_lock(&e->run);
+	for (int i = 0; i < ENG_MAX_DEVS; i++) {
+		if (e->devs[i] && e->devs[i]->fw == fw) {
+			dev = e->devs[i];
+			e->devs[i] = NULL;
+		} else if (e->devs[i]) {
+			last = false;
+		}
+	}
+	if (dev)
+		eng_qp_detach_all(e, dev);
+	pthread_mutex_unlock(&e->run);
+	if (last)
+		eng_thread_stop(e);
+	pthread_mutex_unlock(&e->cfg);
+	free(dev);
+}

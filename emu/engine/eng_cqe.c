@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/engine/eng_cqe.c -- writing CQEs into the application's CQ ring.
+ *
+ * CQE n of a CQ of 2^log_size entries sits at n mod size; its owner bit is
+ * (n >> log_size) & 1, so the consumer tells a new entry from last lap's.
+ * A 128-byte CQE carries the 64-byte CQE in its second half (the first is
+ * for data scattered to the CQE, which this device does not advertise).
+ * The entry is written with emu_mem_publish: every byte, then the
+ * opcode/owner byte last with release ordering.  No valid CQE is all zero:
+ * sop_drop_qpn always holds a QP number (those start at 0x100).
+ *
+ * Overrun: the consumer counter is the doorbell record's word 0 (24 bits).
+ * A CQE that would overwrite one the consumer has not taken is not written;
+ * unless the CQ ignores overruns (oi), the CQ enters its error state (what
+ * a ConnectX does; the CQ error event is raised here once events exist)
+ * and takes no more CQEs.
+ */
+#include <endian.h>
+#include <string.h>
+
+#include "emu/engine/eng_int.h"
+#include "emu/mem/mem.h"
+
+static uint64_t eng_cqe_timestamp(void)
+{
+	return eng_clock_ns();
+}
+
+static void eng_cqe_fill(uint8_t *e, const struct eng_cqe *c, uint8_t owner)
+{
+	struct mlx5_cqe64 *q = (struct mlx5_cqe64 *)(void *)e;
+
+	memset(e, 0, 64);
+	q->l4_hdr_type_etc = c->l4_l3;
+	q->flags_rqpn = htobe32(c->flags_rqpn);
+	q->srqn_uidx = htobe32(c->srqn_uidx & 0xffffff);
+	q->imm_inval_pkey = c->imm_inval_pkey;
+	q->byte_cnt = htobe32(c->byte_cnt);
+	q->timestamp = htobe64(eng_cqe_timestamp());
+	q->sop_drop_qpn = htobe32((uint32_t)c->wqe_opcode << 24 |
+				  (c->qpn & 0xffffff));
+	q->wqe_counter = htobe16(c->wqe_counter);
+	if (c->opcode == MLX5_CQE_REQ_ERR || c->opcode == MLX5_CQE_RESP_ERR) {
+		struct mlx5_err_cqe *er = (struct mlx5_err_cqe *)(void *)e;
+
+		er->vendor_err_synd = c->vendor;
+		er->syndrome = c->syndrome;
+	}
+	q->op_own = (uint8_t)(c->opcode << 4 | owner);
+}
+
+int eng_cqe_write(struct emu_fw_cq *cq, const struct eng_cqe *c)
+{
+	uint32_t pi = atomic_load(&cq->hw.pi);
+	uint32_t size = UINT32_C(1) << cq->log_size;
+	uint8_t e[64], *slot;
+	uint32_t ci;
+
+	if (atomic_load(&cq->hw.error))
+		return -ENOSPC;
+	if (emu_mem_load32(cq->dbr.addr, &ci))
+		return -EFAULT;
+	ci = be32toh(ci) & 0xffffff;
+	if (((pi - ci) & 0xffffff) >= size && !atomic_load(&cq->oi)) {
+		atomic_store(&cq->hw.error, true);
+		return -ENOSPC;
+	}
+	eng_cqe_fill(e, c, (uint8_t)((pi >> cq->log_size) & 1));
+	slot = cq->buf.addr + (size_t)(pi & (size - 1)) * cq->cqe_size +
+	       (cq->cqe_size - 64u);
+	if (emu_mem_publish(slot, e, sizeof(e)))
+		return -EFAULT;
+	atomic_store(&cq->hw.pi, pi + 1);
+	return 0;
+}
+
+void eng_cqe_error(struct emu_fw_cq *cq, uint32_t qpn, uint32_t uidx,
+		   uint16_t wqe_counter, uint8_t wqe_opcode, bool resp,
+		   uint8_t syndrome, uint8_t vendor)
+{
+	struct eng_cqe c = {
+		.opcode = resp ? MLX5_CQE_RESP_ERR : MLX5_CQE_REQ_ERR,
+		.syndrome = syndrome,
+		.vendor = vendor,
+		.wqe_opcode = wqe_opcode,
+		.qpn = qpn,
+		.wqe_counter = wqe_counter,
+		.srqn_uidx = uidx,
+	};
+
+	(void)eng_cqe_write(cq, &c);
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/engine/eng_qp.c -- which QPs the engine looks at.
+ *
+ * The firmware tells the engine when a QP changes state or starts dying
+ * (qp_changed, with no firmware lock held).  Under the run lock the engine
+ * then looks at the QP's current state, so the order in which concurrent
+ * commands report does not matter: a QP out of RST and alive is attached
+ * (it holds a reference and the firmware QP points at its engine state), a
+ * QP in RST or dying is detached.  Taking the run lock here is also what
+ * makes a DESTROY_QP or 2RST wait for a pass that was using the QP.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/engine/eng_int.h"
+
+/* The engine state hangs off the firmware QP (run lock). */
+struct eng_qp *eng_qp_of(struct emu_fw_qp *fq)
+{
+	return fq->engine;
+}
+
+static bool eng_qp_wants(struct emu_fw_qp *fq)
+{
+	return fq->kind == EMU_FW_QP_KIND_QP &&
+	       atomic_load(&fq->obj.users) >= 0 &&
+	       emu_fw_qp_state(fq) != MLX5_QPC_STATE_RST;
+}
+
+static void eng_qp_attach(struct eng *e, struct eng_dev *dev,
+			  struct emu_fw_qp *fq)
+{
+	struct eng_qp *qp = calloc(1, sizeof(*qp));
+	struct emu_fw_obj *ref;
+
+	if (!qp)
+		return;		/* the QP does no work; nothing else breaks */
+	ref = emu_fw_obj_get(dev->fw, EMU_FW_OBJ_QP, fq->obj.id);
+	if (ref != &fq->obj) {
+		if (ref)
+			emu_fw_obj_put(ref);
+		free(qp);
+		return;
+	}
+	qp->dev = dev;
+	qp->fq = fq;
+	qp->gen = ~0u;
+	qp->route_gen = ~0u;
+	qp->sq_ci = (uint16_t)atomic_load(&fq->hw.sq_wqebb_counter);
+	fq->engine = qp;
+	cds_list_add_tail(&qp->node, &e->qps);
+	eng_qp_refresh(qp);
+}
+
+static void eng_qp_detach(struct eng_qp *qp)
+{
+	cds_list_del(&qp->node);
+	qp->fq->engine = NULL;
+	emu_fw_obj_put(&qp->fq->obj);
+	free(qp);
+}
+
+void eng_qp_changed(void *arg, struct emu_fw_qp *fq)
+{
+	struct eng_dev *dev = arg;
+	struct eng *e = &eng_g;
+	struct eng_qp *qp;
+
+	pthread_mutex_lock(&e->run);
+	qp = eng_qp_of(fq);
+	if (eng_qp_wants(fq)) {
+		if (!qp)
+			eng_qp_attach(e, dev, fq);
+		else
+			qp->hinted = true;	/* look at it first */
+	} else if (qp) {
+		eng_qp_detach(qp);
+	}
+	pthread_mutex_unlock(&e->run);
+	/* A QP that just reached RTS (or ERR) may have work already. */
+	emu_eng_progress(EMU_ENG_WHY_DOORBELL);
+}
+
+void eng_qp_detach_all(struct eng *e, struct eng_dev *dev)
+{
+	struct eng_qp *qp, *tmp;
+
+	cds_list_for_each_entry_safe(qp, tmp, &e->qps, node)
+		if (qp->dev == dev)
+			eng_qp_detach(qp);
+}
+
+/*
+ * Take in what the last transitions changed: the attributes (copied only
+ * when the generation moved) and the state.  Leaving ERR or entering RTS
+ * restarts the requester.  Returns whether the QP is in a state that does
+ * work (RTR, RTS, SQD, SQER, ERR).
+ */
+bool eng_qp_refresh(struct eng_qp *qp)
+{
+	unsigned int gen = atomic_load_explicit(&qp->fq->gen,
+						memory_order_acquire);
+	unsigned int st;
+
+	if (gen != qp->gen) {
+		emu_fw_qp_get_attr(qp->fq, &qp->attr, &qp->gen);
+		st = emu_fw_qp_state(qp->fq);
+		if (st != qp->state && st == MLX5_QPC_STATE_RTS &&
+		    qp->req == ENG_REQ_ERROR)
+			qp->req = ENG_REQ_IDLE;
+		qp->state = st;
+		qp->rnr_left = qp->attr.rnr_retry;
+		qp->retry_left = qp->attr.retry_count;
+	}
+	qp->state = emu_fw_qp_state(qp->fq);
+	return qp->state != MLX5_QPC_STATE_RST &&
+	       qp->state != MLX5_QPC_STATE_INIT;
+}
+
+void eng_qp_to_err(struct eng_qp *qp)
+{
+	/* Affiliated asynchronous events (QP fatal, path migration...) are
+	 * raised here once events exist. */
+	emu_fw_qp_set_state(qp->fq, MLX5_QPC_STATE_ERR);
+	qp->state = MLX5_QPC_STATE_ERR;
+	qp->req = ENG_REQ_ERROR;
+}
+
+void eng_count(struct eng_qp *qp, enum emu_fw_q_cnt which)
+{
+	struct emu_fw_q_counter *qc = atomic_load(&qp->fq->counter);
+
+	if (qc)
+		emu_fw_q_counter_add(qc, which, 1);
+}

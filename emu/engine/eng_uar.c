@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/engine/eng_uar.c -- what UAR writes tell the engine.  The one file
+ * that knows UAR offsets.
+ *
+ * A UAR page (4 KiB) holds, from 0x800, BlueFlame registers of
+ * 1 << log_bf_reg_size (512) bytes; each is two halves of 256 bytes that
+ * the writer alternates between (bfreg 0 of the shared page has no
+ * BlueFlame buffer and is always written at its first half).  A half gets
+ * either the 8-byte doorbell (the first 8 bytes of the WQE's control
+ * segment: index and opcode, then qpn << 8 | ds) or the whole WQE in
+ * 64-byte chunks, which starts with the same 8 bytes.  The CQ doorbell
+ * (arm) is the 8 bytes at 0x20: sn/cmd/ci, then cqn.
+ *
+ * Many QPs share a page and the last write wins, so these are hints only:
+ * the doorbell records in memory are the truth.  A new value in a half
+ * names a QP the pass looks at first; the WQE itself is always read from
+ * the send queue.
+ */
+#include <endian.h>
+#include <string.h>
+
+#include "emu/engine/eng_int.h"
+
+#define ENG_UAR_CQ_DB 0x20	/* MLX5_CQ_DOORBELL */
+#define ENG_UAR_BF_BASE 0x800	/* MLX5_BF_OFFSET */
+#define ENG_UAR_BF_REG 0x200	/* 1 << log_bf_reg_size */
+#define ENG_UAR_NREGS ((4096 - ENG_UAR_BF_BASE) / ENG_UAR_BF_REG)
+
+static uint64_t eng_uar_load(const uint8_t *page, unsigned int off)
+{
+	return __atomic_load_n((const uint64_t *)(const void *)(page + off),
+			       __ATOMIC_ACQUIRE);
+}
+
+/* A doorbell value names QP qpn of device dev: look at it first. */
+static void eng_uar_hint(struct eng_dev *dev, uint64_t db)
+{
+	const uint8_t *b = (const uint8_t *)&db;
+	uint32_t qpn_ds;
+	struct emu_fw_obj *obj;
+	struct eng_qp *qp;
+
+	memcpy(&qpn_ds, b + 4, 4);
+	obj = emu_fw_obj_lookup_rcu(dev->fw, EMU_FW_OBJ_QP, be32toh(qpn_ds) >> 8);
+	if (!obj)
+		return;
+	qp = eng_qp_of(emu_fw_to_qp(obj));
+	if (qp && qp->dev == dev)
+		qp->hinted = true;
+}
+
+/* A CQ doorbell: the arm request (kept for QUERY_CQ and events). */
+static void eng_uar_cq_arm(struct eng_dev *dev, uint64_t db)
+{
+	const uint8_t *b = (const uint8_t *)&db;
+	uint32_t cmd, cqn;
+	struct emu_fw_obj *obj;
+	struct emu_fw_cq *cq;
+
+	memcpy(&cmd, b, 4);
+	memcpy(&cqn, b + 4, 4);
+	obj = emu_fw_obj_lookup_rcu(dev->fw, EMU_FW_OBJ_CQ, be32toh(cqn) & 0xffffff);
+	if (!obj)
+		return;
+	cq = emu_fw_to_cq(obj);
+	if (atomic_exchange(&cq->hw.arm_cmd, be32toh(cmd)) != be32toh(cmd))
+		atomic_store(&cq->hw.armed, true);	/* events: raised later */
+}
+
+struct eng_uar_seen {
+	const uint8_t *page;
+	uint64_t last[1 + ENG_UAR_NREGS * 2];
+};
+
+/* Pages seen recently and what they held (run lock). */
+#define ENG_UAR_TRACK 64
+static struct eng_uar_seen eng_uar_seen[ENG_UAR_TRACK];
+
+static struct eng_uar_seen *eng_uar_slot(const uint8_t *page)
+{
+	unsigned int h = (unsigned int)((uintptr_t)page >> 12) % ENG_UAR_TRACK;
+
+	if (eng_uar_seen[h].page != page) {
+		memset(&eng_uar_seen[h], 0, sizeof(eng_uar_seen[h]));
+		eng_uar_seen[h].page = page;
+	}
+	return &eng_uar_seen[h];
+}
+
+static unsigned int eng_uar_scan_page(struct eng_dev *dev, const uint8_t *page)
+{
+	struct eng_uar_seen *s = eng_uar_slot(page);
+	unsigned int n = 0;
+	uint64_t v;
+
+	v = eng_uar_load(page, ENG_UAR_CQ_DB);
+	if (v != s->last[0]) {
+		s->last[0] = v;
+		eng_uar_cq_arm(dev, v);
+	}
+	for (unsigned int i = 0; i < ENG_UAR_NREGS * 2; i++) {
+		v = eng_uar_load(page, ENG_UAR_BF_BASE + i * (ENG_UAR_BF_REG / 2));
+		if (v == s->last[1 + i])
+			continue;
+		s->last[1 + i] = v;
+		eng_uar_hint(dev, v);
+		n++;
+	}
+	return n;
+}
+
+/* Look at the UAR pages of attached QPs; returns the hints found. */
+unsigned int eng_uar_scan(struct eng *e)
+{
+	const uint8_t *done[ENG_UAR_TRACK];
+	unsigned int ndone = 0, n = 0;
+	struct eng_qp *qp;
+
+	cds_list_for_each_entry(qp, &e->qps, node) {
+		const uint8_t *page = qp->fq->uar ?
+			atomic_load_explicit(&qp->fq->uar->page,
+					     memory_order_acquire) : NULL;
+		bool seen = false;
+
+		if (!page)
+			continue;
+		for (unsigned int i = 0; i < ndone && !seen; i++)
+			seen = done[i] == page;
+		if (seen || ndone == ENG_UAR_TRACK)
+			continue;
+		done[ndone++] = page;
+		n += eng_uar_scan_page(qp->dev, page);
+	}
+	return n;
+}
