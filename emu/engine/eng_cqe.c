@@ -37,7 +37,6 @@ static void eng_cqe_fill(uint8_t *e, const struct eng_cqe *c, uint8_t owner)
 	q->srqn_uidx = htobe32(c->srqn_uidx & 0xffffff);
 	q->imm_inval_pkey = c->imm_inval_pkey;
 	q->byte_cnt = htobe32(c->byte_cnt);
-	q->timestamp = htobe64(eng_cqe_timestamp());
 	q->sop_drop_qpn = htobe32((uint32_t)c->wqe_opcode << 24 |
 				  (c->qpn & 0xffffff));
 	q->wqe_counter = htobe16(c->wqe_counter);
@@ -46,6 +45,8 @@ static void eng_cqe_fill(uint8_t *e, const struct eng_cqe *c, uint8_t owner)
 
 		er->vendor_err_synd = c->vendor;
 		er->syndrome = c->syndrome;
+	} else {
+		q->timestamp = htobe64(eng_cqe_timestamp());
 	}
 	q->op_own = (uint8_t)(c->opcode << 4 | owner);
 }
