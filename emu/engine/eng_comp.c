@@ -75,7 +75,10 @@ void eng_comp_error(struct eng_qp *qp, const struct eng_wqe *w,
 
 	eng_count(qp, EMU_FW_QCNT_REQ_CQE_ERROR);
 	eng_comp_cqe(qp, &c);
-	eng_qp_to_err(qp);
+	if (qp->fq->st == MLX5_QPC_ST_UD || qp->fq->st == MLX5_QPC_ST_UC)
+		eng_qp_to_sqe(qp);
+	else
+		eng_qp_to_err(qp);
 }
 
 unsigned int eng_comp_flush_sq(struct eng_qp *qp)
@@ -185,10 +188,12 @@ enum eng_comp_res eng_comp_rcv(struct eng_qp *qp, struct eng_wqe *w,
 		break;
 	case ENG_AETH_RNR:
 		if (qp->attr.rnr_retry != 7 && !qp->rnr_left) {
-			eng_count(qp, EMU_FW_QCNT_RNR_NAK_RETRY_ERR);
+			eng_count(qp, EMU_FW_QCNT_REQ_RNR_RETRIES_EXCEEDED);
 			eng_comp_error(qp, w, ENG_SYND_RNR_RETRY_EXC);
 			return ENG_COMP_DONE;
 		}
+		/* An RNR NAK within the retry limit. */
+		eng_count(qp, EMU_FW_QCNT_RNR_NAK_RETRY_ERR);
 		if (qp->attr.rnr_retry != 7)
 			qp->rnr_left--;
 		return eng_comp_wait(qp, eng_rnr_us[ack->aeth_syndrome & 0x1f],
@@ -207,6 +212,7 @@ enum eng_comp_res eng_comp_rcv(struct eng_qp *qp, struct eng_wqe *w,
 			eng_comp_error(qp, w, ENG_SYND_REMOTE_INVAL_REQ);
 			return ENG_COMP_DONE;
 		default:
+			eng_count(qp, EMU_FW_QCNT_REQ_REMOTE_OPERATION_ERRORS);
 			eng_comp_error(qp, w, ENG_SYND_REMOTE_OP);
 			return ENG_COMP_DONE;
 		}

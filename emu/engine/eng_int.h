@@ -227,6 +227,8 @@ bool eng_qp_refresh(struct eng_qp *qp);
 /* Move the QP to ERR (flushing happens as the requester and responder
  * next look at it); the hook for an affiliated event is here. */
 void eng_qp_to_err(struct eng_qp *qp);
+/* UD/UC send errors: to SQER (the send queue flushes, receives go on). */
+void eng_qp_to_sqe(struct eng_qp *qp);
 struct eng_qp *eng_qp_of(struct emu_fw_qp *fq);
 
 /* ---- eng_uar.c: doorbell and BlueFlame hints ---- */

@@ -118,6 +118,18 @@ bool eng_qp_refresh(struct eng_qp *qp)
 	       qp->state != MLX5_QPC_STATE_INIT;
 }
 
+void eng_qp_to_sqe(struct eng_qp *qp)
+{
+	/* IBA 10.3.1.5: a send error of an unreliable QP stops its send
+	 * queue only; receives go on. */
+	if (emu_fw_qp_set_state(qp->fq, MLX5_QPC_STATE_SQER)) {
+		eng_qp_to_err(qp);
+		return;
+	}
+	qp->state = MLX5_QPC_STATE_SQER;
+	qp->req = ENG_REQ_ERROR;
+}
+
 void eng_qp_to_err(struct eng_qp *qp)
 {
 	/* Affiliated asynchronous events (QP fatal, path migration...) are

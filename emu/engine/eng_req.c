@@ -89,10 +89,10 @@ static void eng_req_advance(struct eng_qp *qp, const struct eng_wqe *w)
 static enum eng_req_step eng_req_check(struct eng_qp *qp, struct eng_wqe *w)
 {
 	const struct eng_opcode_info *oi = eng_opcode(w->opcode);
-	const struct eng_synd *sy;
 
 	if (!oi || !(oi->qp_types & eng_qp_st_bit(qp->fq)) ||
 	    !eng_opcode_advertised(qp->dev->fw, w->opcode)) {
+		eng_count(qp, EMU_FW_QCNT_LOCAL_OPERATION_ERROR);
 		eng_comp_error(qp, w, ENG_SYND_LOCAL_QP_OP);
 		return REQ_NEXT;
 	}
@@ -105,12 +105,11 @@ static enum eng_req_step eng_req_check(struct eng_qp *qp, struct eng_wqe *w)
 		return REQ_NEXT;
 	}
 	/* Atomics: one 8-byte local buffer for the original value. */
-	if ((oi->segs & ENG_SEG_ATOMIC) && w->len != 8 && w->nsge) {
+	if ((oi->segs & ENG_SEG_ATOMIC) && w->len != 8) {
 		eng_count(qp, EMU_FW_QCNT_REQ_LOCAL_LENGTH_ERROR);
 		eng_comp_error(qp, w, ENG_SYND_LOCAL_LENGTH);
 		return REQ_NEXT;
 	}
-	(void)sy;
 	if (w->opcode == MLX5_OPCODE_NOP) {
 		eng_comp_success(qp, w, 0);
 		return REQ_NEXT;
@@ -202,7 +201,8 @@ unsigned int eng_req_run(struct eng_qp *qp, unsigned int budget)
 
 	if (!eng_qp_refresh(qp))
 		return 0;
-	if (qp->state == MLX5_QPC_STATE_ERR)
+	if (qp->state == MLX5_QPC_STATE_ERR ||
+	    qp->state == MLX5_QPC_STATE_SQER)
 		step = REQ_FLUSH;
 	else if (qp->state != MLX5_QPC_STATE_RTS)
 		return 0;	/* RTR receives only; SQD/SQER do not send */
@@ -224,6 +224,7 @@ unsigned int eng_req_run(struct eng_qp *qp, unsigned int budget)
 				step = REQ_CHECK;
 				break;
 			case ENG_WQE_BAD:
+				eng_count(qp, EMU_FW_QCNT_LOCAL_OPERATION_ERROR);
 				w->idx = qp->sq_ci;
 				eng_comp_error(qp, w, ENG_SYND_LOCAL_QP_OP);
 				step = REQ_NEXT;
@@ -273,12 +274,14 @@ unsigned int eng_req_run(struct eng_qp *qp, unsigned int budget)
 		case REQ_NEXT:
 			eng_req_advance(qp, w);
 			done++;
-			step = qp->state == MLX5_QPC_STATE_ERR ? REQ_FLUSH :
-								 REQ_GET_WQE;
+			step = qp->state == MLX5_QPC_STATE_ERR ||
+			       qp->state == MLX5_QPC_STATE_SQER ?
+			       REQ_FLUSH : REQ_GET_WQE;
 			break;
 		case REQ_FLUSH:
 			done += eng_comp_flush_sq(qp);
-			done += eng_recv_flush(qp);
+			if (qp->state == MLX5_QPC_STATE_ERR)
+				done += eng_recv_flush(qp);
 			step = REQ_EXIT;
 			break;
 		default:

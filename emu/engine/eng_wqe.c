@@ -131,6 +131,9 @@ static enum eng_wqe_res eng_wqe_parse(struct eng_qp *qp, struct eng_wqe *w)
 		w->swap_add = eng_be64(w->raw + off);
 		w->compare = eng_be64(w->raw + off + 8);
 		off += n;
+		/* The original value needs somewhere to go. */
+		if (off == end)
+			return ENG_WQE_BAD;
 	}
 	if (!(oi->segs & ENG_SEG_DATA))
 		return off == end || w->opcode == MLX5_OPCODE_NOP ?

@@ -39,6 +39,10 @@ static const uint32_t fw_qcnt_off[EMU_FW_QCNT_NUM] = {
 	QCNT(CQ_OVERFLOW, cq_overflow),
 	QCNT(RESP_CQE_FLUSH_ERROR, resp_cqe_flush_error),
 	QCNT(REQ_CQE_FLUSH_ERROR, req_cqe_flush_error),
+	QCNT(REQ_RNR_RETRIES_EXCEEDED, req_rnr_retries_exceeded),
+	QCNT(REQ_REMOTE_OPERATION_ERRORS, req_remote_operation_errors),
+	QCNT(LOCAL_OPERATION_ERROR, local_operation_error),
+	QCNT(RESP_LOCAL_QP_ERROR, resp_local_qp_error),
 };
 
 enum fw_synd fw_cmd_alloc_q_counter(struct fw_cmd *cmd)

@@ -77,6 +77,15 @@ void ent_dev_fini(struct ent_dev *d)
 	emu_fw_destroy(d->fw);
 	fwt_mem_free(&d->eqmem);
 	free(d->uar_page);
+	for (unsigned int i = 0; i < d->nallocs; i++)
+		free(d->allocs[i]);
+}
+
+void ent_mem_reg(struct ent_dev *d, size_t size, struct fwt_mem *mem)
+{
+	fwt_mem_reg(d->fw, d->uid, size, mem);
+	ck_assert_uint_lt(d->nallocs, 256);
+	d->allocs[d->nallocs++] = mem->addr;
 }
 
 void ent_cq_init(struct ent_dev *d, struct ent_cq *cq, unsigned int log_size,
@@ -89,8 +98,8 @@ void ent_cq_init(struct ent_dev *d, struct ent_cq *cq, unsigned int log_size,
 	cq->d = d;
 	cq->log_size = log_size;
 	cq->cqe_size = cqe_size;
-	fwt_mem_reg(d->fw, d->uid, (size_t)cqe_size << log_size, &cq->mem);
-	fwt_mem_reg(d->fw, d->uid, 8, &cq->dbr);
+	ent_mem_reg(d, (size_t)cqe_size << log_size, &cq->mem);
+	ent_mem_reg(d, 8, &cq->dbr);
 	fwt_cq_mbox(&m, d->uid, d->eqn, d->uar, log_size, cq->mem.umem_id, 0,
 		    cq->dbr.umem_id, 0);
 	cqc = PRM_ADDR_OF(create_cq_in, m.in, cq_context);
@@ -155,6 +164,19 @@ bool ent_cq_quiet(struct ent_cq *cq, unsigned int ms)
 void ent_mr_init(struct ent_dev *d, struct ent_mr *mr, uint32_t pd,
 		 size_t len, unsigned int access, uint32_t umem_access)
 {
+	void *buf = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
+
+	ck_assert_ptr_nonnull(buf);
+	memset(buf, 0, len);
+	ck_assert_uint_lt(d->nallocs, 256);
+	d->allocs[d->nallocs++] = buf;
+	ent_mr_init_buf(d, mr, pd, buf, len, access, umem_access);
+}
+
+void ent_mr_init_buf(struct ent_dev *d, struct ent_mr *mr, uint32_t pd,
+		     void *buf, size_t len, unsigned int access,
+		     uint32_t umem_access)
+{
 	static uint8_t key = 0x20;
 	struct fwt_mbox m;
 	void *mkc;
@@ -163,9 +185,7 @@ void ent_mr_init(struct ent_dev *d, struct ent_mr *mr, uint32_t pd,
 	memset(mr, 0, sizeof(*mr));
 	mr->len = len;
 	mr->mem.size = len;
-	mr->mem.addr = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
-	ck_assert_ptr_nonnull(mr->mem.addr);
-	memset(mr->mem.addr, 0, len);
+	mr->mem.addr = buf;
 	mr->buf = mr->mem.addr;
 	id = emu_fw_umem_register(d->fw, d->uid, mr->buf, len, 12, umem_access);
 	ck_assert_int_gt(id, 0);
@@ -207,8 +227,8 @@ void ent_qp_create(struct ent_dev *d, struct ent_qp *qp,
 		 cfg->type == ENT_XRC_TGT ? 0 :
 		 (size_t)(16u << cfg->log_rq_stride) << cfg->log_rq;
 	sq_len = cfg->type == ENT_XRC_TGT ? 0 : (size_t)64 << cfg->log_sq;
-	fwt_mem_reg(d->fw, d->uid, rq_len + sq_len + 4096, &qp->mem);
-	fwt_mem_reg(d->fw, d->uid, 8, &qp->dbr);
+	ent_mem_reg(d, rq_len + sq_len + 4096, &qp->mem);
+	ent_mem_reg(d, 8, &qp->dbr);
 	qp->rq = qp->mem.addr;
 	qp->sq = (uint8_t *)qp->mem.addr + rq_len;
 	fwt_mbox_init(&m, MLX5_CMD_OP_CREATE_QP, 0, d->uid,
@@ -485,8 +505,8 @@ void ent_srq_init(struct ent_dev *d, struct ent_srq *s, unsigned int log_size,
 	s->d = d;
 	s->log_size = log_size;
 	s->log_stride = 1;	/* 32 bytes: next segment + one scatter */
-	fwt_mem_reg(d->fw, d->uid, (size_t)32 << log_size, &s->mem);
-	fwt_mem_reg(d->fw, d->uid, 8, &s->dbr);
+	ent_mem_reg(d, (size_t)32 << log_size, &s->mem);
+	ent_mem_reg(d, 8, &s->dbr);
 	/* libmlx5's list: WQE i points at i + 1, the last at 0... */
 	for (unsigned int i = 0; i < n; i++) {
 		uint8_t *w = (uint8_t *)s->mem.addr + i * 32;

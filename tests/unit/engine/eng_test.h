@@ -25,7 +25,12 @@ struct ent_dev {
 	struct fwt_mem eqmem;
 	void *uar_page;		/* what the kernel layer would map */
 	uint8_t gid[4][16];
+	void *allocs[256];	/* freed by ent_dev_fini */
+	unsigned int nallocs;
 };
+
+/* Registered memory of d, freed with it. */
+void ent_mem_reg(struct ent_dev *d, size_t size, struct fwt_mem *mem);
 
 /* Device @index (GIDs and MAC derived from it), joined to the engine. */
 void ent_dev_init(struct ent_dev *d, int index);
@@ -57,6 +62,10 @@ struct ent_mr {
 /* mkc access bits lr|lw|rr|rw|a as EMU_FW_MKEY_*; umem_access IBV_ACCESS. */
 void ent_mr_init(struct ent_dev *d, struct ent_mr *mr, uint32_t pd,
 		 size_t len, unsigned int access, uint32_t umem_access);
+/* The same over memory the caller owns (mmap'ed, say). */
+void ent_mr_init_buf(struct ent_dev *d, struct ent_mr *mr, uint32_t pd,
+		     void *buf, size_t len, unsigned int access,
+		     uint32_t umem_access);
 #define ENT_MR_ALL (EMU_FW_MKEY_LR | EMU_FW_MKEY_LW | EMU_FW_MKEY_RR | \
 		    EMU_FW_MKEY_RW | EMU_FW_MKEY_A)
 
