@@ -94,6 +94,7 @@ unsigned int eng_comp_flush_sq(struct eng_qp *qp)
 		return 0;
 	pi = (uint16_t)be32toh(pi);
 	while (qp->sq_ci != (uint16_t)pi && n < ENG_PASS_WQES) {
+		uint16_t posted = (uint16_t)(pi - qp->sq_ci);
 		struct eng_wqe *w = &qp->cur;
 		struct eng_cqe c = {
 			.opcode = MLX5_CQE_REQ_ERR,
@@ -104,6 +105,8 @@ unsigned int eng_comp_flush_sq(struct eng_qp *qp)
 		/* Only the control segment matters: its size and opcode. */
 		if (eng_wqe_read(qp, qp->sq_ci, w) == ENG_WQE_FAULT || !w->nbb)
 			w->nbb = 1;
+		if (w->nbb > posted)	/* never past what was posted */
+			w->nbb = (uint8_t)posted;
 		c.wqe_opcode = w->opcode;
 		c.wqe_counter = qp->sq_ci;
 		eng_count(qp, EMU_FW_QCNT_REQ_CQE_FLUSH_ERROR);

@@ -60,19 +60,20 @@ static uint32_t eng_npsn(const struct eng_qp *qp, uint32_t len)
 	return len ? (len + mtu - 1) / mtu : 1;
 }
 
-static bool eng_sq_posted(struct eng_qp *qp, bool *fault)
+/* WQE basic blocks posted and not yet taken (SQ doorbell record). */
+static uint16_t eng_sq_posted(struct eng_qp *qp, bool *fault)
 {
 	uint32_t v = 0;
 
 	*fault = false;
 	if (!qp->fq->sq.cnt || !qp->fq->dbr.addr)
-		return false;
+		return 0;
 	if (emu_mem_load32((const uint32_t *)(const void *)qp->fq->dbr.addr +
 			   EMU_FW_DBR_SND, &v)) {
 		*fault = true;
-		return false;
+		return 0;
 	}
-	return (uint16_t)be32toh(v) != qp->sq_ci;
+	return (uint16_t)((uint16_t)be32toh(v) - qp->sq_ci);
 }
 
 static void eng_req_advance(struct eng_qp *qp, const struct eng_wqe *w)
@@ -198,6 +199,7 @@ unsigned int eng_req_run(struct eng_qp *qp, unsigned int budget)
 	unsigned int done = 0;
 	enum eng_comp_res cr;
 	bool answered = false, fault = false;
+	uint16_t posted = 0;
 
 	if (!eng_qp_refresh(qp))
 		return 0;
@@ -212,7 +214,8 @@ unsigned int eng_req_run(struct eng_qp *qp, unsigned int budget)
 	while (step != REQ_EXIT) {
 		switch (step) {
 		case REQ_GET_WQE:
-			if (done >= budget || !eng_sq_posted(qp, &fault)) {
+			posted = done < budget ? eng_sq_posted(qp, &fault) : 0;
+			if (!posted) {
 				if (fault)
 					eng_qp_to_err(qp);
 				step = REQ_EXIT;
@@ -220,11 +223,21 @@ unsigned int eng_req_run(struct eng_qp *qp, unsigned int budget)
 			}
 			switch (eng_wqe_read(qp, qp->sq_ci, w)) {
 			case ENG_WQE_OK:
+				if (w->nbb > posted) {
+					/* Claims blocks that were not posted. */
+					eng_count(qp, EMU_FW_QCNT_LOCAL_OPERATION_ERROR);
+					w->nbb = (uint8_t)posted;
+					eng_comp_error(qp, w, ENG_SYND_LOCAL_QP_OP);
+					step = REQ_NEXT;
+					break;
+				}
 				qp->have_cur = true;
 				step = REQ_CHECK;
 				break;
 			case ENG_WQE_BAD:
 				eng_count(qp, EMU_FW_QCNT_LOCAL_OPERATION_ERROR);
+				if (w->nbb > posted)
+					w->nbb = (uint8_t)posted;
 				w->idx = qp->sq_ci;
 				eng_comp_error(qp, w, ENG_SYND_LOCAL_QP_OP);
 				step = REQ_NEXT;

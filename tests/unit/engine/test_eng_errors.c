@@ -338,6 +338,11 @@ START_TEST(malformed_wqes)
 			 MLX5_WQE_CTRL_CQ_UPDATE, 0);
 		ent_raddr(w + 16, (uint64_t)(uintptr_t)bmr.buf, bmr.key);
 		break;
+	case 4:		/* two blocks claimed (ds 8), one posted */
+		ent_ctrl(w, 0, MLX5_OPCODE_SEND, aqp.qpn, 8,
+			 MLX5_WQE_CTRL_CQ_UPDATE, 0);
+		ent_dseg(w + 16, 8, amr.key, (uint64_t)(uintptr_t)amr.buf);
+		break;
 	}
 	ent_sq_put(&aqp, w, 1);
 	ent_sq_ring(&aqp);
@@ -345,6 +350,15 @@ START_TEST(malformed_wqes)
 	ck_assert_uint_eq(qp_state(&da, &aqp), MLX5_QPC_STATE_ERR);
 	ck_assert_uint_eq(qp_state(&db, &bqp), MLX5_QPC_STATE_RTS);
 	ck_assert_uint_eq(ent_q_counter_get(&da, actr, "local_operation_error"), 1);
+	/* One error CQE, the SQ consumed up to what was posted, no more. */
+	ck_assert(ent_cq_quiet(&acq, 10));
+	{
+		struct fwt_mbox m;
+
+		ent_qp_query(&aqp, &m);
+		ck_assert_uint_eq(PRM_GET(qpc, PRM_ADDR_OF(query_qp_out, m.out, qpc),
+					  hw_sq_wqebb_counter), 1);
+	}
 }
 END_TEST
 
@@ -420,7 +434,7 @@ static Suite *eng_errors_suite(void)
 	tcase_add_test(tc, rnr_retry_exceeded);
 	tcase_add_test(tc, rnr_wait_then_deliver);
 	tcase_add_test(tc, transport_retry_exceeded);
-	tcase_add_loop_test(tc, malformed_wqes, 0, 4);
+	tcase_add_loop_test(tc, malformed_wqes, 0, 5);
 	tcase_add_test(tc, modify_to_err_flushes);
 	tcase_add_test(tc, unmapped_after_registration);
 	suite_add_tcase(s, tc);
