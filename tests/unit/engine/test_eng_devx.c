@@ -24,7 +24,7 @@
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
-#include "provider/backend/backend.h"
+#include "backend/backend.h"
 
 #define BE (&mlx5be_emu_ops)
 #define LOG_RQ 4	/* 16 WQEs of 16 bytes */
