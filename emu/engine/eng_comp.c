@@ -154,11 +154,16 @@ static enum eng_comp_res eng_comp_retry(struct eng_qp *qp, struct eng_wqe *w)
 		eng_comp_error(qp, w, ENG_SYND_TRANSPORT_RETRY_EXC);
 		return ENG_COMP_DONE;
 	}
+	/* ack_timeout 0: no timer (IBA 9.7.6.1.3): the request waits for
+	 * a response forever. */
+	if (!t) {
+		qp->req = ENG_REQ_ACK_WAIT;
+		qp->deadline_ns = UINT64_MAX;
+		return ENG_COMP_RETRY;
+	}
 	qp->retry_left--;
 	eng_count(qp, EMU_FW_QCNT_LOCAL_ACK_TIMEOUT_ERR);
-	/* ack_timeout 0: no timer (IBA: infinite); retry after the longest. */
-	return eng_comp_wait(qp, t ? (4096ull << t) / 1000 : 1000000ull,
-			     ENG_REQ_ACK_WAIT);
+	return eng_comp_wait(qp, (4096ull << t) / 1000, ENG_REQ_ACK_WAIT);
 }
 
 enum eng_comp_res eng_comp_rcv(struct eng_qp *qp, struct eng_wqe *w,

@@ -55,6 +55,8 @@ uint64_t eng_clock_ns(void)
 
 void eng_timer_arm(struct eng *e, uint64_t deadline)
 {
+	if (deadline == UINT64_MAX)	/* no timer: waits for an event */
+		return;
 	if (!e->next_timer_ns || deadline < e->next_timer_ns)
 		e->next_timer_ns = deadline;
 }

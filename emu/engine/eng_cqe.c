@@ -30,6 +30,7 @@ static uint64_t eng_cqe_timestamp(void)
 static void eng_cqe_fill(uint8_t *e, const struct eng_cqe *c, uint8_t owner)
 {
 	struct mlx5_cqe64 *q = (struct mlx5_cqe64 *)(void *)e;
+	bool se = c->se;
 
 	memset(e, 0, 64);
 	q->l4_hdr_type_etc = c->l4_l3;
@@ -45,10 +46,13 @@ static void eng_cqe_fill(uint8_t *e, const struct eng_cqe *c, uint8_t owner)
 
 		er->vendor_err_synd = c->vendor;
 		er->syndrome = c->syndrome;
+		/* ConnectX dumps show SE set on error CQEs (0xd2, 0xd3), so
+		 * solicited-only waiters wake for them. */
+		se = true;
 	} else {
 		q->timestamp = htobe64(eng_cqe_timestamp());
 	}
-	q->op_own = (uint8_t)(c->opcode << 4 | owner);
+	q->op_own = (uint8_t)(c->opcode << 4 | (se ? 2 : 0) | owner);
 }
 
 int eng_cqe_write(struct emu_fw_cq *cq, const struct eng_cqe *c)

@@ -324,6 +324,7 @@ struct eng_cqe {
 	uint32_t flags_rqpn;
 	uint32_t srqn_uidx;
 	uint8_t l4_l3;			/* l4_hdr_type_etc */
+	bool se;			/* the message was solicited */
 };
 /* 0, or -ENOSPC (overrun: no CQE written, CQ in error), -EFAULT. */
 int eng_cqe_write(struct emu_fw_cq *cq, const struct eng_cqe *c);

@@ -288,8 +288,12 @@ static void eng_resp_cqe(struct eng_resp *r)
 	else if (r->oi->segs & ENG_SEG_INV)
 		c.imm_inval_pkey = htobe32(p->inv_rkey);
 	c.flags_rqpn = p->sqpn & 0xffffff;
-	if (r->ud)	/* GRH present; RoCE: the L3 header type (IPv4/6) */
-		c.flags_rqpn |= 1u << 28 | (uint32_t)r->l3_type << 24;
+	c.se = p->se;
+	/* UD: the GRH area is in the buffer ([29:28] = 1); RoCE packet type
+	 * in [27:24]: UDP (v2) << 3 | L3 header type (GRH 0, IPv6 1, IPv4 2). */
+	if (r->ud)
+		c.flags_rqpn |= 1u << 28 |
+				((p->addr.roce_v2 ? 8u : 0u) | r->l3_type) << 24;
 	if (eng_cqe_write(r->cq, &c) == -ENOSPC)
 		eng_count(r->qp, EMU_FW_QCNT_CQ_OVERFLOW);
 }

@@ -609,7 +609,7 @@ void ent_cqe_check(const uint8_t *cqe, const struct ent_cqe_exp *e)
 	exp[59] = (uint8_t)e->qpn;
 	exp[60] = (uint8_t)(e->wqe_counter >> 8);
 	exp[61] = (uint8_t)e->wqe_counter;
-	exp[63] = (uint8_t)(e->opcode << 4);
+	exp[63] = (uint8_t)(e->opcode << 4 | (err || e->se ? 2 : 0));
 	got[63] &= 0xfe;	/* owner: ent_cq_next checked it */
 	for (int i = 0; i < 64; i++)
 		ck_assert_msg(got[i] == exp[i],

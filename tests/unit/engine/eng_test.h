@@ -176,6 +176,7 @@ struct ent_cqe_exp {
 	uint32_t flags_rqpn;
 	uint32_t srqn_uidx;
 	uint8_t syndrome, vendor;	/* error CQEs: bytes 55, 54 */
+	bool se;		/* op_own bit 1: solicited (always on errors) */
 };
 /* Compare every byte of the CQE but the timestamp (48..55) of a good CQE
  * and the owner bit (which ent_cq_next checks). */

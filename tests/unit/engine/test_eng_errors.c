@@ -163,7 +163,7 @@ START_TEST(responder_length)
 	ent_post_recv(&bqp, bmr.key, (uint64_t)(uintptr_t)bmr.buf, 10);
 	ent_post1(&aqp, MLX5_OPCODE_SEND, MLX5_WQE_CTRL_CQ_UPDATE, 0, &amr, 0,
 		  100, 0, 0);
-	req_err(MLX5_OPCODE_SEND, 0, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, 0xE4);
+	req_err(MLX5_OPCODE_SEND, 0, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, 0x8A);
 	resp_err(&bcq, &bqp, 0x22, 0, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, 0xE1);
 	ck_assert_uint_eq(qp_state(&da, &aqp), MLX5_QPC_STATE_ERR);
 	ck_assert_uint_eq(qp_state(&db, &bqp), MLX5_QPC_STATE_ERR);
@@ -202,7 +202,7 @@ START_TEST(remote_access)
 		break;
 	}
 	req_err(i == 1 ? MLX5_OPCODE_RDMA_READ : MLX5_OPCODE_RDMA_WRITE, 0,
-		MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, 0xE5);
+		MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, 0x88);
 	ck_assert(ent_cq_quiet(&bcq, 10));
 	ck_assert_uint_eq(qp_state(&db, &bqp), MLX5_QPC_STATE_ERR);
 	ck_assert_uint_eq(ent_q_counter_get(&db, bctr, "resp_remote_access_errors"), 1);
@@ -221,7 +221,7 @@ START_TEST(remote_access_disabled)
 	make_pair(&c, &c);
 	ent_post1(&aqp, MLX5_OPCODE_RDMA_READ, MLX5_WQE_CTRL_CQ_UPDATE, 0, &amr,
 		  0, 16, (uint64_t)(uintptr_t)bmr.buf, bmr.key);
-	req_err(MLX5_OPCODE_RDMA_READ, 0, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, 0xE5);
+	req_err(MLX5_OPCODE_RDMA_READ, 0, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, 0x88);
 }
 END_TEST
 
@@ -232,7 +232,7 @@ START_TEST(remote_operation)
 	ent_post_recv(&bqp, bmr.key ^ 0x4, (uint64_t)(uintptr_t)bmr.buf, 100);
 	ent_post1(&aqp, MLX5_OPCODE_SEND, MLX5_WQE_CTRL_CQ_UPDATE, 0, &amr, 0,
 		  50, 0, 0);
-	req_err(MLX5_OPCODE_SEND, 0, MLX5_CQE_SYNDROME_REMOTE_OP_ERR, 0xE6);
+	req_err(MLX5_OPCODE_SEND, 0, MLX5_CQE_SYNDROME_REMOTE_OP_ERR, 0x89);
 	resp_err(&bcq, &bqp, 0x22, 0, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0x52);
 	ck_assert_uint_eq(ent_q_counter_get(&db, bctr, "resp_local_protection"), 1);
 	ck_assert_uint_eq(ent_q_counter_get(&da, actr,
@@ -251,7 +251,7 @@ START_TEST(atomic_misaligned)
 	ent_sq_put(&aqp, w, 1);
 	ent_sq_ring(&aqp);
 	req_err(MLX5_OPCODE_ATOMIC_FA, 0, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
-		0xE4);
+		0x8A);
 }
 END_TEST
 
@@ -306,7 +306,7 @@ START_TEST(transport_retry_exceeded)
 	ent_post1(&aqp, MLX5_OPCODE_SEND, MLX5_WQE_CTRL_CQ_UPDATE, 0, &amr, 0,
 		  8, 0, 0);
 	req_err(MLX5_OPCODE_SEND, 0, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR,
-		0xE7);
+		0x81);
 	ck_assert_uint_eq(ent_q_counter_get(&da, actr, "local_ack_timeout_err"), 2);
 	ck_assert_uint_eq(ent_q_counter_get(&da, actr,
 					    "req_transport_retries_exceeded"), 1);
@@ -412,7 +412,7 @@ START_TEST(unmapped_after_registration)
 	ent_post1(&aqp, MLX5_OPCODE_RDMA_WRITE, MLX5_WQE_CTRL_CQ_UPDATE, 0,
 		  &amr, 0, 64, (uint64_t)(uintptr_t)buf, gone.key);
 	req_err(MLX5_OPCODE_RDMA_WRITE, 0, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
-		0xE5);
+		0x88);
 	munmap(buf, len);
 	ck_assert_uint_gt(emu_mem_faults(), 0);
 }

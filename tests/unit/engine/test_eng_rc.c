@@ -60,16 +60,22 @@ static void check_req(uint8_t wqe_op, uint16_t ctr, uint32_t byte_cnt)
 	ent_cqe_check(ent_cq_next(&acq), &e);
 }
 
-static void check_resp(uint8_t op, uint16_t ctr, uint32_t byte_cnt,
-		       uint32_t imm)
+static void check_resp_se(uint8_t op, uint16_t ctr, uint32_t byte_cnt,
+			  uint32_t imm, bool se)
 {
 	struct ent_cqe_exp e = {
 		.opcode = op, .qpn = bqp.qpn, .wqe_counter = ctr,
 		.byte_cnt = byte_cnt, .imm = imm, .flags_rqpn = aqp.qpn,
-		.srqn_uidx = 0x22,
+		.srqn_uidx = 0x22, .se = se,
 	};
 
 	ent_cqe_check(ent_cq_next(&bcq), &e);
+}
+
+static void check_resp(uint8_t op, uint16_t ctr, uint32_t byte_cnt,
+		       uint32_t imm)
+{
+	check_resp_se(op, ctr, byte_cnt, imm, false);
 }
 
 START_TEST(rc_send)
@@ -245,7 +251,8 @@ START_TEST(rc_unsignaled_nop_fence_solicited)
 		  64, 0, 0);
 	check_req(MLX5_OPCODE_RDMA_READ, 2, 64);
 	check_req(MLX5_OPCODE_SEND, 3, 64);
-	check_resp(MLX5_CQE_RESP_SEND, 0, 64, 0);
+	/* The solicited event bit of the message is in op_own bit 1. */
+	check_resp_se(MLX5_CQE_RESP_SEND, 0, 64, 0, true);
 	ck_assert_mem_eq(bmr.buf + 4096, amr.buf, 64);
 }
 END_TEST

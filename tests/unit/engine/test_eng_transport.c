@@ -161,10 +161,11 @@ START_TEST(ud_ipv4_grh)
 	check(&acq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_REQ,
 	      .qpn = a.qpn, .wqe_op = MLX5_OPCODE_SEND_IMM, .byte_cnt = 500,
 	      .srqn_uidx = 1 });
-	/* GRH flag (bit 28) and IPv4 (L3 type 2 in bits 25:24), source QP. */
+	/* GRH in the buffer (bit 28), RoCE v2 over IPv4 (UDP 8 | IPv4 2 in
+	 * bits 27:24), the source QP. */
 	check(&bcq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_RESP_SEND_IMM,
 	      .qpn = b.qpn, .byte_cnt = 540, .imm = 0x01020304,
-	      .flags_rqpn = 1u << 28 | 2u << 24 | a.qpn, .srqn_uidx = 2 });
+	      .flags_rqpn = 1u << 28 | 0xau << 24 | a.qpn, .srqn_uidx = 2 });
 	ck_assert_mem_eq(grh, zero, 20);
 	ck_assert_uint_eq(grh[20], 0x45);
 	ck_assert_uint_eq(grh[21], 0x28);			/* tclass */
@@ -205,7 +206,7 @@ START_TEST(ud_ipv6_grh_qkey_mtu)
 	      .byte_cnt = 64, .srqn_uidx = 1 });
 	check(&bcq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_RESP_SEND,
 	      .qpn = b.qpn, .byte_cnt = 104,
-	      .flags_rqpn = 1u << 28 | 1u << 24 | a.qpn, .srqn_uidx = 2 });
+	      .flags_rqpn = 1u << 28 | 9u << 24 | a.qpn, .srqn_uidx = 2 });
 	/* IPv6 header: version 6, tclass 0x28, flow label 0x5678. */
 	ck_assert_uint_eq(ent_be32(grh), 6u << 28 | 0x28u << 20 | 0x5678);
 	ck_assert_uint_eq(ent_be16(grh + 4), 8 + 12 + 8 + 64 + 4);
@@ -318,7 +319,7 @@ START_TEST(xrc_ini_tgt)
 	      .qpn = ini.qpn, .wqe_op = MLX5_OPCODE_SEND, .wqe_counter = 1,
 	      .srqn_uidx = 7,
 	      .syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
-	      .vendor = 0xE4 });
+	      .vendor = 0x8A });
 }
 END_TEST
 
