@@ -268,6 +268,18 @@ static const uint8_t *poll_cq(struct player *p)
 	return e;
 }
 
+/* Close (the kernel layer destroys what the context holds), then free. */
+static void player_fini(struct player *p)
+{
+	BE->close(p->ctx);
+	munmap(p->uar_page, 4096);
+	free(p->buf);
+	free(p->cq);
+	free(p->cq_dbr);
+	free(p->qp);
+	free(p->qp_dbr);
+}
+
 START_TEST(devx_rc_send_imm_traffic)
 {
 	struct player srv, cli;
@@ -301,8 +313,8 @@ START_TEST(devx_rc_send_imm_traffic)
 			ck_assert_uint_eq(srv.buf[k], 'c');
 		memset(srv.buf, 's', MSG);
 	}
-	BE->close(cli.ctx);
-	BE->close(srv.ctx);
+	player_fini(&cli);
+	player_fini(&srv);
 }
 END_TEST
 
