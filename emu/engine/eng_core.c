@@ -255,6 +255,15 @@ static void eng_sync(void *arg)
 	eng_release(&eng_g);
 }
 
+/* The firmware's run_locked: a CQ resize swaps the ring between passes. */
+static void eng_run_locked(void *arg, void (*fn)(void *), void *fnarg)
+{
+	(void)arg;
+	pthread_mutex_lock(&eng_g.run);
+	fn(fnarg);
+	eng_release(&eng_g);
+}
+
 int emu_eng_device_add(struct emu_fw *fw, int index)
 {
 	struct eng *e = &eng_g;
@@ -293,6 +302,7 @@ int emu_eng_device_add(struct emu_fw *fw, int index)
 	dev->index = index;
 	dev->ops.qp_changed = eng_qp_changed;
 	dev->ops.sync = eng_sync;
+	dev->ops.run_locked = eng_run_locked;
 	dev->ops.arg = dev;
 	pthread_mutex_lock(&e->run);
 	e->devs[slot] = dev;

@@ -4,10 +4,11 @@
  * roles exchange, and every cross-file prototype, grouped by file.
  *
  * Everything here is changed only by the holder of the engine's run lock
- * (eng_core.c), unless a field says otherwise.  Lock order: the run lock,
- * then a firmware QP lock (emu_fw_qp_get_attr, emu_fw_qp_set_state); the
- * firmware calls the engine (qp_changed, sync) with no lock held, so no
- * path takes them the other way round.
+ * (eng_core.c), unless a field says otherwise.  Lock order: a CQ's lock
+ * (a resize), then the run lock, then a QP's lock (emu_fw_qp_get_attr,
+ * emu_fw_qp_set_state).  The firmware calls the engine (qp_changed, sync)
+ * with no lock held and run_locked with only the CQ's; the engine never
+ * takes a CQ lock, so no path takes them the other way round.
  */
 #ifndef MLX5EMU_EMU_ENGINE_ENG_INT_H
 #define MLX5EMU_EMU_ENGINE_ENG_INT_H

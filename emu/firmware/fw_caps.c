@@ -180,6 +180,9 @@ struct fw_cap_limit {
 static const struct fw_cap_limit fw_cap_raisable[] = {
 	{ MLX5_CAP_GENERAL, "log_max_cq_sz", 22 },
 	{ MLX5_CAP_GENERAL, "log_max_cq", 24 },
+	/* MODIFY_CQ resize works (fw_cq.c, the engine); off by default until
+	 * the provider's ibv_resize_cq is there. */
+	{ MLX5_CAP_GENERAL, "cq_resize", 1 },
 	{ MLX5_CAP_GENERAL, "log_max_qp_sz", 15 },	/* qpc: 4 bits */
 	{ MLX5_CAP_GENERAL, "log_max_qp", 24 },
 	{ MLX5_CAP_GENERAL, "log_max_srq_sz", 15 },	/* srqc: 4 bits */

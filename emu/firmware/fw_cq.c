@@ -10,10 +10,12 @@
  * the UAR and both umems are in use while the CQ exists.
  *
  * MODIFY_CQ changes moderation (cq_period, cq_max_count, the period mode)
- * and overrun-ignore, each only when advertised; resizing (op_mod 1) is not
- * advertised (cq_resize 0).  A CQ used by a queue cannot be destroyed
+ * and overrun-ignore, each only when advertised; op_mod 1 resizes (when
+ * cq_resize is advertised: configurable, off by default until the
+ * provider's ibv_resize_cq exists), see fw_cq_resize_apply.  A CQ used by a queue cannot be destroyed
  * (CQ_IN_USE, the status real firmware gives).
  */
+#include <errno.h>
 #include <string.h>
 
 #include "emu/firmware/fw_int.h"
@@ -94,7 +96,6 @@ enum fw_synd fw_cmd_create_cq(struct fw_cmd *cmd)
 	atomic_init(&cq->hw.error, false);
 	atomic_init(&cq->hw.arm_cmd, 0);
 	atomic_init(&cq->hw.armed, false);
-	atomic_init(&cq->resize, NULL);
 
 	s = fw_cmd_obj_use(cmd, EMU_FW_OBJ_EQ, PRM_GET(cqc, cqc, c_eqn),
 			   FW_SYND_CQ_BAD_EQN, &eq);
@@ -191,6 +192,98 @@ enum fw_synd fw_cmd_query_cq(struct fw_cmd *cmd)
 	return FW_SYND_OK;
 }
 
+/* The swap a resize makes, with no engine pass running. */
+struct fw_cq_resize_job {
+	struct emu_fw_cq *cq;
+	struct emu_fw_buf buf;	/* new ring in; the old one out */
+	uint8_t log_size;
+	int ret;
+};
+
+/*
+ * What a ConnectX does on a resize, as libmlx5's mlx5_cq_resize_copy_cqes
+ * expects when the command returns: a RESIZE_CQ CQE in the old ring at the
+ * producer index p (owner bit of the old size); production goes on at p + 1
+ * in the new ring (libmlx5 copies the CQEs not consumed, [ci, p), to
+ * [ci + 1, p] of the new ring).  They must fit: p - ci < the new size.
+ */
+static void fw_cq_resize_apply(void *arg)
+{
+	struct fw_cq_resize_job *j = arg;
+	struct emu_fw_cq *cq = j->cq;
+	uint32_t pi = atomic_load(&cq->hw.pi), ci, size = 1u << cq->log_size;
+	uint8_t cqe[64] = { 0 };
+	struct emu_fw_buf old;
+
+	if (emu_mem_load32(cq->dbr.addr, &ci)) {
+		j->ret = -EFAULT;
+		return;
+	}
+	ci = be32toh(ci) & 0xffffff;
+	if (((pi - ci) & 0xffffff) >= (1u << j->log_size) ||
+	    ((pi - ci) & 0xffffff) >= size) {
+		j->ret = -ENOSPC;
+		return;
+	}
+	cqe[63] = (uint8_t)(MLX5_CQE_RESIZE_CQ << 4 | ((pi >> cq->log_size) & 1));
+	if (emu_mem_publish(cq->buf.addr + (size_t)(pi & (size - 1)) *
+			    cq->cqe_size + (cq->cqe_size - 64u), cqe, 64)) {
+		j->ret = -EFAULT;
+		return;
+	}
+	atomic_store(&cq->hw.pi, pi + 1);
+	old = cq->buf;
+	cq->buf = j->buf;
+	cq->log_size = j->log_size;
+	j->buf = old;
+	j->ret = 0;
+}
+
+/* MODIFY_CQ op_mod 1: a new ring (umem or page list) and size. */
+static enum fw_synd fw_cq_resize(struct fw_cmd *cmd, struct emu_fw_cq *cq)
+{
+	const void *cqc = PRM_ADDR_OF(modify_cq_in, cmd->in, cq_context);
+	uint32_t sel = PRM_GET(modify_cq_in, cmd->in,
+			       modify_field_select_resize_field_select.resize_field_select.resize_field_select);
+	struct fw_cq_resize_job j = { .cq = cq };
+	struct fw_buf_desc d = { 0 };
+	enum fw_synd s;
+
+	if (!(sel & FW_CQ_RESIZE_LOG_SIZE) ||
+	    (sel & ~(FW_CQ_RESIZE_LOG_SIZE | FW_CQ_RESIZE_PG_OFFSET |
+		     FW_CQ_RESIZE_PG_SIZE)))
+		return FW_SYND_CQ_BAD_FIELD_SELECT;
+	j.log_size = (uint8_t)PRM_GET(cqc, cqc, log_cq_size);
+	if (j.log_size > FW_CAP_GEN(cmd->fw, log_max_cq_sz))
+		return FW_SYND_CQ_BAD_SIZE;
+	d.umem_valid = PRM_GET(modify_cq_in, cmd->in, cq_umem_valid);
+	d.umem_id = PRM_GET(modify_cq_in, cmd->in, cq_umem_id);
+	d.umem_offset = PRM_GET64(modify_cq_in, cmd->in, cq_umem_offset);
+	if (sel & FW_CQ_RESIZE_PG_OFFSET)
+		d.page_offset = PRM_GET(cqc, cqc, page_offset);
+	if (sel & FW_CQ_RESIZE_PG_SIZE)
+		d.log_page_size = PRM_GET(cqc, cqc, log_page_size);
+	d.len = (size_t)cq->cqe_size << j.log_size;
+	d.pas = PRM_ARRAY_ADDR(modify_cq_in, cmd->in, pas, 0);
+	d.npas = cmd->inlen > PRM_BYTE_OFF(modify_cq_in, pas) ?
+		 (cmd->inlen - PRM_BYTE_OFF(modify_cq_in, pas)) / 8 : 0;
+	s = fw_buf_resolve(cmd, &d, &j.buf);
+	if (s)
+		return s;
+	pthread_mutex_lock(&cq->lock);
+	fw_engine_run_locked(cmd->fw, fw_cq_resize_apply, &j);
+	if (!j.ret) {
+		PRM_SET(cqc, cq->cqc, log_cq_size, j.log_size);
+		PRM_SET(cqc, cq->cqc, page_offset, d.page_offset);
+		PRM_SET(cqc, cq->cqc, log_page_size, d.log_page_size);
+	}
+	pthread_mutex_unlock(&cq->lock);
+	/* The ring no longer used (the old one, or the new one refused). */
+	fw_buf_release(&j.buf);
+	return j.ret == -ENOSPC ? FW_SYND_CQ_RESIZE_OUTSTANDING :
+	       j.ret ? FW_SYND_CQ_BAD_SIZE : FW_SYND_OK;
+}
+
 enum fw_synd fw_cmd_modify_cq(struct fw_cmd *cmd)
 {
 	const void *cqc = PRM_ADDR_OF(modify_cq_in, cmd->in, cq_context);
@@ -208,6 +301,10 @@ enum fw_synd fw_cmd_modify_cq(struct fw_cmd *cmd)
 	if (s)
 		return s;
 	cq = emu_fw_to_cq(obj);
+	if (cmd->op_mod == FW_CQ_OPMOD_RESIZE) {
+		s = fw_cq_resize(cmd, cq);
+		goto out;
+	}
 
 	sel = PRM_GET(modify_cq_in, cmd->in,
 		      modify_field_select_resize_field_select.modify_field_select.modify_field_select);

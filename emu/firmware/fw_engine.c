@@ -31,3 +31,14 @@ void fw_engine_sync(struct emu_fw *fw)
 	if (ops && ops->sync)
 		ops->sync(ops->arg);
 }
+
+void fw_engine_run_locked(struct emu_fw *fw, void (*fn)(void *), void *fnarg)
+{
+	const struct emu_fw_engine_ops *ops =
+		atomic_load_explicit(&fw->engine, memory_order_acquire);
+
+	if (ops && ops->run_locked)
+		ops->run_locked(ops->arg, fn, fnarg);
+	else
+		fn(fnarg);	/* no engine: nothing writes the ring */
+}

@@ -37,6 +37,9 @@ enum {					/* modify_cq_in field_select (cq.h) */
 	FW_CQ_MODIFY_OVERRUN = 1 << 2,	/* MLX5_CQ_MODIFY_OVERRUN */
 	FW_CQ_MODIFY_PERIOD_MODE = 1 << 4,	/* MLX5_CQ_MODIFY_PERIOD_MODE */
 	FW_CQ_OPMOD_RESIZE = 1,		/* MLX5_CQ_OPMOD_RESIZE */
+	FW_CQ_RESIZE_LOG_SIZE = 1 << 0,	/* MLX5_MODIFY_CQ_MASK_LOG_SIZE */
+	FW_CQ_RESIZE_PG_OFFSET = 1 << 1,	/* MLX5_MODIFY_CQ_MASK_PG_OFFSET */
+	FW_CQ_RESIZE_PG_SIZE = 1 << 2,	/* MLX5_MODIFY_CQ_MASK_PG_SIZE */
 };
 enum {					/* roce_addr_layout (device.h) */
 	FW_ROCE_VERSION_1 = 0,		/* MLX5_ROCE_VERSION_1 */
@@ -272,6 +275,8 @@ void fw_buf_release(struct emu_fw_buf *buf);
 void fw_engine_qp_changed(struct emu_fw_qp *qp);
 /* Wait until no engine pass can reach an object being released. */
 void fw_engine_sync(struct emu_fw *fw);
+/* fn(fnarg) with no engine pass running. */
+void fw_engine_run_locked(struct emu_fw *fw, void (*fn)(void *), void *fnarg);
 
 /* ---- ports (fw_vport.c) ---- */
 

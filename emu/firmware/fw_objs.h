@@ -224,7 +224,9 @@ struct emu_fw_cq {
 	pthread_mutex_t lock;	/* serialises MODIFY/QUERY of cqc */
 	struct emu_fw_eq *_Atomic eq;	/* c_eqn */
 	struct emu_fw_uar *uar;
-	struct emu_fw_buf buf;	/* (1 << log_size) CQEs of cqe_size bytes */
+	/* (1 << log_size) CQEs of cqe_size bytes; a resize replaces buf and
+	 * log_size under the engine's run lock (read them holding it). */
+	struct emu_fw_buf buf;
 	struct emu_fw_buf dbr;	/* 8 bytes: set_ci, arm */
 	uint8_t log_size;
 	uint16_t cqe_size;	/* 64 or 128 */
@@ -244,15 +246,6 @@ struct emu_fw_cq {
 		atomic_uint arm_cmd;
 		atomic_bool armed;
 	} hw;
-	/* A resize waiting for the engine (MODIFY_CQ op_mod 1), under lock. */
-	struct emu_fw_cq_resize *_Atomic resize;
-};
-
-/* A new CQE ring the engine switches to after writing the resize CQE. */
-struct emu_fw_cq_resize {
-	struct emu_fw_buf buf;
-	uint8_t log_size;
-	uint16_t cqe_size;
 };
 
 /* The queue counters QUERY_Q_COUNTER reports, engine-incremented. */
@@ -540,6 +533,9 @@ void emu_fw_srq_set_error(struct emu_fw_srq *srq);
 struct emu_fw_engine_ops {
 	void (*qp_changed)(void *arg, struct emu_fw_qp *qp);
 	void (*sync)(void *arg);
+	/* Run fn(fnarg) holding the engine's run lock (no engine pass runs
+	 * meanwhile): a CQ resize swaps the ring the engine writes. */
+	void (*run_locked)(void *arg, void (*fn)(void *), void *fnarg);
 	void *arg;
 };
 

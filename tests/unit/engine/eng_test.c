@@ -48,11 +48,17 @@ static void ent_set_gid(struct ent_dev *d, unsigned int index, bool v2,
 
 void ent_dev_init(struct ent_dev *d, int index)
 {
+	ent_dev_init_caps(d, index, NULL);
+}
+
+void ent_dev_init_caps(struct ent_dev *d, int index,
+		       void (*tweak)(struct emu_fw_caps *caps))
+{
 	uint32_t kuar;
 
 	memset(d, 0, sizeof(*d));
 	d->index = index;
-	d->fw = fwt_create(NULL);
+	d->fw = fwt_create(tweak);
 	ent_set_gid(d, ENT_GID_V1, false, false);
 	ent_set_gid(d, ENT_GID_V2, true, false);
 	ent_set_gid(d, ENT_GID_V1_V4, false, true);

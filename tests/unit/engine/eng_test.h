@@ -34,6 +34,9 @@ void ent_mem_reg(struct ent_dev *d, size_t size, struct fwt_mem *mem);
 
 /* Device @index (GIDs and MAC derived from it), joined to the engine. */
 void ent_dev_init(struct ent_dev *d, int index);
+/* The same with capability pages edited first (fwt_create's tweak). */
+void ent_dev_init_caps(struct ent_dev *d, int index,
+		       void (*tweak)(struct emu_fw_caps *caps));
 void ent_dev_fini(struct ent_dev *d);
 
 struct ent_cq {

@@ -332,6 +332,92 @@ START_TEST(query_engine_state)
 }
 END_TEST
 
+static void caps_resize(struct emu_fw_caps *caps)
+{
+	ck_assert_int_eq(emu_fw_caps_set(caps, MLX5_CAP_GENERAL, "cq_resize", 1),
+			 0);
+}
+
+/* MODIFY_CQ op_mod 1 to 2^log entries in the umem of mem. */
+static void resize_mbox(struct fwt_mbox *m, struct ent_dev *d, uint32_t cqn,
+			unsigned int log, uint32_t umem)
+{
+	void *cqc;
+
+	fwt_mbox_init(m, MLX5_CMD_OP_MODIFY_CQ, 1, d->uid,
+		      PRM_ST_SZ_BYTES(modify_cq_in), PRM_ST_SZ_BYTES(modify_cq_out));
+	PRM_SET(modify_cq_in, m->in, cqn, cqn);
+	PRM_SET(modify_cq_in, m->in,
+		modify_field_select_resize_field_select.resize_field_select.resize_field_select,
+		1);	/* MLX5_MODIFY_CQ_MASK_LOG_SIZE */
+	cqc = PRM_ADDR_OF(modify_cq_in, m->in, cq_context);
+	PRM_SET(cqc, cqc, log_cq_size, log);
+	PRM_SET(modify_cq_in, m->in, cq_umem_valid, 1);
+	PRM_SET(modify_cq_in, m->in, cq_umem_id, umem);
+}
+
+START_TEST(resize_cq)
+{
+	struct ent_cq acq, bcq;
+	struct ent_qp a, b;
+	struct fwt_mem big, small;
+	struct fwt_mbox m;
+	const uint8_t *nb;
+
+	teardown();
+	ent_dev_init_caps(&da, 0, caps_resize);
+	ent_dev_init_caps(&db, 1, caps_resize);
+	ent_cq_init(&da, &acq, 2, 64, false);	/* 4 entries */
+	ent_cq_init(&db, &bcq, 4, 64, false);
+	pair(&a, &acq, &b, &bcq, 4, 2);
+	for (int i = 0; i < 3; i++)
+		post_nop(&a);
+	ent_cq_next(&acq);			/* ci 1, CQEs 1 and 2 pending */
+	for (int i = 0; i < 200 && cq_query(&da, acq.cqn, "producer") < 3; i++)
+		usleep(1000);
+	/* Grow to 8 entries. */
+	ent_mem_reg(&da, 8 * 64, &big);
+	resize_mbox(&m, &da, acq.cqn, 3, big.umem_id);
+	fwt_exec(da.fw, &m);
+	ck_fw_ok(&m);
+	/* The old ring holds the RESIZE CQE at the producer index (3), with
+	 * the old size's owner bit, once the command has returned. */
+	ck_assert_uint_eq(((uint8_t *)acq.mem.addr)[3 * 64 + 63],
+			  MLX5_CQE_RESIZE_CQ << 4 | 0);
+	ck_assert_uint_eq(cq_query(&da, acq.cqn, "producer"), 4);
+	/* Production goes on at index 4 of the new ring (owner 0). */
+	post_nop(&a);
+	nb = (const uint8_t *)big.addr + 4 * 64;
+	for (int i = 0; i < 2000 && __atomic_load_n(&nb[63], __ATOMIC_ACQUIRE) == 0; i++)
+		usleep(1000);
+	ck_assert_uint_eq(nb[63], MLX5_CQE_REQ << 4 | 0);
+	ck_assert_uint_eq(ent_be16(nb + 60), 3);	/* the fourth NOP */
+	ck_assert_uint_eq(cq_query(&da, acq.cqn, "producer"), 5);
+	/* Shrinking to 4 entries with 4 CQEs not consumed (1..4): refused
+	 * with BAD_SIZE_OUTS_CQES_ERR; nothing changes. */
+	ent_mem_reg(&da, 4 * 64, &small);
+	resize_mbox(&m, &da, acq.cqn, 2, small.umem_id);
+	fwt_exec(da.fw, &m);
+	ck_fw_synd(&m, CQ_RESIZE_OUTSTANDING);
+	ck_assert_uint_eq(emu_fw_out_status(m.out), 0x40);
+	ck_assert_uint_eq(cq_query(&da, acq.cqn, "producer"), 5);
+}
+END_TEST
+
+START_TEST(resize_cq_not_advertised)
+{
+	struct ent_cq acq;
+	struct fwt_mem big;
+	struct fwt_mbox m;
+
+	ent_cq_init(&da, &acq, 2, 64, false);
+	ent_mem_reg(&da, 8 * 64, &big);
+	resize_mbox(&m, &da, acq.cqn, 3, big.umem_id);
+	fwt_exec(da.fw, &m);
+	ck_fw_synd(&m, CQ_RESIZE_NOT_SUPPORTED);
+}
+END_TEST
+
 static Suite *eng_queues_suite(void)
 {
 	Suite *s = suite_create("eng_queues");
@@ -345,6 +431,8 @@ static Suite *eng_queues_suite(void)
 	tcase_add_test(tc, blueflame_both_halves);
 	tcase_add_test(tc, wqe_read_once);
 	tcase_add_test(tc, query_engine_state);
+	tcase_add_test(tc, resize_cq);
+	tcase_add_test(tc, resize_cq_not_advertised);
 	suite_add_tcase(s, tc);
 	return s;
 }
