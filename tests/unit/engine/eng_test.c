@@ -111,6 +111,11 @@ void ent_cq_init(struct ent_dev *d, struct ent_cq *cq, unsigned int log_size,
 	cqc = PRM_ADDR_OF(create_cq_in, m.in, cq_context);
 	PRM_SET(cqc, cqc, cqe_sz, cqe_size == 128 ? 1 : 0);
 	PRM_SET(cqc, cqc, oi, oi);
+	/* As libmlx5 initialises a CQ: every entry invalid (opcode 0xf), so
+	 * polling reads only the opcode/owner byte until an entry is valid. */
+	for (unsigned int i = 0; i < 1u << log_size; i++)
+		((uint8_t *)cq->mem.addr)[(size_t)i * cqe_size + cqe_size - 1] =
+			MLX5_CQE_INVALID << 4;
 	fwt_exec(d->fw, &m);
 	ck_fw_ok(&m);
 	cq->cqn = PRM_GET(create_cq_out, m.out, cqn);
@@ -124,16 +129,14 @@ static const uint8_t *ent_cqe_at(struct ent_cq *cq, uint32_t n)
 	return cq->cqe_size == 128 ? e + 64 : e;
 }
 
-/* libmlx5's get_sw_cqe, plus pyverbs' "all zero is not ready". */
+/* libmlx5's get_sw_cqe: the opcode/owner byte (acquire), nothing else
+ * until it says the entry is the device's new one. */
 static bool ent_cqe_valid(struct ent_cq *cq, const uint8_t *e)
 {
 	uint8_t op = __atomic_load_n(&e[63], __ATOMIC_ACQUIRE);
-	static const uint8_t zero[64];
 
-	if (op >> 4 == MLX5_CQE_INVALID ||
-	    (op & 1) != ((cq->ci >> cq->log_size) & 1))
-		return false;
-	return memcmp(e, zero, 64) != 0;
+	return op >> 4 != MLX5_CQE_INVALID &&
+	       (op & 1) == ((cq->ci >> cq->log_size) & 1);
 }
 
 const uint8_t *ent_cq_next(struct ent_cq *cq)

@@ -377,6 +377,7 @@ START_TEST(modify_to_err_flushes)
 }
 END_TEST
 
+#ifndef EMU_FW_TSAN
 START_TEST(unmapped_after_registration)
 {
 	size_t len = 3 * 4096;
@@ -417,6 +418,7 @@ START_TEST(unmapped_after_registration)
 	ck_assert_uint_gt(emu_mem_faults(), 0);
 }
 END_TEST
+#endif
 
 static Suite *eng_errors_suite(void)
 {
@@ -436,7 +438,11 @@ static Suite *eng_errors_suite(void)
 	tcase_add_test(tc, transport_retry_exceeded);
 	tcase_add_loop_test(tc, malformed_wqes, 0, 5);
 	tcase_add_test(tc, modify_to_err_flushes);
+#ifndef EMU_FW_TSAN
+	/* ThreadSanitizer takes SIGSEGV itself: emu/mem's recovery cannot run
+	 * under it (its own suites are not run there either). */
 	tcase_add_test(tc, unmapped_after_registration);
+#endif
 	suite_add_tcase(s, tc);
 	return s;
 }
