@@ -11,11 +11,14 @@
  *
  * The thread.  It runs passes while they find work, spins on empty passes
  * for ENG_SPIN_NS, then parks on a futex with a timeout that starts at
- * ENG_PARK_MIN_US and doubles to ENG_PARK_MAX_US (or the next timer,
- * whichever is first).  Programs that ring doorbells only in memory (DEVX
- * users) are found by the pass after the park: the worst-case pickup delay
- * of an idle engine is ENG_PARK_MAX_US plus one pass.  A parked engine
- * costs one futex wakeup per millisecond at most.
+ * ENG_PARK_MIN_US and doubles to ENG_PARK_MID_US, and to ENG_PARK_MAX_US
+ * once idle for ENG_PARK_LONG_NS (or the next timer, whichever is first).
+ * Programs that ring doorbells only in memory (DEVX users) are found by the
+ * pass after the park: the worst-case pickup delay of an idle engine is
+ * ENG_PARK_MAX_US plus one pass (1 ms within the first 50 ms of idleness).
+ * An idle pass costs ~0.1 us; a park and wakeup ~10-30 us on this kind of
+ * machine, so a long-idle engine costs 250 wakeups a second, well under 1%
+ * of a CPU.
  *
  * Destroys synchronise with passes by taking the run lock once the object
  * is unpublished (sync), so no pass can still be touching it.
@@ -34,7 +37,9 @@
 
 #define ENG_SPIN_NS 50000ull		/* spin this long before parking */
 #define ENG_PARK_MIN_US 50u
-#define ENG_PARK_MAX_US 1000u
+#define ENG_PARK_MID_US 1000u		/* the first 50 ms idle */
+#define ENG_PARK_LONG_NS 50000000ull
+#define ENG_PARK_MAX_US 4000u		/* idle longer */
 
 struct eng eng_g = {
 	.run = PTHREAD_MUTEX_INITIALIZER,
@@ -168,7 +173,7 @@ static void eng_park(struct eng *e, unsigned int us)
 static void *eng_thread_main(void *arg)
 {
 	struct eng *e = arg;
-	unsigned int park_us = ENG_PARK_MIN_US;
+	unsigned int park_us = ENG_PARK_MIN_US, max_us;
 	uint64_t idle_since = 0;
 
 	while (!atomic_load(&e->stop)) {
@@ -190,9 +195,9 @@ static void *eng_thread_main(void *arg)
 			continue;
 		}
 		eng_park(e, park_us);
-		if (park_us < ENG_PARK_MAX_US)
-			park_us = park_us * 2 > ENG_PARK_MAX_US ? ENG_PARK_MAX_US :
-								  park_us * 2;
+		max_us = eng_clock_ns() - idle_since < ENG_PARK_LONG_NS ?
+			 ENG_PARK_MID_US : ENG_PARK_MAX_US;
+		park_us = park_us * 2 > max_us ? max_us : park_us * 2;
 	}
 	return NULL;
 }
