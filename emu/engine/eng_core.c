@@ -242,9 +242,31 @@ static void eng_atexit(void)
 	emu_eng_stop();
 }
 
+/*
+ * A forked child has no engine thread and its devices are its parent's
+ * (the kernel layer forgets them and makes fresh ones): start over, with
+ * locks another thread may have held at fork() re-made.  The parent's
+ * engine state is left behind, as the kernel layer leaves its devices.
+ */
+static void eng_atfork_child(void)
+{
+	struct eng *e = &eng_g;
+
+	pthread_mutex_init(&e->run, NULL);
+	pthread_mutex_init(&e->cfg, NULL);
+	atomic_store(&e->pending, 0);
+	atomic_store(&e->parked, 0);
+	atomic_store(&e->stop, false);
+	memset(e->devs, 0, sizeof(e->devs));
+	CDS_INIT_LIST_HEAD(&e->qps);
+	e->next_timer_ns = 0;
+	eng_thread_running = false;
+}
+
 static void eng_atexit_register(void)
 {
 	atexit(eng_atexit);
+	pthread_atfork(NULL, NULL, eng_atfork_child);
 }
 
 bool emu_eng_threaded(void)

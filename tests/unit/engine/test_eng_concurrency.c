@@ -8,6 +8,8 @@
 #include <endian.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "eng_test.h"
 
@@ -195,6 +197,61 @@ START_TEST(concurrent_atomics)
 }
 END_TEST
 
+/* fork() while the engine thread runs: the child gets an engine of its
+ * own (no thread inherited, no lock left held) that runs its new devices. */
+START_TEST(fork_child_engine)
+{
+	struct ent_cq acq, bcq;
+	struct ent_qp a, b;
+	pthread_t t;
+	pid_t pid;
+	int st;
+
+	ent_cq_init(&da, &acq, 6, 64, false);
+	ent_cq_init(&db, &bcq, 6, 64, false);
+	pair(&a, &acq, &b, &bcq);
+	ck_assert_int_eq(pthread_create(&t, NULL, progress_loop, NULL), 0);
+	traffic(&a, &acq, &b, &bcq, 50);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct ent_dev c0, c1;
+		struct ent_cq c0cq, c1cq;
+		struct ent_qp q0, q1;
+
+		ent_dev_init(&c0, 2);
+		ent_dev_init(&c1, 3);
+		ent_cq_init(&c0, &c0cq, 4, 64, false);
+		ent_cq_init(&c1, &c1cq, 4, 64, false);
+		{
+			struct ent_qp_cfg cfg = { .type = ENT_RC, .log_sq = 4,
+						  .log_rq = 4 };
+
+			cfg.scq = cfg.rcq = &c0cq;
+			ent_qp_create(&c0, &q0, &cfg);
+			cfg.scq = cfg.rcq = &c1cq;
+			ent_qp_create(&c1, &q1, &cfg);
+			ent_qp_pair(&q0, &q1);
+		}
+		{
+			uint8_t w[64] = { 0 };
+
+			ent_ctrl(w, 0, MLX5_OPCODE_NOP, q0.qpn, 1,
+				 MLX5_WQE_CTRL_CQ_UPDATE, 0);
+			ent_sq_put(&q0, w, 1);
+			ent_sq_ring(&q0);
+		}
+		_exit(ent_cq_next(&c0cq)[63] >> 4 == MLX5_CQE_REQ ? 0 : 1);
+	}
+	traffic(&a, &acq, &b, &bcq, 50);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	atomic_store(&stop, true);
+	pthread_join(t, NULL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("eng_concurrency");
@@ -207,6 +264,7 @@ int main(void)
 	tcase_add_test(tc, create_destroy_during_traffic);
 	tcase_add_test(tc, inline_progress_races_thread);
 	tcase_add_test(tc, concurrent_atomics);
+	tcase_add_test(tc, fork_child_engine);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
