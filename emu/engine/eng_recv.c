@@ -108,7 +108,6 @@ static enum eng_recv_res eng_recv_srq(struct emu_fw_srq *srq,
 	eng_rwqe_parse(raw, sizeof(struct mlx5_wqe_srq_next_seg), stride, r);
 	atomic_store(&srq->hw.head, be16toh(next) & (ring->cnt - 1));
 	atomic_store(&srq->hw.counter, cnt + 1);
-	atomic_store(&srq->wqe_cnt, (uint16_t)(pi - (uint16_t)(cnt + 1)));
 	/* SRQ_RQ_LIMIT is raised here once events exist. */
 	(void)emu_fw_srq_limit_fire(srq, (uint16_t)(pi - (uint16_t)(cnt + 1)));
 	return ENG_RECV_OK;
@@ -125,7 +124,6 @@ void eng_recv_untake(struct eng_qp *qp, const struct eng_rwqe *r)
 	if (r->srq) {
 		atomic_store(&r->srq->hw.head, r->idx);
 		atomic_fetch_sub(&r->srq->hw.counter, 1);
-		atomic_fetch_add(&r->srq->wqe_cnt, 1);
 	} else {
 		atomic_fetch_sub(&qp->fq->hw.rq_counter, 1);
 	}

@@ -376,10 +376,10 @@ struct emu_fw_srq {
 	/* Limit watermark: 0 disarmed; the engine fires SRQ_RQ_LIMIT once when
 	 * fewer WQEs remain (emu_fw_srq_limit_fire). */
 	atomic_uint lwm;
-	atomic_uint wqe_cnt;	/* srqc.wqe_cnt, engine-maintained */
+	atomic_uint wqe_cnt;	/* srqc.wqe_cnt when the record is unreadable */
 	bool cyclic;		/* RMP wq_type cyclic: no next segments */
 	/* Engine-owned: the next WQE to use (linked list: its index) and
-	 * how many WQEs were consumed (compared with dbr[0]). */
+	 * how many WQEs were consumed (QUERY: wqe_cnt = dbr[0] - counter). */
 	struct {
 		atomic_uint head;
 		atomic_uint counter;

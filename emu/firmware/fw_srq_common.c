@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "emu/firmware/fw_qp_int.h"
+#include "emu/mem/mem.h"
 
 /* A scalar field of a context: bit offset, width. */
 struct fw_srq_fld {
@@ -291,6 +292,16 @@ enum fw_synd fw_srq_create(struct fw_cmd *cmd, enum emu_fw_srq_kind kind,
 
 /* ---- query, arm, destroy ---- */
 
+/* WQEs posted (the doorbell record) and not yet used by the engine. */
+static uint32_t fw_srq_wqe_cnt(struct emu_fw_srq *srq)
+{
+	uint32_t pi;
+
+	if (!srq->dbr.addr || emu_mem_load32(srq->dbr.addr, &pi))
+		return atomic_load(&srq->wqe_cnt);
+	return (uint16_t)((uint16_t)be32toh(pi) - atomic_load(&srq->hw.counter));
+}
+
 enum fw_synd fw_srq_query(struct fw_cmd *cmd, enum emu_fw_srq_kind kind,
 			  uint32_t srqn, void *ctx)
 {
@@ -308,7 +319,7 @@ enum fw_synd fw_srq_query(struct fw_cmd *cmd, enum emu_fw_srq_kind kind,
 	prm_set32_(ctx, t->lwm.off, t->lwm.bits, atomic_load(&srq->lwm));
 	if (t->wqe_cnt.bits)
 		prm_set32_(ctx, t->wqe_cnt.off, t->wqe_cnt.bits,
-			   atomic_load(&srq->wqe_cnt));
+			   fw_srq_wqe_cnt(srq));
 	emu_fw_obj_put(&srq->obj);
 	return FW_SYND_OK;
 }

@@ -229,6 +229,20 @@ END_TEST
 
 /* ---- SRQ (libmlx5's linked list) ---- */
 
+/* QUERY_SRQ's wqe_cnt: posted and not yet used. */
+static uint32_t srq_wqe_cnt(struct ent_srq *s)
+{
+	struct fwt_mbox m;
+
+	fwt_mbox_init(&m, MLX5_CMD_OP_QUERY_SRQ, 0, s->d->uid,
+		      PRM_ST_SZ_BYTES(query_srq_in), PRM_ST_SZ_BYTES(query_srq_out));
+	PRM_SET(query_srq_in, m.in, srqn, s->srqn);
+	fwt_exec(s->d->fw, &m);
+	ck_fw_ok(&m);
+	return PRM_GET(srqc, PRM_ADDR_OF(query_srq_out, m.out, srq_context_entry),
+		       wqe_cnt);
+}
+
 START_TEST(srq_linked_list)
 {
 	struct ent_qp a, b;
@@ -242,7 +256,10 @@ START_TEST(srq_linked_list)
 	for (int i = 0; i < 3; i++)
 		ck_assert_uint_eq(ent_srq_post(&s, bmr.key,
 			(uint64_t)(uintptr_t)bmr.buf + i * 1024, 1024), i);
+	ck_assert_uint_eq(srq_wqe_cnt(&s), 3);
 	for (int i = 0; i < 6; i++) {
+		if (i == 1)
+			ck_assert_uint_eq(srq_wqe_cnt(&s), 2);
 		if (i == 3) {
 			/* Free out of order (1, then 0) and post three more:
 			 * libmlx5 hands out 3, 1, 0; the device follows the
