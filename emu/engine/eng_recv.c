@@ -11,6 +11,7 @@
  *    starts with a next segment whose next_wqe_index names the WQE to use
  *    after it; the device starts at WQE 0 and follows the list, and the
  *    record counts posted WQEs.  The CQE's wqe_counter is the index used.
+ *    A cyclic RMP (UCX) keeps the next segment but is used in ring order.
  * A WQE is copied once, like a send WQE, before it is looked at.
  */
 #include <endian.h>
@@ -106,7 +107,9 @@ static enum eng_recv_res eng_recv_srq(struct emu_fw_srq *srq,
 	r->idx = (uint16_t)(head & (ring->cnt - 1));
 	r->srq = srq;
 	eng_rwqe_parse(raw, sizeof(struct mlx5_wqe_srq_next_seg), stride, r);
-	atomic_store(&srq->hw.head, be16toh(next) & (ring->cnt - 1));
+	/* Cyclic (an RMP as UCX makes it): the next one in the ring. */
+	atomic_store(&srq->hw.head, (srq->cyclic ? head + 1u : be16toh(next)) &
+				    (ring->cnt - 1));
 	atomic_store(&srq->hw.counter, cnt + 1);
 	/* SRQ_RQ_LIMIT is raised here once events exist. */
 	(void)emu_fw_srq_limit_fire(srq, (uint16_t)(pi - (uint16_t)(cnt + 1)));

@@ -175,6 +175,7 @@ struct fw_srq_params {
 	uint32_t dbr_umem_id;
 	uint64_t dbr_addr;
 	uint32_t user_index;		/* XRC SRQ: for its CQEs */
+	bool cyclic;			/* RMP: cyclic WQ, not a linked list */
 };
 /* The create of one kind: checks size, stride (32..max_wqe_sz_rq) and lwm,
  * takes the objects and the memory, keeps ctx (the kind's context) for

@@ -7,10 +7,11 @@
  * context (wq): how mlx5_ib creates basic SRQs (srq_cmd.c create_rmp_cmd)
  * and how DEVX users (UCX) create theirs, with wq_umem_id/wq_umem_offset and
  * dbr_umem_id/dbr_addr.  It is created RDY (mlx5_ib sets rmpc.state RDY);
- * the WQ is a linked list (wq_type 0) of WQEs of 1 << log_wq_stride bytes
- * (32..max_wqe_sz_rq: a next segment and scatter entries), at most
- * log_max_srq_sz of them.  Cyclic and striding WQs, signatures, hairpin and
- * SHAMPO are not advertised.  MODIFY_RMP: rmp_state must be the current
+ * the WQ is a linked list (wq_type 0) or cyclic (1, as UCX creates them:
+ * WQE n is used n-th, next_wqe_index ignored) of WQEs of 1 << log_wq_stride
+ * bytes (32..max_wqe_sz_rq: a next segment and scatter entries), at most
+ * log_max_srq_sz of them.  Striding WQs, signatures, hairpin and SHAMPO are
+ * not advertised.  MODIFY_RMP: rmp_state must be the current
  * state, ctx.state the new one (RDY or ERR), and the bitmask may name lwm
  * only (mlx5_ib's arm_rmp_cmd).  Numbers are shared with SRQs and XRC SRQs;
  * the logic the three share is in fw_srq_common.c.
@@ -19,12 +20,18 @@
 
 #include "emu/firmware/fw_qp_int.h"
 
+enum {				/* wq.wq_type (kernel mlx5_ifc.h MLX5_WQ_TYPE_*) */
+	FW_WQ_TYPE_LINKED_LIST = 0,
+	FW_WQ_TYPE_CYCLIC = 1,
+};
+
 #define RMP_PAS_BYTE_OFF (PRM_BYTE_OFF(create_rmp_in, ctx) + \
 			  PRM_BYTE_OFF(rmpc, wq) + PRM_BYTE_OFF(wq, pas))
 
 static bool fw_wq_features(const void *wq)
 {
-	return PRM_GET(wq, wq, wq_type) != 0 ||	/* linked list only */
+	/* Linked list (0) or cyclic (1); not the striding kinds. */
+	return PRM_GET(wq, wq, wq_type) > FW_WQ_TYPE_CYCLIC ||
 	       PRM_GET(wq, wq, wq_signature) ||
 	       PRM_GET(wq, wq, end_padding_mode) ||
 	       PRM_GET(wq, wq, cd_slave) ||
@@ -51,6 +58,7 @@ enum fw_synd fw_cmd_create_rmp(struct fw_cmd *cmd)
 		return FW_SYND_SRQ_FEATURE_NOT_SUPPORTED;
 	if (PRM_GET(rmpc, rmpc, state) != MLX5_RMPC_STATE_RDY)
 		return FW_SYND_SRQ_BAD_STATE;
+	p.cyclic = PRM_GET(wq, wq, wq_type) == FW_WQ_TYPE_CYCLIC;
 	p.log_size = PRM_GET(wq, wq, log_wq_sz);
 	p.log_stride = PRM_GET(wq, wq, log_wq_stride);
 	p.lwm = PRM_GET(wq, wq, lwm);

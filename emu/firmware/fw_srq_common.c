@@ -282,6 +282,7 @@ enum fw_synd fw_srq_create(struct fw_cmd *cmd, enum emu_fw_srq_kind kind,
 		return s;
 	}
 	srq->user_index = p->user_index;
+	srq->cyclic = p->cyclic;
 	memcpy(srq->ctx, ctx, fw_srq_types[kind].ctx_bytes);
 	s = fw_cmd_obj_publish(&srq->obj, FW_SYND_SRQ_LIMIT);
 	if (s)

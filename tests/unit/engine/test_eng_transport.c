@@ -286,6 +286,62 @@ START_TEST(srq_linked_list)
 }
 END_TEST
 
+/* A cyclic RMP as UCX creates it: 4 WQEs of 32 bytes (next segment and
+ * one scatter entry); used in ring order whatever the next segments say. */
+START_TEST(rmp_cyclic)
+{
+	struct fwt_mem ring, dbr;
+	struct fwt_mbox m;
+	struct ent_qp a, b;
+	uint32_t rmpn, pi = 0;
+	void *c, *wq;
+
+	ent_mem_reg(&db, 4 * 32, &ring);
+	ent_mem_reg(&db, 8, &dbr);
+	fwt_mbox_init(&m, MLX5_CMD_OP_CREATE_RMP, 0, db.uid,
+		      PRM_ST_SZ_BYTES(create_rmp_in),
+		      PRM_ST_SZ_BYTES(create_rmp_out));
+	c = PRM_ADDR_OF(create_rmp_in, m.in, ctx);
+	wq = PRM_ADDR_OF(rmpc, c, wq);
+	PRM_SET(rmpc, c, state, MLX5_RMPC_STATE_RDY);
+	PRM_SET(wq, wq, wq_type, 1);		/* cyclic */
+	PRM_SET(wq, wq, log_wq_sz, 2);
+	PRM_SET(wq, wq, log_wq_stride, 5);
+	PRM_SET(wq, wq, pd, db.pd);
+	PRM_SET(wq, wq, dbr_umem_valid, 1);
+	PRM_SET(wq, wq, dbr_umem_id, dbr.umem_id);
+	PRM_SET(wq, wq, wq_umem_valid, 1);
+	PRM_SET(wq, wq, wq_umem_id, ring.umem_id);
+	fwt_exec(db.fw, &m);
+	ck_fw_ok(&m);
+	rmpn = PRM_GET(create_rmp_out, m.out, rmpn);
+	qp_make(&da, &a, ENT_RC, &acq, 1, 0);
+	qp_make(&db, &b, ENT_RC, &bcq, 2, rmpn);
+	ent_qp_pair(&a, &b);
+	for (uint32_t i = 0; i < 6; i++) {
+		uint8_t *w = (uint8_t *)ring.addr + (i & 3) * 32;
+
+		/* A next segment that would point elsewhere. */
+		w[2] = 0;
+		w[3] = (uint8_t)((i + 2) & 3);
+		ent_dseg(w + 16, 512, bmr.key,
+			 (uint64_t)(uintptr_t)bmr.buf + (i & 3) * 512);
+		__atomic_store_n((uint32_t *)dbr.addr, htobe32(++pi),
+				 __ATOMIC_RELEASE);
+		ent_post1(&a, MLX5_OPCODE_SEND, MLX5_WQE_CTRL_CQ_UPDATE, 0, &amr,
+			  i * 64, 64, 0, 0);
+		check(&acq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_REQ,
+		      .qpn = a.qpn, .wqe_op = MLX5_OPCODE_SEND,
+		      .wqe_counter = (uint16_t)i, .byte_cnt = 64,
+		      .srqn_uidx = 1 });
+		check(&bcq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_RESP_SEND,
+		      .qpn = b.qpn, .wqe_counter = (uint16_t)(i & 3),
+		      .byte_cnt = 64, .flags_rqpn = a.qpn, .srqn_uidx = 2 });
+		ck_assert_mem_eq(bmr.buf + (i & 3) * 512, amr.buf + i * 64, 64);
+	}
+}
+END_TEST
+
 /* ---- XRC ---- */
 
 static void xrc_post(struct ent_qp *qp, uint32_t srqn, uint32_t len)
@@ -350,6 +406,7 @@ static Suite *eng_transport_suite(void)
 	tcase_add_test(tc, ud_ipv4_grh);
 	tcase_add_test(tc, ud_ipv6_grh_qkey_mtu);
 	tcase_add_test(tc, srq_linked_list);
+	tcase_add_test(tc, rmp_cyclic);
 	tcase_add_test(tc, xrc_ini_tgt);
 	suite_add_tcase(s, tc);
 	return s;

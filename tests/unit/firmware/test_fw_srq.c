@@ -478,7 +478,6 @@ START_TEST(rmp_create_rules)
 	ck_rmp_synd(PRM_SET(rmpc, c, state, 0), SRQ_BAD_STATE);
 	ck_rmp_synd(PRM_SET(rmpc, c, basic_cyclic_rcv_wqe, 1),
 		    SRQ_FEATURE_NOT_SUPPORTED);
-	ck_rmp_synd(PRM_SET(wq, wq, wq_type, 1), SRQ_FEATURE_NOT_SUPPORTED);
 	ck_rmp_synd(PRM_SET(wq, wq, wq_type, 2), SRQ_FEATURE_NOT_SUPPORTED);
 	ck_rmp_synd(PRM_SET(wq, wq, log_wqe_num_of_strides, 3),
 		    SRQ_FEATURE_NOT_SUPPORTED);
