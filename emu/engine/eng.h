@@ -40,9 +40,12 @@ void emu_eng_device_remove(struct emu_fw *fw);
  */
 void emu_eng_progress(unsigned int why);
 
-/* Stop the engine thread (it restarts with the next device added, or on
- * emu_eng_progress from no thread).  For exit and tests. */
+/* Stop the engine thread (no context is open, or the process exits), and
+ * start it again (a context opens).  Inline progress works either way. */
 void emu_eng_stop(void);
+int emu_eng_start(void);
+/* Whether the engine thread runs now. */
+bool emu_eng_thread_running(void);
 
 /* Whether the engine runs its own thread (default) or only inline
  * progress (MLX5EMU_ENGINE_THREAD=0, read when the first device joins). */

@@ -236,6 +236,16 @@ void emu_eng_stop(void)
 	pthread_mutex_unlock(&eng_g.cfg);
 }
 
+int emu_eng_start(void)
+{
+	int ret;
+
+	pthread_mutex_lock(&eng_g.cfg);
+	ret = eng_thread_start(&eng_g);
+	pthread_mutex_unlock(&eng_g.cfg);
+	return ret;
+}
+
 /* At exit the thread stops before the process tears its memory down. */
 static void eng_atexit(void)
 {
@@ -267,6 +277,16 @@ static void eng_atexit_register(void)
 {
 	atexit(eng_atexit);
 	pthread_atfork(NULL, NULL, eng_atfork_child);
+}
+
+bool emu_eng_thread_running(void)
+{
+	bool r;
+
+	pthread_mutex_lock(&eng_g.cfg);
+	r = eng_thread_running;
+	pthread_mutex_unlock(&eng_g.cfg);
+	return r;
 }
 
 bool emu_eng_threaded(void)

@@ -239,7 +239,13 @@ int kern_dev_get(int index, struct kern_dev **out)
 		pthread_mutex_unlock(&kern_devs_lock);
 		return -ENOMEM;
 	}
-	kern_devs[index]->refs++;
+	/* An open context: the engine thread runs (again). */
+	ret = kern_devs[index]->refs++ ? 0 : emu_eng_start();
+	if (ret) {
+		kern_devs[index]->refs--;
+		pthread_mutex_unlock(&kern_devs_lock);
+		return ret;
+	}
 	*out = kern_devs[index];
 	pthread_mutex_unlock(&kern_devs_lock);
 	return 0;
@@ -247,8 +253,15 @@ int kern_dev_get(int index, struct kern_dev **out)
 
 void kern_dev_put(struct kern_dev *kdev)
 {
-	/* The device outlives its contexts, as a probed PCI function does. */
+	int open = 0;
+
+	/* The device outlives its contexts, as a probed PCI function does;
+	 * with no context open anywhere the engine thread stops. */
 	pthread_mutex_lock(&kern_devs_lock);
 	kdev->refs--;
+	for (int i = 0; i < KERN_MAX_DEVICES; i++)
+		open += kern_devs[i] ? kern_devs[i]->refs : 0;
+	if (!open)
+		emu_eng_stop();
 	pthread_mutex_unlock(&kern_devs_lock);
 }

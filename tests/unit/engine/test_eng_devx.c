@@ -25,6 +25,7 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 #include "backend/backend.h"
+#include "emu/engine/eng.h"
 
 #define BE (&mlx5be_emu_ops)
 #define LOG_RQ 4	/* 16 WQEs of 16 bytes */
@@ -289,6 +290,7 @@ START_TEST(devx_rc_send_imm_traffic)
 
 	player_init(&srv);
 	player_init(&cli);
+	ck_assert(emu_eng_thread_running());
 	to_rts(&srv, &cli, 0x123456, 0xabcdef);
 	to_rts(&cli, &srv, 0xabcdef, 0x123456);
 	memset(cli.buf, 'c', MSG);
@@ -321,6 +323,33 @@ START_TEST(devx_rc_send_imm_traffic)
 }
 END_TEST
 
+/* The engine thread stops with the last context and starts with the
+ * next: traffic then runs as before. */
+START_TEST(devx_thread_follows_contexts)
+{
+	for (int round = 0; round < 2; round++) {
+		struct player srv, cli;
+		const uint8_t *e;
+
+		player_init(&srv);
+		player_init(&cli);
+		ck_assert(emu_eng_thread_running());
+		to_rts(&srv, &cli, 0x10, 0x20);
+		to_rts(&cli, &srv, 0x20, 0x10);
+		post_recv(&srv);
+		post_send(&cli, 7);
+		e = devx_poll_cq(&cli);
+		ck_assert_uint_eq(e[63] >> 4, MLX5_CQE_REQ);
+		e = devx_poll_cq(&srv);
+		ck_assert_uint_eq(e[63] >> 4, MLX5_CQE_RESP_SEND_IMM);
+		player_fini(&cli);
+		ck_assert(emu_eng_thread_running());
+		player_fini(&srv);
+		ck_assert(!emu_eng_thread_running());
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("eng_devx");
@@ -329,6 +358,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, devx_rc_send_imm_traffic);
+	tcase_add_test(tc, devx_thread_follows_contexts);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
