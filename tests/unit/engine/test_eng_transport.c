@@ -396,6 +396,93 @@ START_TEST(xrc_ini_tgt)
 }
 END_TEST
 
+/* XRC carries RDMA too: the XRC segment first, then raddr (and atomic). */
+START_TEST(xrc_rdma_and_atomic)
+{
+	struct ent_qp ini, tgt;
+	struct ent_srq xs;
+	struct ent_conn c;
+	struct ent_qp_cfg cfg = { .type = ENT_XRC_INI, .log_sq = 6,
+				  .scq = &acq, .user_index = 7 };
+	uint64_t *word = (uint64_t *)(void *)(bmr.buf + 8192);
+	uint8_t w[128];
+	uint32_t v;
+	uint64_t x;
+
+	ent_srq_init(&db, &xs, 3, true, &bcq, 0x33);
+	ent_qp_create(&da, &ini, &cfg);
+	cfg = (struct ent_qp_cfg){ .type = ENT_XRC_TGT, .user_index = 8 };
+	ent_qp_create(&db, &tgt, &cfg);
+	ent_conn_default(&c);
+	c.remote_qpn = tgt.qpn;
+	ent_qp_to_rts(&ini, &db, &c);
+	c.remote_qpn = ini.qpn;
+	ent_qp_to_rts(&tgt, &da, &c);
+	/* WRITE: ctrl, xrc, raddr, data (ds 4). */
+	memset(w, 0, sizeof(w));
+	ent_ctrl(w, 0, MLX5_OPCODE_RDMA_WRITE, ini.qpn, 4,
+		 MLX5_WQE_CTRL_CQ_UPDATE, 0);
+	v = htobe32(xs.srqn);
+	memcpy(w + 16, &v, 4);
+	ent_raddr(w + 32, (uint64_t)(uintptr_t)bmr.buf, bmr.key);
+	ent_dseg(w + 48, 900, amr.key, (uint64_t)(uintptr_t)amr.buf);
+	ent_sq_put(&ini, w, 1);
+	/* READ it back elsewhere. */
+	ent_ctrl(w, 1, MLX5_OPCODE_RDMA_READ, ini.qpn, 4,
+		 MLX5_WQE_CTRL_CQ_UPDATE, 0);
+	ent_dseg(w + 48, 900, amr.key, (uint64_t)(uintptr_t)amr.buf + 20000);
+	ent_sq_put(&ini, w, 1);
+	/* FETCH_ADD: ctrl, xrc, raddr, atomic, data (ds 5, two blocks). */
+	*word = 40;
+	memset(w, 0, sizeof(w));
+	ent_ctrl(w, 2, MLX5_OPCODE_ATOMIC_FA, ini.qpn, 5,
+		 MLX5_WQE_CTRL_CQ_UPDATE, 0);
+	memcpy(w + 16, &v, 4);
+	ent_raddr(w + 32, (uint64_t)(uintptr_t)word, bmr.key);
+	x = htobe64(2);
+	memcpy(w + 48, &x, 8);
+	ent_dseg(w + 64, 8, amr.key, (uint64_t)(uintptr_t)amr.buf + 30000);
+	ent_sq_put(&ini, w, 2);
+	ent_sq_ring(&ini);
+	check(&acq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_REQ,
+	      .qpn = ini.qpn, .wqe_op = MLX5_OPCODE_RDMA_WRITE, .wqe_counter = 0,
+	      .byte_cnt = 900, .srqn_uidx = 7 });
+	check(&acq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_REQ,
+	      .qpn = ini.qpn, .wqe_op = MLX5_OPCODE_RDMA_READ, .wqe_counter = 1,
+	      .byte_cnt = 900, .srqn_uidx = 7 });
+	check(&acq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_REQ,
+	      .qpn = ini.qpn, .wqe_op = MLX5_OPCODE_ATOMIC_FA, .wqe_counter = 2,
+	      .byte_cnt = 8, .srqn_uidx = 7 });
+	ck_assert_mem_eq(bmr.buf, amr.buf, 900);
+	ck_assert_mem_eq(amr.buf + 20000, amr.buf, 900);
+	ck_assert_uint_eq(*word, 42);
+	memcpy(&x, amr.buf + 30000, 8);
+	ck_assert_uint_eq(x, 40);
+	ck_assert(ent_cq_quiet(&bcq, 10));	/* no receive consumed */
+}
+END_TEST
+
+START_TEST(uc_write_imm)
+{
+	struct ent_qp a, b;
+
+	qp_make(&da, &a, ENT_UC, &acq, 1, 0);
+	qp_make(&db, &b, ENT_UC, &bcq, 2, 0);
+	ent_qp_pair(&a, &b);
+	ent_post_recv(&b, bmr.key, (uint64_t)(uintptr_t)bmr.buf + 4096, 8);
+	ent_post1(&a, MLX5_OPCODE_RDMA_WRITE_IMM, MLX5_WQE_CTRL_CQ_UPDATE,
+		  htobe32(0xabcd), &amr, 0, 2000,
+		  (uint64_t)(uintptr_t)bmr.buf, bmr.key);
+	check(&acq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_REQ,
+	      .qpn = a.qpn, .wqe_op = MLX5_OPCODE_RDMA_WRITE_IMM,
+	      .byte_cnt = 2000, .srqn_uidx = 1 });
+	check(&bcq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_RESP_WR_IMM,
+	      .qpn = b.qpn, .byte_cnt = 2000, .imm = 0xabcd,
+	      .flags_rqpn = a.qpn, .srqn_uidx = 2 });
+	ck_assert_mem_eq(bmr.buf, amr.buf, 2000);
+}
+END_TEST
+
 static Suite *eng_transport_suite(void)
 {
 	Suite *s = suite_create("eng_transport");
@@ -408,6 +495,8 @@ static Suite *eng_transport_suite(void)
 	tcase_add_test(tc, srq_linked_list);
 	tcase_add_test(tc, rmp_cyclic);
 	tcase_add_test(tc, xrc_ini_tgt);
+	tcase_add_test(tc, xrc_rdma_and_atomic);
+	tcase_add_test(tc, uc_write_imm);
 	suite_add_tcase(s, tc);
 	return s;
 }
