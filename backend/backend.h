@@ -93,10 +93,25 @@ struct mlx5be_clock_info {
 	uint64_t mask;
 };
 
-/* One event read from a DEVX event channel. */
+/* One event read from a DEVX event channel: laid out as rdma-core's
+ * mlx5dv_devx_async_event_hdr followed by the EQE data. */
 struct mlx5be_event {
 	uint64_t cookie;
 	uint8_t eqe[64];	/* the EQE as the device wrote it */
+};
+
+/*
+ * A rule at the kernel-owned NIC RX steering root, as mlx5_ib builds one
+ * from mlx5dv_create_flow_matcher() and mlx5dv_create_flow(): a mask and a
+ * value in fte_match_param layout (the same length), which parts of it the
+ * mask uses, and the rule's priority.
+ */
+struct mlx5be_flow_match {
+	uint8_t criteria_enable;	/* bit 0 outer headers, 1 misc, 2 inner ... */
+	uint16_t priority;
+	const void *mask;
+	const void *value;
+	size_t len;			/* bytes of each */
 };
 
 struct mlx5be_async_cmd_resp {
@@ -155,6 +170,8 @@ struct mlx5be_ops {
 	int (*event_subscribe)(struct mlx5be_event_channel *ch,
 			       struct mlx5be_obj *obj, const uint16_t *types,
 			       size_t ntypes, uint64_t cookie);
+	/* Reads one event into @ev (@len bytes of it): the length DEVX reads,
+	 * 8 (the cookie) plus the EQE bytes (none with OMIT_EV_DATA). */
 	ssize_t (*event_read)(struct mlx5be_event_channel *ch,
 			      struct mlx5be_event *ev, size_t len);
 
@@ -163,12 +180,16 @@ struct mlx5be_ops {
 			  struct mlx5be_port_attr *attr);
 	int (*query_gid)(struct mlx5be_ctx *ctx, uint32_t port, uint32_t index,
 			 struct mlx5be_gid_entry *entry);
+	/* The destination MAC and VLAN id (0xffff: none) of @dgid, resolved
+	 * through the netdev of source GID @sgid_index as the kernel does for
+	 * an AH or a connected QP's path (ib_resolve_eth_dmac). */
 	int (*gid_l2_addr)(struct mlx5be_ctx *ctx, uint32_t port,
-			   const uint8_t gid[16], uint8_t mac[6],
-			   uint16_t *vlan);
+			   uint32_t sgid_index, const uint8_t dgid[16],
+			   uint8_t mac[6], uint16_t *vlan);
+	/* A rule steering what @match matches to @dest (a TIR or a flow
+	 * table); obj_destroy removes it. */
 	struct mlx5be_obj *(*steering_root_attach)(struct mlx5be_ctx *ctx,
-						   const void *match,
-						   size_t matchlen,
+						   const struct mlx5be_flow_match *match,
 						   struct mlx5be_obj *dest);
 	int (*clock_info)(struct mlx5be_ctx *ctx,
 			  struct mlx5be_clock_info *info);

@@ -404,54 +404,61 @@ static int hw_query_gid(struct mlx5be_ctx *ctx, uint32_t port, uint32_t index,
 }
 
 static int hw_gid_l2_addr(struct mlx5be_ctx *ctx, uint32_t port,
-			  const uint8_t gid[16], uint8_t mac[6], uint16_t *vlan)
+			  uint32_t sgid_index, const uint8_t dgid[16],
+			  uint8_t mac[6], uint16_t *vlan)
 {
-	struct ibv_ah_attr ah = { .is_global = 1, .port_num = port };
+	struct ibv_ah_attr ah = {
+		.is_global = 1,
+		.port_num = port,
+		.grh.sgid_index = sgid_index,
+	};
 
-	memcpy(ah.grh.dgid.raw, gid, 16);
+	memcpy(ah.grh.dgid.raw, dgid, 16);
 	return hw_errno(ibv_resolve_eth_l2_from_gid(ctx->ibctx, &ah, mac, vlan));
 }
 
 static struct mlx5be_obj *hw_steering_root_attach(struct mlx5be_ctx *ctx,
-						  const void *match,
-						  size_t matchlen,
+						  const struct mlx5be_flow_match *match,
 						  struct mlx5be_obj *dest)
 {
-	/*
-	 * The kernel-owned root is reached through mlx5dv_create_flow() with
-	 * a matcher (mlx5dv_create_flow_matcher) and a DEVX destination; the
-	 * matcher's mask and the match value are both carried in @match.
-	 */
-	struct mlx5dv_flow_match_parameters *mp;
+	/* The kernel-owned NIC RX root: a matcher with the mask, a rule
+	 * with the value and a DEVX destination. */
+	struct mlx5dv_flow_match_parameters *mask, *value;
 	struct mlx5dv_flow_matcher_attr mattr = {
 		.type = IBV_FLOW_ATTR_NORMAL,
-		.match_criteria_enable = 1u << 0, /* outer headers */
+		.priority = match->priority,
+		.match_criteria_enable = match->criteria_enable,
 	};
 	struct mlx5dv_flow_action_attr act = {
 		.type = MLX5DV_FLOW_ACTION_DEST_DEVX,
 		.obj = dest->obj,
 	};
-	struct mlx5dv_flow_matcher *matcher;
+	struct mlx5dv_flow_matcher *matcher = NULL;
 	struct mlx5be_obj *obj;
 
-	mp = calloc(1, sizeof(*mp) + matchlen);
+	mask = calloc(1, sizeof(*mask) + match->len);
+	value = calloc(1, sizeof(*value) + match->len);
 	obj = calloc(1, sizeof(*obj));
-	if (!mp || !obj)
+	if (!mask || !value || !obj)
 		goto err;
-	mp->match_sz = matchlen;
-	memcpy(mp->match_buf, match, matchlen);
-	mattr.match_mask = mp;
+	mask->match_sz = match->len;
+	memcpy(mask->match_buf, match->mask, match->len);
+	value->match_sz = match->len;
+	memcpy(value->match_buf, match->value, match->len);
+	mattr.match_mask = mask;
 	matcher = mlx5dv_create_flow_matcher(ctx->ibctx, &mattr);
 	if (!matcher)
 		goto err;
-	if (!mlx5dv_create_flow(matcher, mp, 1, &act)) {
+	if (!mlx5dv_create_flow(matcher, value, 1, &act)) {
 		mlx5dv_destroy_flow_matcher(matcher);
 		goto err;
 	}
-	free(mp);
+	free(mask);
+	free(value);
 	return obj;
 err:
-	free(mp);
+	free(mask);
+	free(value);
 	free(obj);
 	return NULL;
 }

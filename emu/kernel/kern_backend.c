@@ -104,13 +104,16 @@ static int kern_query_gid(struct mlx5be_ctx *ctx, uint32_t port, uint32_t index,
 	return 0;
 }
 
+/* On the emulated fabric a port's MAC follows from its GIDs, so the
+ * source GID's netdev is not needed to resolve a destination. */
 static int kern_gid_l2_addr(struct mlx5be_ctx *ctx, uint32_t port,
-			    const uint8_t gid[16], uint8_t mac[6], uint16_t *vlan)
+			    uint32_t sgid_index, const uint8_t dgid[16],
+			    uint8_t mac[6], uint16_t *vlan)
 {
 	if (!kern_port(ctx, port))
 		return -EINVAL;
 	*vlan = 0xffff;	/* no VLAN, as rdma-core reports it */
-	return emu_mac_from_gid(gid, mac);
+	return emu_mac_from_gid(dgid, mac);
 }
 
 static int kern_obj_destroy_op(struct mlx5be_obj *obj)
@@ -126,8 +129,7 @@ static struct mlx5be_event_channel *kern_event_channel_create(struct mlx5be_ctx 
 }
 
 static struct mlx5be_obj *kern_steering_root_attach(struct mlx5be_ctx *ctx,
-						    const void *match,
-						    size_t matchlen,
+						    const struct mlx5be_flow_match *match,
 						    struct mlx5be_obj *dest)
 {
 	errno = EOPNOTSUPP;

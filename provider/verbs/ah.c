@@ -149,6 +149,7 @@ static struct ibv_ah *create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 			goto err;
 		}
 		err = -pctx->be->gid_l2_addr(pctx->bectx, attr->port_num,
+					     attr->grh.sgid_index,
 					     attr->grh.dgid.raw, ah->av.rmac,
 					     &vlan);
 		if (err)

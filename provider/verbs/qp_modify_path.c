@@ -183,8 +183,9 @@ int prov_qp_check_av(struct prov_qp *qp, const struct ibv_ah_attr *ah,
 		return ret;
 	if (!is_connected(qp->vqp.qp.qp_type))
 		return 0;
-	ret = pctx->be->gid_l2_addr(pctx->bectx, ah->port_num, ah->grh.dgid.raw,
-				    mac, &vlan);
+	ret = pctx->be->gid_l2_addr(pctx->bectx, ah->port_num,
+				    ah->grh.sgid_index, ah->grh.dgid.raw, mac,
+				    &vlan);
 	return ret < 0 ? -ret : ret;
 }
 

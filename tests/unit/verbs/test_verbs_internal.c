@@ -585,8 +585,8 @@ START_TEST(test_ah_av)
 	ah = mlx5emu_abi_ibv_create_ah(pd, &attr);
 	ck_assert_msg(ah, "create_ah: %s", strerror(errno));
 	av = prov_ah_av(ah);
-	ck_assert_int_eq(pctx->be->gid_l2_addr(pctx->bectx, 1, attr.grh.dgid.raw,
-					       mac, &vlan), 0);
+	ck_assert_int_eq(pctx->be->gid_l2_addr(pctx->bectx, 1, 1,
+					       attr.grh.dgid.raw, mac, &vlan), 0);
 	ck_assert_mem_eq(av->rmac, mac, 6);
 	ck_assert_mem_eq(av->rgid, attr.grh.dgid.raw, 16);
 	ck_assert_uint_eq(av->hop_limit, 63);
