@@ -2,11 +2,10 @@
 /*
  * Binding the provider to one backend per process.  This is the only place
  * that names an implementation: the provider reaches a device through
- * mlx5be_get() alone.  The core library links the emulator's; the hw
- * implementation (backend/hw/) is compiled against rdma-core 44 but not
- * linked.
+ * mlx5be_get() alone.
  */
 #include "backend/backend.h"
+#include "backend/backend_impl.h"
 
 const struct mlx5be_ops *mlx5be_get(void)
 {

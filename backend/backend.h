@@ -204,10 +204,12 @@ struct mlx5be_ops {
 	void (*progress)(struct mlx5be_ctx *ctx, unsigned int why);
 };
 
-/* The implementations; only backend.c and the tests name them. */
-extern const struct mlx5be_ops mlx5be_emu_ops;	/* emu/kernel/kern_backend.c */
-
-/* The backend bound for this process (emu unless configured otherwise). */
+/*
+ * The backend bound for this process: the one the setting backend.kind
+ * chooses (emu, hw or auto; docs/configuration.md), picked at the first
+ * call, never in a library constructor.  backend_impl.h lists what it
+ * chooses from.
+ */
 const struct mlx5be_ops *mlx5be_get(void);
 
 #endif /* MLX5EMU_BACKEND_BACKEND_H */

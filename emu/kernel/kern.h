@@ -21,6 +21,7 @@
 
 #include "emu/kernel/kern_devx_rules.h"
 #include "backend/backend.h"
+#include "backend/backend_impl.h"
 
 struct emu_fw;
 

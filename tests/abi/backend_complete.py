@@ -2,7 +2,7 @@
 """Every op of struct mlx5be_ops must be served by the hw backend (or be
 explicitly NULL there, with a comment saying why hardware needs none).
 
-The hw stub is what proves each backend entry maps to an rdma-core call, so
+The hw backend maps each backend entry to an rdma-core call, so
 an op added to backend/backend.h without a hw mapping fails here.
 """
 import re
@@ -10,7 +10,7 @@ import sys
 
 src = sys.argv[1]
 header = open(src + "/backend/backend.h").read()
-stub = open(src + "/backend/hw/hw_stub.c").read()
+stub = open(src + "/backend/hw/hw_ops.c").read()
 body = re.search(r"struct mlx5be_ops \{(.*?)\n\};", header, re.S).group(1)
 ops = re.findall(r"\(\*(\w+)\)\(", body)
 table = re.search(r"const struct mlx5be_ops mlx5be_hw_ops = \{(.*?)\n\};", stub, re.S).group(1)

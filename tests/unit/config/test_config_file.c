@@ -21,6 +21,7 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 #include "backend/backend.h"
+#include "backend/backend_impl.h"
 
 #include "dev_test_util.h"
 

@@ -26,6 +26,7 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 #include "backend/backend.h"
+#include "backend/backend_impl.h"
 
 #include "fault_test_util.h"
 

@@ -17,6 +17,7 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 #include "backend/backend.h"
+#include "backend/backend_impl.h"
 
 #define BE (&mlx5be_emu_ops)
 

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel services a DEVX user needs beside firmware, through rdma-core:
+ * port attributes, GID entries, the MAC of a destination GID, rules at the
+ * kernel-owned steering root, and the clock page.
+ *
+ * Several of these are inline functions in rdma-core's verbs.h that call an
+ * exported function by name; such a name would bind to our own
+ * libibverbs.so.1 here, so the inline's logic is written out over the
+ * context's ops and the namespace's entries (hw_sym).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/hw/hw.h"
+
+int hw_query_port(struct mlx5be_ctx *ctx, uint32_t port,
+		  struct mlx5be_port_attr *attr)
+{
+	struct verbs_context *vctx;
+	struct ibv_port_attr pa;
+	int ret;
+
+	if (port > UINT8_MAX)
+		return -EINVAL;
+	memset(&pa, 0, sizeof(pa));
+	hw_enter();
+	/* ___ibv_query_port(): the context's op, else the compat entry. */
+	vctx = verbs_get_ctx_op(ctx->ibctx, query_port);
+	if (vctx)
+		ret = vctx->query_port(ctx->ibctx, (uint8_t)port, &pa, sizeof(pa));
+	else
+		ret = hw_sym.query_port(ctx->ibctx, (uint8_t)port,
+					(struct _compat_ibv_port_attr *)&pa);
+	hw_leave();
+	if (ret)
+		return hw_ret(ret);
+	memset(attr, 0, sizeof(*attr));
+	attr->state = pa.state;
+	attr->max_mtu = pa.max_mtu;
+	attr->active_mtu = pa.active_mtu;
+	attr->link_layer = pa.link_layer;
+	attr->active_width = pa.active_width;
+	attr->active_speed = pa.active_speed;
+	attr->phys_state = pa.phys_state;
+	attr->port_cap_flags = pa.port_cap_flags;
+	attr->port_cap_flags2 = pa.port_cap_flags2;
+	attr->gid_tbl_len = pa.gid_tbl_len;
+	attr->pkey_tbl_len = pa.pkey_tbl_len;
+	attr->max_msg_sz = pa.max_msg_sz;
+	attr->lid = pa.lid;
+	attr->sm_lid = pa.sm_lid;
+	attr->lmc = pa.lmc;
+	attr->sm_sl = pa.sm_sl;
+	attr->max_vl_num = pa.max_vl_num;
+	attr->subnet_timeout = pa.subnet_timeout;
+	attr->init_type_reply = pa.init_type_reply;
+	attr->bad_pkey_cntr = pa.bad_pkey_cntr;
+	attr->qkey_viol_cntr = pa.qkey_viol_cntr;
+	return 0;
+}
+
+int hw_query_gid(struct mlx5be_ctx *ctx, uint32_t port, uint32_t index,
+		 struct mlx5be_gid_entry *entry)
+{
+	struct ibv_gid_entry ge;
+	int ret;
+
+	memset(&ge, 0, sizeof(ge));
+	hw_enter();
+	/* ibv_query_gid_ex() is _ibv_query_gid_ex with the entry's size. */
+	ret = hw_sym.query_gid_ex(ctx->ibctx, port, index, &ge, 0, sizeof(ge));
+	hw_leave();
+	if (ret)
+		return hw_ret(ret);
+	memcpy(entry->gid, ge.gid.raw, sizeof(entry->gid));
+	entry->gid_index = ge.gid_index;
+	entry->port_num = ge.port_num;
+	entry->gid_type = ge.gid_type == IBV_GID_TYPE_ROCE_V2;
+	entry->ndev_ifindex = ge.ndev_ifindex;
+	return 0;
+}
+
+int hw_gid_l2_addr(struct mlx5be_ctx *ctx, uint32_t port, uint32_t sgid_index,
+		   const uint8_t dgid[16], uint8_t mac[6], uint16_t *vlan)
+{
+	struct ibv_ah_attr ah = {
+		.is_global = 1,
+		.port_num = (uint8_t)port,
+		.grh.sgid_index = (uint8_t)sgid_index,
+	};
+	int ret;
+
+	if (port > UINT8_MAX || sgid_index > UINT8_MAX)
+		return -EINVAL;
+	memcpy(ah.grh.dgid.raw, dgid, 16);
+	hw_enter();
+	ret = hw_sym.resolve_eth_l2_from_gid(ctx->ibctx, &ah, mac, vlan);
+	/* A negative errno, or -1 from ibv_query_gid() with errno set. */
+	if (ret == -1) {
+		int err = hw_errno();
+
+		ret = -(err ? err : EINVAL);
+	}
+	hw_leave();
+	return hw_ret(ret);
+}
+
+static struct mlx5dv_flow_match_parameters *hw_match_param(const void *buf,
+							   size_t len)
+{
+	struct mlx5dv_flow_match_parameters *p = calloc(1, sizeof(*p) + len);
+
+	if (p) {
+		p->match_sz = len;
+		memcpy(p->match_buf, buf, len);
+	}
+	return p;
+}
+
+struct mlx5be_obj *hw_steering_root_attach(struct mlx5be_ctx *ctx,
+					   const struct mlx5be_flow_match *match,
+					   struct mlx5be_obj *dest)
+{
+	struct mlx5dv_flow_match_parameters *mask, *value;
+	struct mlx5dv_flow_matcher_attr mattr = {
+		.type = IBV_FLOW_ATTR_NORMAL,
+		.priority = match->priority,
+		.match_criteria_enable = match->criteria_enable,
+	};
+	struct mlx5dv_flow_action_attr act = {
+		.type = MLX5DV_FLOW_ACTION_DEST_DEVX,
+	};
+	struct mlx5be_obj *obj;
+	int err = 0;
+
+	if (dest->kind != HW_OBJ_DEVX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	act.obj = dest->devx;
+	mask = hw_match_param(match->mask, match->len);
+	value = hw_match_param(match->value, match->len);
+	obj = calloc(1, sizeof(*obj));
+	if (!mask || !value || !obj) {
+		err = ENOMEM;
+		goto out;
+	}
+	obj->kind = HW_OBJ_FLOW;
+	mattr.match_mask = mask;
+	hw_enter();
+	obj->matcher = hw_sym.create_flow_matcher(ctx->ibctx, &mattr);
+	if (obj->matcher) {
+		obj->flow = hw_sym.create_flow(obj->matcher, value, 1, &act);
+		if (!obj->flow) {
+			err = hw_errno();
+			hw_sym.destroy_flow_matcher(obj->matcher);
+		}
+	} else {
+		err = hw_errno();
+	}
+	hw_leave();
+	if (!obj->flow && !err)
+		err = EIO;
+out:
+	free(mask);
+	free(value);
+	if (err) {
+		free(obj);
+		errno = err;
+		return NULL;
+	}
+	return obj;
+}
+
+int hw_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info)
+{
+	struct mlx5dv_clock_info ci;
+	int ret;
+
+	hw_enter();
+	ret = hw_sym.get_clock_info(ctx->ibctx, &ci);
+	hw_leave();
+	if (ret)
+		return hw_ret(ret);
+	info->nsec = ci.nsec;
+	info->last_cycles = ci.last_cycles;
+	info->frac = ci.frac;
+	info->mult = ci.mult;
+	info->shift = ci.shift;
+	info->mask = ci.mask;
+	return 0;
+}
