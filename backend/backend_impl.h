@@ -65,7 +65,7 @@ struct mlx5be_settings {
  * when the configuration is bad (the emulator's device initialisation
  * reports it; the selection then stays with emu).
  */
-int mlx5be_emu_settings(struct mlx5be_settings *s);
+int mlx5be_emu_settings(struct mlx5be_settings *s);	/* emu/kernel */
 
 /* ---- command hooks ---- */
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -127,7 +128,7 @@ static char *join_faults(char **rules, int n)
 
 enum {
 	OPT_DEVICES = 256, OPT_PORTS, OPT_TRACE, OPT_FAULT, OPT_CONFIG,
-	OPT_DEV_NODES,
+	OPT_DEV_NODES, OPT_BACKEND,
 };
 
 static const struct option run_opts[] = {
@@ -136,6 +137,7 @@ static const struct option run_opts[] = {
 	{ "trace", optional_argument, NULL, OPT_TRACE },
 	{ "fault", required_argument, NULL, OPT_FAULT },
 	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "dev-nodes", no_argument, NULL, OPT_DEV_NODES },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -145,7 +147,7 @@ static const struct option run_opts[] = {
 int cmd_run(int argc, char **argv)
 {
 	const char *devices = NULL, *ports = NULL, *trace = NULL,
-		   *config = NULL;
+		   *config = NULL, *backend = NULL;
 	bool dev_nodes = false, verbose = false;
 	char **faults = calloc((size_t)argc, sizeof(char *));
 	char dir[PATH_MAX], why[512], buf[PATH_MAX + 64];
@@ -178,6 +180,9 @@ int cmd_run(int argc, char **argv)
 		case OPT_CONFIG:
 			config = optarg;
 			break;
+		case OPT_BACKEND:
+			backend = optarg;
+			break;
 		case OPT_DEV_NODES:
 			dev_nodes = true;
 			break;
@@ -206,6 +211,11 @@ int cmd_run(int argc, char **argv)
 	if ((devices && check_count("--devices", devices, 16)) ||
 	    (ports && check_count("--ports", ports, 2)))
 		goto fail;
+	if (backend && strcasecmp(backend, "emu") && strcasecmp(backend, "hw") &&
+	    strcasecmp(backend, "auto")) {
+		cli_error(RUN, "--backend '%s': expected emu, hw or auto", backend);
+		goto fail;
+	}
 	if (trace && emu_trace_parse(trace, &tcfg, why, sizeof(why))) {
 		cli_error(RUN, "--trace=%s: %s", trace, why);
 		goto fail;
@@ -226,6 +236,8 @@ int cmd_run(int argc, char **argv)
 	if (devices && set("MLX5EMU_NUM_DEVICES", devices, verbose))
 		goto fail;
 	if (ports && set("MLX5EMU_NUM_PORTS", ports, verbose))
+		goto fail;
+	if (backend && set("MLX5EMU_BACKEND", backend, verbose))
 		goto fail;
 	if (config) {
 		if (absolute(config, buf, sizeof(buf))) {

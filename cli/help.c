@@ -65,8 +65,8 @@ static const char man_run[] =
 "\n"
 "SYNOPSIS\n"
 "    mlx5emu run [--devices N] [--ports N] [--trace[=MODE[:FILE]]]\n"
-"                [--fault RULE]... [--config FILE] [--dev-nodes]\n"
-"                [--verbose] [--] PROGRAM [ARGS...]\n"
+"                [--fault RULE]... [--config FILE] [--backend KIND]\n"
+"                [--dev-nodes] [--verbose] [--] PROGRAM [ARGS...]\n"
 "\n"
 "DESCRIPTION\n"
 "    Runs PROGRAM (searched in PATH) with mlx5emu's drop-in libraries\n"
@@ -98,6 +98,12 @@ static const char man_run[] =
 "    --config FILE\n"
 "        MLX5EMU_CONFIG=FILE: read settings from this configuration file\n"
 "        (the environment still overrides it).  See docs/configuration.md.\n"
+"    --backend KIND\n"
+"        MLX5EMU_BACKEND=KIND: emu (emulated devices, the default), hw\n"
+"        (the real ConnectX devices of this machine, through the\n"
+"        system's rdma-core, with the same fault rules and trace) or\n"
+"        auto (the real ones when there are, else emulated).  See\n"
+"        docs/hardware.md.\n"
 "    --dev-nodes\n"
 "        Make /dev/infiniband/uverbsN exist for PROGRAM, one per emulated\n"
 "        device, for programs that stat() it before opening a device.\n"
@@ -132,6 +138,7 @@ static const char man_run[] =
 "    mlx5emu run --devices 2 --ports 2 -- ibv_devices\n"
 "    mlx5emu run --trace=json:/tmp/cmds.jsonl -- ./my_devx_app\n"
 "    mlx5emu run --fault 'fail opcode=CREATE_CQ' -- mlx5emu-devx-example\n"
+"    mlx5emu run --backend hw --trace -- ibv_rc_pingpong -d mlx5_0 -g 3\n"
 "    mlx5emu run --dev-nodes -- stat -c '%F %t:%T' /dev/infiniband/uverbs0\n";
 
 static const char man_info[] =

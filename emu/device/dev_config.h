@@ -10,8 +10,8 @@
  * whose message names the setting and its environment variable (and the
  * file and line it came from); it never falls back to the default.
  *
- * The config file is an INI file (libinih): [device], [fault], [trace]
- * sections whose keys are the settings' names ("[device] num_ports = 2" is
+ * The config file is an INI file (libinih): [device], [fault], [trace],
+ * [backend] sections whose keys are the settings' names ("[device] num_ports = 2" is
  * device.num_ports), and capability overrides, [caps] (cmd_hca_cap fields)
  * and [caps.<page>] ("[caps.roce_cap]"), applied to every device and checked
  * for consistency (emu_fw_caps_check) when the configuration is loaded.
@@ -55,6 +55,8 @@ enum emu_setting_id {
 	EMU_SET_TRACE_MODE,
 	EMU_SET_TRACE_FILE,
 	EMU_SET_TRACE_ELIDE,
+	EMU_SET_BACKEND_KIND,
+	EMU_SET_BACKEND_HW_LIBDIR,
 	EMU_SET_COUNT
 };
 
@@ -75,6 +77,7 @@ enum emu_setting_type {
 	EMU_TYPE_U64,		/* decimal or 0x hex, 64 bits */
 	EMU_TYPE_TRACE_MODE,	/* off|text|json[:FILE] */
 	EMU_TYPE_BOOL,		/* 1|0|yes|no|on|off|true|false */
+	EMU_TYPE_CHOICE,	/* one word of a fixed list */
 };
 
 /* One capability override: a field of one capability page. */
@@ -105,6 +108,8 @@ struct emu_config {
 	char trace_mode[EMU_CONFIG_FILE_MAX + 8];	/* as given; emu/trace */
 	char trace_file[EMU_CONFIG_FILE_MAX];		/* "" or "-": stderr */
 	bool trace_elide_defaults;
+	char backend_kind[8];			/* emu | hw | auto */
+	char backend_hw_libdir[EMU_CONFIG_FILE_MAX];	/* "" unless set */
 	enum emu_config_source source[EMU_SET_COUNT];
 };
 

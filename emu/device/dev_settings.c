@@ -95,10 +95,35 @@ static int validate_ipv4(const struct emu_setting *s, const char *value,
 	return 0;
 }
 
+/*
+ * An existing file of type @type (S_IFDIR or S_IFREG) with @access
+ * (access()'s mode, described as @how: "writable", "readable"); false with
+ * the reason in why.
+ */
+static bool path_usable(const char *value, mode_t type, int mode,
+			const char *how, char *why, size_t whylen)
+{
+	struct stat st;
+
+	if (stat(value, &st)) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		return false;
+	}
+	if ((st.st_mode & S_IFMT) != type) {
+		snprintf(why, whylen, "%s", type == S_IFDIR ? "not a directory" :
+			 "not a regular file");
+		return false;
+	}
+	if (access(value, mode)) {
+		snprintf(why, whylen, "not %s: %s", how, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 static int validate_dir(const struct emu_setting *s, const char *value,
 			struct emu_config *cfg, char *why, size_t whylen)
 {
-	struct stat st;
 	size_t len = strlen(value);
 
 	if (!*value) {
@@ -118,18 +143,8 @@ static int validate_dir(const struct emu_setting *s, const char *value,
 			 len, EMU_SYSFS_DIR_MAX, EMU_SYSFS_PATH_MAX);
 		return -EINVAL;
 	}
-	if (stat(value, &st)) {
-		snprintf(why, whylen, "%s", strerror(errno));
+	if (!path_usable(value, S_IFDIR, W_OK | X_OK, "writable", why, whylen))
 		return -EINVAL;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(why, whylen, "not a directory");
-		return -EINVAL;
-	}
-	if (access(value, W_OK | X_OK)) {
-		snprintf(why, whylen, "not writable: %s", strerror(errno));
-		return -EINVAL;
-	}
 	memcpy(cfg->sysfs_dir, value, len);
 	cfg->sysfs_dir[len] = '\0';
 	cfg->sysfs_dir_set = true;
@@ -140,26 +155,14 @@ static int validate_dir(const struct emu_setting *s, const char *value,
 static int validate_file(const struct emu_setting *s, const char *value,
 			 struct emu_config *cfg, char *why, size_t whylen)
 {
-	struct stat st;
-
 	if (!*value) {
 		cfg->config_file[0] = '\0';
 		return 0;
 	}
 	if (too_long(value, sizeof(cfg->config_file), why, whylen))
 		return -EINVAL;
-	if (stat(value, &st)) {
-		snprintf(why, whylen, "%s", strerror(errno));
+	if (!path_usable(value, S_IFREG, R_OK, "readable", why, whylen))
 		return -EINVAL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(why, whylen, "not a regular file");
-		return -EINVAL;
-	}
-	if (access(value, R_OK)) {
-		snprintf(why, whylen, "not readable: %s", strerror(errno));
-		return -EINVAL;
-	}
 	snprintf(cfg->config_file, sizeof(cfg->config_file), "%s", value);
 	return 0;
 }
@@ -261,6 +264,45 @@ static int validate_bool(const struct emu_setting *s, const char *value,
 	}
 	snprintf(why, whylen, "expected 1, 0, yes, no, on, off, true or false");
 	return -EINVAL;
+}
+
+/* backend.kind: which devices the process drives (backend/backend.c). */
+static int validate_backend_kind(const struct emu_setting *s,
+				 const char *value, struct emu_config *cfg,
+				 char *why, size_t whylen)
+{
+	static const char *const kinds[] = { "emu", "hw", "auto" };
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (emu_text_eq_nocase(value, kinds[i])) {
+			snprintf(cfg->backend_kind, sizeof(cfg->backend_kind),
+				 "%s", kinds[i]);
+			return 0;
+		}
+	}
+	snprintf(why, whylen, "expected emu, hw or auto");
+	return -EINVAL;
+}
+
+/* backend.hw_libdir: an existing directory, named absolutely. */
+static int validate_libdir(const struct emu_setting *s, const char *value,
+			   struct emu_config *cfg, char *why, size_t whylen)
+{
+	if (!*value) {
+		cfg->backend_hw_libdir[0] = '\0';
+		return 0;
+	}
+	if (too_long(value, sizeof(cfg->backend_hw_libdir), why, whylen))
+		return -EINVAL;
+	if (value[0] != '/') {
+		snprintf(why, whylen, "not an absolute path");
+		return -EINVAL;
+	}
+	if (!path_usable(value, S_IFDIR, R_OK | X_OK, "readable", why, whylen))
+		return -EINVAL;
+	snprintf(cfg->backend_hw_libdir, sizeof(cfg->backend_hw_libdir), "%s",
+		 value);
+	return 0;
 }
 
 /* The caps setting is applied by emu_config_set() itself (it records
@@ -405,6 +447,31 @@ static const struct emu_setting settings[EMU_SET_COUNT] = {
 		.help = "In the text trace, leave out fields at their default "
 			"(zero).",
 	},
+	[EMU_SET_BACKEND_KIND] = {
+		.id = EMU_SET_BACKEND_KIND,
+		.name = "backend.kind",
+		.env = "MLX5EMU_BACKEND",
+		.type = EMU_TYPE_CHOICE,
+		.def = "emu",
+		.def_doc = "emu",
+		.validate = validate_backend_kind,
+		.help = "The devices the process drives: emu (emulated), hw (real "
+			"ConnectX devices through the system's rdma-core) or auto "
+			"(the real ones when there are, else emulated) "
+			"(docs/hardware.md).",
+	},
+	[EMU_SET_BACKEND_HW_LIBDIR] = {
+		.id = EMU_SET_BACKEND_HW_LIBDIR,
+		.name = "backend.hw_libdir",
+		.env = "MLX5EMU_HW_LIBDIR",
+		.type = EMU_TYPE_DIR,
+		.def = NULL,
+		.def_doc = "none (the system's rdma-core)",
+		.validate = validate_libdir,
+		.help = "A test hook: the directory whose libibverbs.so.1 and "
+			"libmlx5.so.1 the hw backend loads instead of the "
+			"system's (tests/hwdouble).  Empty means the system's.",
+	},
 };
 
 const struct emu_setting *emu_config_settings(size_t *n)
@@ -504,6 +571,12 @@ void emu_config_format(const struct emu_config *cfg, enum emu_setting_id id,
 		break;
 	case EMU_SET_TRACE_ELIDE:
 		snprintf(buf, len, "%d", cfg->trace_elide_defaults ? 1 : 0);
+		break;
+	case EMU_SET_BACKEND_KIND:
+		snprintf(buf, len, "%s", cfg->backend_kind);
+		break;
+	case EMU_SET_BACKEND_HW_LIBDIR:
+		snprintf(buf, len, "%s", cfg->backend_hw_libdir);
 		break;
 	default:
 		break;

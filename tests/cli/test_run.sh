@@ -46,6 +46,25 @@ echo "[trace]" >"$TMP/c.conf"
 out=$(cd "$TMP" && "$MLX5EMU" run --config c.conf -- sh -c 'echo "$MLX5EMU_CONFIG"')
 expect_in "$out" "$TMP/c.conf" "--config (absolute)"
 
+# --backend: the variable and its check; what each kind gives on a machine
+# without an RDMA device (the hw backend's own tests use tests/hwdouble).
+out=$("$MLX5EMU" run --backend HW -- sh -c 'echo "$MLX5EMU_BACKEND"')
+expect_in "$out" "HW" "--backend"
+out=$("$MLX5EMU" run --backend bogus -- true 2>&1); expect_rc $? 125 "--backend bogus"
+expect_in "$out" "--backend 'bogus': expected emu, hw or auto" "--backend bogus"
+if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+	out=$("$MLX5EMU" run --backend auto -- ibv_devices 2>&1)
+	expect_in "$out" "mlx5_0" "--backend auto without a device: emulated"
+	expect_not_in "$out" "backend hw" "--backend auto is quiet"
+	out=$("$MLX5EMU" run --backend hw -- ibv_devices 2>&1); rc=$?
+	expect_rc $rc 0 "--backend hw without a device"
+	expect_not_in "$out" "mlx5_0" "--backend hw without a device: no device"
+	expect_in "$out" "mlx5emu: backend hw: no RDMA device" "--backend hw: one message"
+	checks=$((checks + 1))
+	[ "$(grep -c 'mlx5emu: backend hw' <<<"$out")" = 1 ] ||
+		fail "--backend hw: more than one message: $out"
+fi
+
 # -v tells what it does, on stderr.
 out=$("$MLX5EMU" run -v --devices 2 -- true 2>&1 >/dev/null)
 expect_in "$out" "mlx5emu run: MLX5EMU_NUM_DEVICES=2" "-v"
