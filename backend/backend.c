@@ -8,7 +8,8 @@
  * enumeration or open, never a library constructor) through the emulator's
  * settings table (backend_impl.h says why there):
  *   emu   the emulated devices;
- *   hw    rdma-core's DEVX on real devices; every problem is told on
+ *   hw    rdma-core's DEVX on real devices, through the filter (fault rules
+ *         and the trace interposed above it); every problem is told on
  *         stderr once, and then the device list is empty;
  *   auto  hw when rdma-core loads and lists at least one mlx5 device,
  *         silently emu otherwise.
@@ -41,12 +42,14 @@ static void mlx5be_select(void)
 		break;
 	case MLX5BE_KIND_HW:
 		mlx5be_hw_load(s.hw_libdir, true);
-		mlx5be_bound = &mlx5be_hw_ops;
+		mlx5be_bound = mlx5be_filter_bind(&mlx5be_hw_ops,
+						  &mlx5be_emu_cmd_hooks);
 		break;
 	case MLX5BE_KIND_AUTO:
 		if (!mlx5be_hw_load(s.hw_libdir, false) &&
 		    mlx5be_hw_has_devices())
-			mlx5be_bound = &mlx5be_hw_ops;
+			mlx5be_bound = mlx5be_filter_bind(&mlx5be_hw_ops,
+							  &mlx5be_emu_cmd_hooks);
 		break;
 	}
 }

@@ -33,6 +33,14 @@ struct emu_config;
  */
 void emu_fault_attach(struct emu_fw *fw, int dev_index);
 
+/*
+ * For commands that reach no emulated firmware (the hw backend's, through
+ * backend/filter): installs the configured rules as emu_fault_attach()
+ * does, and tells whether any rule exists (one atomic load).
+ */
+void emu_fault_start(void);
+bool emu_fault_any(void);
+
 /* The emu_fw_hooks.pre_cmd of every device; arg is the device index. */
 bool emu_fault_pre_cmd(void *arg, const void *in, size_t inlen,
 		       uint16_t opcode, uint16_t op_mod, uint16_t uid,

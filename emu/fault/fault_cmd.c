@@ -549,12 +549,22 @@ static const struct emu_fw_hooks fault_hooks[] = {
 _Static_assert(sizeof(fault_hooks) / sizeof(fault_hooks[0]) == EMU_MAX_DEVICES,
 	       "one hooks struct per possible device");
 
+void emu_fault_start(void)
+{
+	fault_lock_acquire();
+	fault_start_locked();
+	pthread_mutex_unlock(&fault_lock);
+}
+
+bool emu_fault_any(void)
+{
+	return atomic_load_explicit(&fault_nrules, memory_order_acquire) != 0;
+}
+
 void emu_fault_attach(struct emu_fw *fw, int dev_index)
 {
 	if (!fw || dev_index < 0 || dev_index >= EMU_MAX_DEVICES)
 		return;
-	fault_lock_acquire();
-	fault_start_locked();
-	pthread_mutex_unlock(&fault_lock);
+	emu_fault_start();
 	emu_fw_set_hooks(fw, &fault_hooks[dev_index]);
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,16 +221,15 @@ static void trace_write(int fd, const char *p, size_t len)
 	}
 }
 
-static void trace_cmd(void *arg, const void *in, size_t inlen,
-		      const void *out, size_t outlen, uint64_t duration_ns,
-		      bool injected)
+void emu_trace_command(const char *dev, const void *in, size_t inlen,
+		       const void *out, size_t outlen, int err,
+		       uint64_t duration_ns, bool injected)
 {
-	const struct trace_dev *td = arg;
 	int saved = errno;
 	struct emu_trace_cmd c = {
-		.dev = td->name, .pid = (long)getpid(), .in = in,
-		.inlen = inlen, .out = out, .outlen = outlen, .timed = true,
-		.duration_ns = duration_ns, .injected = injected,
+		.dev = dev, .pid = (long)getpid(), .in = in,
+		.inlen = inlen, .out = out, .outlen = outlen, .err = err,
+		.timed = true, .duration_ns = duration_ns, .injected = injected,
 	};
 	struct emu_trace_fault faults[TRACE_MAX_FAULTS];
 	char *line = NULL;
@@ -251,49 +251,92 @@ static void trace_cmd(void *arg, const void *in, size_t inlen,
 	errno = saved;
 }
 
-int emu_trace_attach(struct emu_fw *fw, const char *dev)
+static void trace_cmd(void *arg, const void *in, size_t inlen,
+		      const void *out, size_t outlen, uint64_t duration_ns,
+		      bool injected)
+{
+	const struct trace_dev *td = arg;
+
+	emu_trace_command(td->name, in, inlen, out, outlen, 0, duration_ns,
+			  injected);
+}
+
+bool emu_trace_enabled(void)
+{
+	bool on;
+
+	pthread_mutex_lock(&trace_lock);
+	on = trace.cfg.on;
+	pthread_mutex_unlock(&trace_lock);
+	return on;
+}
+
+/*
+ * The configuration, the first time (unless emu_trace_configure() gave
+ * one), and emu/fault's observer when the trace is on.  Called with
+ * trace_lock held; releases it.  Whether the trace is on; *ret gets the
+ * error of opening the file.
+ */
+static bool trace_start_unlock(int *ret)
 {
 	struct emu_trace_config cfg;
+	bool observe, on;
+
+	*ret = 0;
+	if (!trace.configured) {
+		emu_trace_config_from(emu_devices_config(), &cfg);
+		*ret = trace_set_locked(&cfg);
+		if (*ret) {
+			fprintf(stderr,
+				"mlx5emu: trace file \"%s\" (trace.mode/trace.file, MLX5EMU_TRACE/MLX5EMU_TRACE_FILE): cannot open: %s; no command trace\n",
+				cfg.file, strerror(-*ret));
+			trace_set_locked(NULL);
+		}
+	}
+	on = trace.cfg.on;
+	/* Which rule fired, for the lines; emu/fault's lock is taken after
+	 * ours is released (never inside it: fork handlers take both). */
+	observe = on && !trace.observing;
+	if (observe)
+		trace.observing = true;
+	pthread_mutex_unlock(&trace_lock);
+	if (observe)
+		emu_fault_set_observer(trace_fault_observer, NULL);
+	return on;
+}
+
+int emu_trace_start(void)
+{
+	int ret;
+
+	pthread_once(&trace_atfork_once, trace_atfork_register);
+	pthread_mutex_lock(&trace_lock);
+	trace_start_unlock(&ret);
+	return ret;
+}
+
+int emu_trace_attach(struct emu_fw *fw, const char *dev)
+{
 	struct trace_dev *td;
-	bool observe;
-	int ret = 0;
+	int ret;
 
 	if (!fw || !dev)
 		return -EINVAL;
 	pthread_once(&trace_atfork_once, trace_atfork_register);
 	pthread_mutex_lock(&trace_lock);
-	if (!trace.configured) {
-		emu_trace_config_from(emu_devices_config(), &cfg);
-		ret = trace_set_locked(&cfg);
-		if (ret) {
-			fprintf(stderr,
-				"mlx5emu: trace file \"%s\" (trace.mode/trace.file, MLX5EMU_TRACE/MLX5EMU_TRACE_FILE): cannot open: %s; no command trace\n",
-				cfg.file, strerror(-ret));
-			trace_set_locked(NULL);
-		}
-	}
-	if (!trace.cfg.on) {
-		pthread_mutex_unlock(&trace_lock);
+	if (!trace_start_unlock(&ret))
 		return ret;
-	}
 	td = calloc(1, sizeof(*td));
-	if (!td) {
-		pthread_mutex_unlock(&trace_lock);
+	if (!td)
 		return -ENOMEM;
-	}
-	/* Which rule fired, for the lines; emu/fault's lock is taken after
-	 * ours is released (never inside it: fork handlers take both). */
-	observe = !trace.observing;
-	trace.observing = true;
 	td->tracer.cmd = trace_cmd;
 	td->tracer.arg = td;
 	td->fw = fw;
 	snprintf(td->name, sizeof(td->name), "%s", dev);
+	pthread_mutex_lock(&trace_lock);
 	td->next = trace_devs;
 	trace_devs = td;
 	pthread_mutex_unlock(&trace_lock);
-	if (observe)
-		emu_fault_set_observer(trace_fault_observer, NULL);
 	emu_fw_set_tracer(fw, &td->tracer);
 	return 0;
 }

@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "emu/trace/trace_fmt.h"
 
@@ -66,5 +67,18 @@ int emu_trace_attach(struct emu_fw *fw, const char *dev);
 
 /* Stops tracing fw (before emu_fw_destroy in tests). */
 void emu_trace_detach(struct emu_fw *fw);
+
+/*
+ * For commands that reach no emulated firmware (the hw backend's, through
+ * backend/filter): the configuration, once, as emu_trace_attach() takes it
+ * (0, or -errno when the trace file cannot be opened), whether the trace
+ * is on, and one command's line as device @dev.  @out NULL: the call gave
+ * no outbox but failed with errno @err.
+ */
+int emu_trace_start(void);
+bool emu_trace_enabled(void);
+void emu_trace_command(const char *dev, const void *in, size_t inlen,
+		       const void *out, size_t outlen, int err,
+		       uint64_t duration_ns, bool injected);
 
 #endif /* MLX5EMU_EMU_TRACE_TRACE_H */

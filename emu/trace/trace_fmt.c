@@ -611,6 +611,13 @@ static void trace_text_cmd(struct trace_buf *b, const struct emu_trace_cmd *c,
 		trace_buf_puts(b, " +");
 		trace_hex_bytes(b, extra, nextra);
 	}
+	if (!c->out && c->err) {
+		const char *en = strerrorname_np(c->err);
+
+		trace_buf_printf(b, " -> errno %s(%d)", en ? en : "?", c->err);
+		if (c->timed)
+			trace_duration(b, c->duration_ns);
+	}
 	if (!c->out) {
 		trace_buf_puts(b, "\n");
 		return;
@@ -731,6 +738,9 @@ static void trace_json_cmd(struct trace_buf *b, const struct emu_trace_cmd *c,
 		nextra = trace_extra(h->out_sd, c->outlen, c->out, &extra);
 		if (nextra)
 			ADD("out_extra", json_hex(extra, nextra));
+	} else if (c->err) {
+		ADD("errno", json_object_new_int(c->err));
+		ADD("errno_name", json_str_or_null(strerrorname_np(c->err)));
 	}
 	if (c->timed)
 		ADD("duration_ns", json_object_new_uint64(c->duration_ns));

@@ -49,8 +49,9 @@ struct emu_trace_cmd {
 	long pid;		/* JSON only; 0: not shown */
 	const void *in;
 	size_t inlen;
-	const void *out;	/* the final outbox */
+	const void *out;	/* the final outbox; NULL: none */
 	size_t outlen;
+	int err;		/* no outbox: the call's errno, if known */
 	bool timed;		/* duration_ns is meaningful */
 	uint64_t duration_ns;
 	bool injected;		/* failed by a fault-injection rule */
@@ -69,6 +70,7 @@ struct emu_trace_cmd {
  *   mlx5_0 #7 CREATE_CQ uid=0x1 op_mod=0x0 in{cq_context.log_cq_size=0x8 ...}
  *     -> OK out{cqn=0x1} 3.2us                              (one line)
  *   ... -> BAD_PARAM(0x3) syndrome=0xee000902(CQ_...) out{} 2.1us
+ *   with no outbox but an errno: ... -> errno EINVAL(22) 1.0us
  *   an injected failure says "injected" after the syndrome, and
  *   "injected(rule 3: fail opcode=...)" when the rule is known; an injected
  *   delay "delayed(rule 4: delay ms=50 ...)".
@@ -77,7 +79,8 @@ struct emu_trace_cmd {
  *   "in":{..},"status":"OK","status_value":0,"syndrome":0,
  *   "syndrome_name":null,"injected":false,"out_struct":"create_cq_out",
  *   "out":{..},"duration_ns":3200}, with "faults":[{"rule":3,
- *   "action":"fail","text":".."}] when rules fired.
+ *   "action":"fail","text":".."}] when rules fired; with no outbox but
+ *   an errno, "errno":22,"errno_name":"EINVAL" instead of status..out.
  * The header fields (opcode, uid, op_mod; status, syndrome) are not
  * repeated inside in/out.  Scalars are JSON numbers, 64-bit fields hex
  * strings ("0x7f..."), byte arrays hex strings, arrays JSON arrays.

@@ -306,6 +306,33 @@ START_TEST(json_failure)
 END_TEST
 
 /* QUERY_HCA_CAP's page is the one op_mod asks for, not every member. */
+/* No outbox, an errno (a call DEVX refused, seen above the backend). */
+START_TEST(errno_without_outbox)
+{
+	uint8_t in[PRM_ST_SZ_BYTES(dealloc_pd_in)] = { 0 };
+	struct emu_trace_cmd c = {
+		.dev = "mlx5_0", .seq = 3, .in = in, .inlen = sizeof(in),
+		.err = EBUSY, .timed = true, .duration_ns = 1500,
+	};
+	struct json_object *o;
+	char *s;
+
+	PRM_SET(dealloc_pd_in, in, opcode, MLX5_CMD_OP_DEALLOC_PD);
+	PRM_SET(dealloc_pd_in, in, pd, 9);
+	s = emu_trace_format_cmd(&c, EMU_TRACE_TEXT, true, NULL);
+	ck_assert_str_eq(s, "mlx5_0 #3 DEALLOC_PD uid=0x0 op_mod=0x0 in{pd=0x9} -> errno EBUSY(16) 1.5us\n");
+	free(s);
+	s = emu_trace_format_cmd(&c, EMU_TRACE_JSON, true, NULL);
+	o = parse(s);
+	ck_assert_int_eq(json_object_get_int(get(o, "errno")), EBUSY);
+	ck_assert_str_eq(json_object_get_string(get(o, "errno_name")), "EBUSY");
+	ck_assert(!json_object_object_get_ex(o, "status", NULL));
+	ck_assert(!json_object_object_get_ex(o, "out", NULL));
+	json_object_put(o);
+	free(s);
+}
+END_TEST
+
 START_TEST(union_by_op_mod)
 {
 	size_t outlen = PRM_ST_SZ_BYTES(query_hca_cap_out);
@@ -591,6 +618,7 @@ static Suite *trace_fmt_suite(void)
 	tcase_add_test(tc, text_no_elision);
 	tcase_add_test(tc, json_fields);
 	tcase_add_test(tc, json_failure);
+	tcase_add_test(tc, errno_without_outbox);
 	tcase_add_test(tc, union_by_op_mod);
 	tcase_add_test(tc, union_modify_cq);
 	tcase_add_test(tc, byte_arrays_as_hex);
