@@ -165,8 +165,8 @@ int hw_open(int index, struct mlx5be_ctx **pctx, int *cmd_fd)
 		ctx->ibctx = hw_sym.open_device(dev, &attr);
 		if (!ctx->ibctx)
 			err = -hw_errno();
-	} else if (list) {
-		err = -ENODEV;
+	} else {
+		err = -ENODEV;	/* no such device, or no list at all */
 	}
 	if (list)
 		hw_sym.free_device_list(list);

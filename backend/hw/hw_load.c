@@ -147,9 +147,18 @@ static void hw_atfork_prepare(void)
 	pthread_rwlock_wrlock(&hw.fork_lock);
 }
 
-static void hw_atfork_release(void)
+static void hw_atfork_parent(void)
 {
 	pthread_rwlock_unlock(&hw.fork_lock);
+}
+
+static void hw_fork_lock_init(void);
+
+/* The lock's word still counts the parent's waiting threads, which the
+ * child has not: a fresh lock, not an unlock. */
+static void hw_atfork_child(void)
+{
+	hw_fork_lock_init();
 }
 
 /* Writers first: a stream of commands must not hold a fork() off.  (The
@@ -281,6 +290,12 @@ static int hw_plan_needed(void *arg, const char *name)
 	const char *parent = p->parent;
 	int ret;
 
+	if (!strcmp(name, HW_OUR_CORE)) {
+		snprintf(p->why, sizeof(p->why),
+			 "refusing rdma-core: %s needs %s, so it is one of mlx5emu's drop-in libraries, not the system's rdma-core",
+			 parent, name);
+		return -ELIBBAD;
+	}
 	if (!strcmp(name, HW_VERBS))
 		snprintf(path, sizeof(path), "%s", p->pinned_verbs);
 	else if (!strcmp(name, HW_MLX5))
@@ -527,8 +542,8 @@ int mlx5be_hw_load(const char *libdir, bool report)
 	if (ret) {
 		hw_report("%s; no devices", why);
 	} else {
-		pthread_atfork(hw_atfork_prepare, hw_atfork_release,
-			       hw_atfork_release);
+		pthread_atfork(hw_atfork_prepare, hw_atfork_parent,
+			       hw_atfork_child);
 		atomic_store_explicit(&hw.loaded, true, memory_order_release);
 	}
 	pthread_mutex_unlock(&hw.lock);

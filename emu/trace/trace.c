@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "emu/device/dev.h"
+#include "emu/device/dev_config.h"
 #include "emu/fault/fault.h"
 #include "emu/firmware/fw.h"
 #include "emu/trace/trace.h"
@@ -272,6 +273,25 @@ bool emu_trace_enabled(void)
 }
 
 /*
+ * The trace settings of the devices' configuration, or, before any device
+ * exists (commands of the hw backend), of the configuration as loaded now.
+ */
+static void trace_config_current(struct emu_trace_config *cfg)
+{
+	const struct emu_config *cur = emu_devices_config();
+	struct emu_config_error err;
+	struct emu_config *tmp = NULL;
+
+	if (!cur) {
+		tmp = malloc(sizeof(*tmp));
+		if (tmp && !emu_config_load(tmp, &err))
+			cur = tmp;
+	}
+	emu_trace_config_from(cur, cfg);
+	free(tmp);
+}
+
+/*
  * The configuration, the first time (unless emu_trace_configure() gave
  * one), and emu/fault's observer when the trace is on.  Called with
  * trace_lock held; releases it.  Whether the trace is on; *ret gets the
@@ -284,7 +304,7 @@ static bool trace_start_unlock(int *ret)
 
 	*ret = 0;
 	if (!trace.configured) {
-		emu_trace_config_from(emu_devices_config(), &cfg);
+		trace_config_current(&cfg);
 		*ret = trace_set_locked(&cfg);
 		if (*ret) {
 			fprintf(stderr,

@@ -36,6 +36,8 @@ PROJECT_ROOTS = ("prm", "emu", "provider", "backend", "shell", "cli",
                  "include", "tests", "examples", "mlx5emu")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 IMPL_OPS_RE = re.compile(r"^mlx5be_[a-z0-9]+_ops$")
+RDMA_CORE_RE = re.compile(r"^_*(ibv|mlx5dv)_")
+HW_COMPONENT = "mlx5emu_backend_hw"
 
 
 class Rules:
@@ -206,6 +208,10 @@ def check_symbols(rules, manifest):
                 out.append("%s references %s: only mlx5emu_backend names an "
                            "implementation" % (c, s))
                 continue
+            if c == HW_COMPONENT and RDMA_CORE_RE.match(s):
+                out.append("%s references %s by name: the hw backend reaches "
+                           "rdma-core through dlvsym() only" % (c, s))
+                continue
             if o is None or o == c:
                 continue
             edges.add((c, o))
@@ -288,13 +294,15 @@ def self_test(rules, manifest, srcdir, cc):
                      "roots" % core)
 
     # Objects: a provider object calling the device model, one naming the
-    # emu implementation.
+    # emu implementation, a hw backend object calling rdma-core by name.
     with tempfile.TemporaryDirectory() as tmp:
         probes = {
             "calls_emu.c": "extern int emu_devices_count(void);\n"
                            "int probe(void) { return emu_devices_count(); }\n",
             "names_impl.c": "extern const char mlx5be_emu_ops[];\n"
                             "const void *probe2(void) { return mlx5be_emu_ops; }\n",
+            "calls_verbs.c": "extern int ibv_fork_init(void);\n"
+                             "int probe3(void) { return ibv_fork_init(); }\n",
         }
         objs = {}
         for name, text in probes.items():
@@ -304,7 +312,9 @@ def self_test(rules, manifest, srcdir, cc):
             objs[name] = src[:-2] + ".o"
             subprocess.run([cc, "-c", src, "-o", objs[name]], check=True)
         for name, comp, want in (("calls_emu.c", core, "emu_devices_count"),
-                                 ("names_impl.c", verbs, "only mlx5emu_backend")):
+                                 ("names_impl.c", verbs, "only mlx5emu_backend"),
+                                 ("calls_verbs.c", HW_COMPONENT,
+                                  "through dlvsym() only")):
             bad = {c: dict(v) for c, v in manifest.items()}
             bad[comp]["objects"] = manifest[comp]["objects"] + [objs[name]]
             expect(name, check_symbols(rules, bad)[0], want)
