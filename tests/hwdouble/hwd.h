@@ -8,6 +8,9 @@
  *
  *   hwd_verbs.c   devices, contexts, the ibv_* entries (libibverbs.so.1)
  *   hwd_devx.c    the DEVX calls as hwd_* entries libmlx5.so.1 wraps
+ *   hwd_uar.c     UARs as libmlx5 hands them out: a singleton NC UAR,
+ *                 BlueFlame registers from a pool of pages
+ *   hwd_emu.c     the emulator's ops, run on a thread of the double's own
  *   hwd_log.c     the call record (HWDOUBLE_LOG) and the double's setup
  *   hwd_mlx5.c    the mlx5dv_* entries (libmlx5.so.1)
  *
@@ -17,6 +20,7 @@
 #ifndef MLX5EMU_TESTS_HWDOUBLE_HWD_H
 #define MLX5EMU_TESTS_HWDOUBLE_HWD_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,10 +39,31 @@ struct hwd_device {
 	__be64 guid;
 };
 
+struct hwd_ctx;
+
+/* A UAR page the double mapped, as rdma-core maps its dynamic UARs. */
+struct hwd_uar_page {
+	struct mlx5be_uar *be;
+	void *base;
+	struct hwd_uar_page *next;
+};
+
+/* What mlx5dv_devx_alloc_uar hands out: one register of a page. */
+struct hwd_uar {
+	struct mlx5dv_devx_uar dv;
+	struct hwd_ctx *ctx;
+	bool nc;			/* the context's singleton */
+	struct hwd_uar *next;		/* all of the context's */
+	struct hwd_uar *next_free;
+};
+
 /* A context: rdma-core's layout, so inline verbs find their ops. */
 struct hwd_ctx {
 	struct mlx5be_ctx *be;
 	struct hwd_device *dev;
+	pthread_mutex_t uar_lock;	/* guards the UAR lists below */
+	struct hwd_uar_page *uar_pages;
+	struct hwd_uar *uars, *bf_free, *nc_uar;
 	struct verbs_context vctx;	/* last: holds the ibv_context */
 };
 
@@ -50,12 +75,6 @@ struct mlx5dv_devx_obj {
 struct hwd_umem {
 	struct mlx5dv_devx_umem dv;
 	struct mlx5be_umem *be;
-};
-
-struct hwd_uar {
-	struct mlx5dv_devx_uar dv;
-	struct mlx5be_uar *be;
-	bool mapped;		/* the double mapped the page (rdma-core does) */
 };
 
 struct hwd_cmd_comp {
@@ -73,6 +92,16 @@ static inline struct hwd_ctx *hwd_ctx_of(struct ibv_context *c)
 	return (struct hwd_ctx *)((char *)c - offsetof(struct hwd_ctx,
 						       vctx.context));
 }
+
+/* ---- hwd_emu.c ---- */
+
+/* The emulator's ops, each run on the double's own thread. */
+extern const struct mlx5be_ops hwd_emu;
+
+/* ---- hwd_uar.c ---- */
+
+/* Frees every UAR page of @ctx (context close); how many there were. */
+int hwd_uar_pages_free(struct hwd_ctx *ctx);
 
 /* ---- hwd_log.c ---- */
 

@@ -9,14 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "backend/backend_impl.h"
 #include "emu/kernel/kern.h"
 #include "hwd.h"
-
-#define HWD_UAR_PAGE 4096
-#define HWD_BF_OFFSET 0x800
 
 /* An int call's result: rdma-core's positive errno, also set in errno. */
 static int hwd_ret(int ret)
@@ -30,7 +26,7 @@ HWD_EXPORT int hwd_general_cmd(struct ibv_context *ibctx, const void *in,
 			       size_t inlen, void *out, size_t outlen)
 {
 	struct hwd_ctx *c = hwd_ctx_of(ibctx);
-	int ret = mlx5be_emu_ops.general_cmd(c->be, in, inlen, out, outlen);
+	int ret = hwd_emu.general_cmd(c->be, in, inlen, out, outlen);
 
 	hwd_log("mlx5dv_devx_general_cmd", c, -ret, in, inlen,
 		!ret || ret == -EREMOTEIO ? out : NULL, outlen, "");
@@ -50,7 +46,7 @@ HWD_EXPORT struct mlx5dv_devx_obj *hwd_obj_create(struct ibv_context *ibctx,
 		return NULL;
 	}
 	obj->ctx = c;
-	obj->be = mlx5be_emu_ops.obj_create(c->be, in, inlen, out, outlen);
+	obj->be = hwd_emu.obj_create(c->be, in, inlen, out, outlen);
 	err = obj->be ? 0 : errno;
 	hwd_log("mlx5dv_devx_obj_create", c, err, in, inlen,
 		!err || err == EREMOTEIO ? out : NULL, outlen, "");
@@ -65,7 +61,7 @@ HWD_EXPORT struct mlx5dv_devx_obj *hwd_obj_create(struct ibv_context *ibctx,
 HWD_EXPORT int hwd_obj_modify(struct mlx5dv_devx_obj *obj, const void *in,
 			      size_t inlen, void *out, size_t outlen)
 {
-	int ret = mlx5be_emu_ops.obj_modify(obj->be, in, inlen, out, outlen);
+	int ret = hwd_emu.obj_modify(obj->be, in, inlen, out, outlen);
 
 	hwd_log("mlx5dv_devx_obj_modify", obj->ctx, -ret, in, inlen,
 		!ret || ret == -EREMOTEIO ? out : NULL, outlen, "");
@@ -75,7 +71,7 @@ HWD_EXPORT int hwd_obj_modify(struct mlx5dv_devx_obj *obj, const void *in,
 HWD_EXPORT int hwd_obj_query(struct mlx5dv_devx_obj *obj, const void *in,
 			     size_t inlen, void *out, size_t outlen)
 {
-	int ret = mlx5be_emu_ops.obj_query(obj->be, in, inlen, out, outlen);
+	int ret = hwd_emu.obj_query(obj->be, in, inlen, out, outlen);
 
 	hwd_log("mlx5dv_devx_obj_query", obj->ctx, -ret, in, inlen,
 		!ret || ret == -EREMOTEIO ? out : NULL, outlen, "");
@@ -88,7 +84,7 @@ HWD_EXPORT int hwd_obj_query_async(struct mlx5dv_devx_obj *obj,
 				   struct mlx5dv_devx_cmd_comp *comp)
 {
 	struct hwd_cmd_comp *hc = (struct hwd_cmd_comp *)comp;
-	int ret = mlx5be_emu_ops.obj_query_async(obj->be, in, inlen, outlen,
+	int ret = hwd_emu.obj_query_async(obj->be, in, inlen, outlen,
 						 wr_id, hc->be);
 
 	hwd_log("mlx5dv_devx_obj_query_async", obj->ctx, -ret, in, inlen, NULL,
@@ -104,7 +100,7 @@ HWD_EXPORT int hwd_obj_destroy(struct mlx5dv_devx_obj *obj)
 	int ret;
 
 	memcpy(din, obj->be->destroy_in, dlen);
-	ret = mlx5be_emu_ops.obj_destroy(obj->be);
+	ret = hwd_emu.obj_destroy(obj->be);
 	hwd_log("mlx5dv_devx_obj_destroy", obj->ctx, -ret, din, dlen, NULL, 0,
 		"");
 	if (!ret)
@@ -120,7 +116,7 @@ HWD_EXPORT struct mlx5dv_devx_cmd_comp *hwd_create_cmd_comp(struct ibv_context *
 		errno = ENOMEM;
 		return NULL;
 	}
-	comp->be = mlx5be_emu_ops.cmd_comp_create(hwd_ctx_of(ibctx)->be);
+	comp->be = hwd_emu.cmd_comp_create(hwd_ctx_of(ibctx)->be);
 	if (!comp->be) {
 		free(comp);
 		return NULL;
@@ -133,7 +129,7 @@ HWD_EXPORT void hwd_destroy_cmd_comp(struct mlx5dv_devx_cmd_comp *dv)
 {
 	struct hwd_cmd_comp *comp = (struct hwd_cmd_comp *)dv;
 
-	mlx5be_emu_ops.cmd_comp_destroy(comp->be);
+	hwd_emu.cmd_comp_destroy(comp->be);
 	free(comp);
 }
 
@@ -168,7 +164,7 @@ HWD_EXPORT struct mlx5dv_devx_umem *hwd_umem_reg_ex(struct ibv_context *ibctx,
 		errno = ENOMEM;
 		return NULL;
 	}
-	umem->be = mlx5be_emu_ops.umem_reg(c->be, in->addr, in->size, in->access,
+	umem->be = hwd_emu.umem_reg(c->be, in->addr, in->size, in->access,
 					   in->pgsz_bitmap, &umem->dv.umem_id);
 	err = umem->be ? 0 : errno;
 	snprintf(extra, sizeof(extra),
@@ -186,7 +182,7 @@ HWD_EXPORT struct mlx5dv_devx_umem *hwd_umem_reg_ex(struct ibv_context *ibctx,
 HWD_EXPORT int hwd_umem_dereg(struct mlx5dv_devx_umem *dv)
 {
 	struct hwd_umem *umem = (struct hwd_umem *)dv;
-	int ret = mlx5be_emu_ops.umem_dereg(umem->be);
+	int ret = hwd_emu.umem_dereg(umem->be);
 
 	hwd_log("mlx5dv_devx_umem_dereg", NULL, -ret, NULL, 0, NULL, 0, "");
 	if (!ret)
@@ -194,65 +190,11 @@ HWD_EXPORT int hwd_umem_dereg(struct mlx5dv_devx_umem *dv)
 	return hwd_ret(ret);
 }
 
-HWD_EXPORT struct mlx5dv_devx_uar *hwd_alloc_uar(struct ibv_context *ibctx,
-						 uint32_t flags)
-{
-	struct hwd_ctx *c = hwd_ctx_of(ibctx);
-	struct hwd_uar *uar = calloc(1, sizeof(*uar));
-	struct mlx5be_uar_info info;
-	char extra[48];
-	int err;
-
-	if (!uar) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	uar->be = mlx5be_emu_ops.uar_alloc(c->be, flags, &info);
-	err = uar->be ? 0 : errno;
-	snprintf(extra, sizeof(extra), ",\"flags\":%u", flags);
-	hwd_log("mlx5dv_devx_alloc_uar", c, err, NULL, 0, NULL, 0, extra);
-	if (!uar->be) {
-		free(uar);
-		errno = err;
-		return NULL;
-	}
-	/* rdma-core maps the page itself and hands out the BlueFlame
-	 * register of its first half (MLX5_BF_OFFSET). */
-	uar->dv.base_addr = info.base_addr;
-	if (!uar->dv.base_addr) {
-		uar->dv.base_addr = mmap(NULL, HWD_UAR_PAGE, PROT_READ | PROT_WRITE,
-					 MAP_SHARED, ibctx->cmd_fd, info.mmap_off);
-		if (uar->dv.base_addr == MAP_FAILED) {
-			err = errno;
-			mlx5be_emu_ops.uar_free(uar->be);
-			free(uar);
-			errno = err;
-			return NULL;
-		}
-		uar->mapped = true;
-	}
-	uar->dv.reg_addr = (char *)uar->dv.base_addr + HWD_BF_OFFSET;
-	uar->dv.page_id = info.page_id;
-	uar->dv.mmap_off = info.mmap_off;
-	return &uar->dv;
-}
-
-HWD_EXPORT void hwd_free_uar(struct mlx5dv_devx_uar *dv)
-{
-	struct hwd_uar *uar = (struct hwd_uar *)dv;
-
-	hwd_log("mlx5dv_devx_free_uar", NULL, 0, NULL, 0, NULL, 0, "");
-	if (uar->mapped)
-		munmap(uar->dv.base_addr, HWD_UAR_PAGE);
-	mlx5be_emu_ops.uar_free(uar->be);
-	free(uar);
-}
-
 HWD_EXPORT int hwd_query_eqn(struct ibv_context *ibctx, uint32_t vector,
 			     uint32_t *eqn)
 {
 	struct hwd_ctx *c = hwd_ctx_of(ibctx);
-	int ret = mlx5be_emu_ops.query_eqn(c->be, vector, eqn);
+	int ret = hwd_emu.query_eqn(c->be, vector, eqn);
 	char extra[48];
 
 	snprintf(extra, sizeof(extra), ",\"vector\":%u", vector);
@@ -271,7 +213,7 @@ hwd_create_event_channel(struct ibv_context *ibctx,
 		errno = ENOMEM;
 		return NULL;
 	}
-	ch->be = mlx5be_emu_ops.event_channel_create(hwd_ctx_of(ibctx)->be,
+	ch->be = hwd_emu.event_channel_create(hwd_ctx_of(ibctx)->be,
 						     flags);
 	err = ch->be ? 0 : errno;
 	hwd_log("mlx5dv_devx_create_event_channel", hwd_ctx_of(ibctx), err,
@@ -289,7 +231,7 @@ HWD_EXPORT void hwd_destroy_event_channel(struct mlx5dv_devx_event_channel *dv)
 {
 	struct hwd_event_channel *ch = (struct hwd_event_channel *)dv;
 
-	mlx5be_emu_ops.event_channel_destroy(ch->be);
+	hwd_emu.event_channel_destroy(ch->be);
 	free(ch);
 }
 
@@ -300,7 +242,7 @@ HWD_EXPORT int hwd_subscribe_devx_event(struct mlx5dv_devx_event_channel *dv,
 {
 	struct hwd_event_channel *ch = (struct hwd_event_channel *)dv;
 
-	return hwd_ret(mlx5be_emu_ops.event_subscribe(ch->be,
+	return hwd_ret(hwd_emu.event_subscribe(ch->be,
 			obj ? obj->be : NULL, events_num,
 			events_sz / sizeof(uint16_t), cookie));
 }
@@ -349,7 +291,7 @@ HWD_EXPORT int hwd_get_clock_info(struct ibv_context *ibctx,
 				  struct mlx5dv_clock_info *info)
 {
 	struct mlx5be_clock_info ci;
-	int ret = mlx5be_emu_ops.clock_info(hwd_ctx_of(ibctx)->be, &ci);
+	int ret = hwd_emu.clock_info(hwd_ctx_of(ibctx)->be, &ci);
 
 	if (ret)
 		return -ret;	/* mlx5dv_get_clock_info: no errno */

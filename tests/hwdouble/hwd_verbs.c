@@ -54,7 +54,7 @@ static void hwd_devices_build(void)
 		d->ibdev.transport_type = IBV_TRANSPORT_IB;
 		d->index = -1;
 	}
-	n = mlx5be_emu_ops.get_devices(infos, HWD_MAX_DEVICES - hwd_ndevs);
+	n = hwd_emu.get_devices(infos, HWD_MAX_DEVICES - hwd_ndevs);
 	for (int i = 0; i < n; i++) {
 		struct hwd_device *d = &hwd_devs[hwd_ndevs++];
 
@@ -122,7 +122,7 @@ static int hwd_query_port_op(struct ibv_context *ibctx, uint8_t port,
 			     struct ibv_port_attr *pa, size_t len)
 {
 	struct mlx5be_port_attr a;
-	int ret = mlx5be_emu_ops.query_port(hwd_ctx_of(ibctx)->be, port, &a);
+	int ret = hwd_emu.query_port(hwd_ctx_of(ibctx)->be, port, &a);
 
 	if (ret)
 		return -ret;
@@ -154,12 +154,13 @@ static struct ibv_context *hwd_ctx_new(struct hwd_device *dev,
 	struct hwd_ctx *c = calloc(1, sizeof(*c));
 
 	if (!c) {
-		mlx5be_emu_ops.close(be);
+		hwd_emu.close(be);
 		errno = ENOMEM;
 		return NULL;
 	}
 	c->be = be;
 	c->dev = dev;
+	pthread_mutex_init(&c->uar_lock, NULL);
 	c->vctx.sz = sizeof(c->vctx);
 	c->vctx.query_port = hwd_query_port_op;
 	c->vctx.context.device = &dev->ibdev;
@@ -195,7 +196,7 @@ HWD_EXPORT struct ibv_context *hwd_open_device(struct ibv_device *ibdev,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	ret = mlx5be_emu_ops.open(dev->index, &be, &cmd_fd);
+	ret = hwd_emu.open(dev->index, &be, &cmd_fd);
 	if (ret) {
 		hwd_log("mlx5dv_open_device", NULL, -ret, NULL, 0, NULL, 0, extra);
 		errno = -ret;
@@ -213,7 +214,7 @@ HWD_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
 	int index, ret;
 
 	hwd_init();
-	ret = mlx5be_emu_ops.import(cmd_fd, &be, &index);
+	ret = hwd_emu.import(cmd_fd, &be, &index);
 	if (ret) {
 		hwd_log("ibv_import_device", NULL, -ret, NULL, 0, NULL, 0, "");
 		errno = -ret;
@@ -228,7 +229,7 @@ HWD_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
 		}
 	}
 	pthread_mutex_unlock(&hwd_dev_lock);
-	mlx5be_emu_ops.close(be);
+	hwd_emu.close(be);
 	errno = ENODEV;
 	return NULL;
 }
@@ -236,9 +237,14 @@ HWD_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
 HWD_EXPORT int ibv_close_device(struct ibv_context *ibctx)
 {
 	struct hwd_ctx *c = hwd_ctx_of(ibctx);
+	char extra[32];
 
-	hwd_log("ibv_close_device", c, 0, NULL, 0, NULL, 0, "");
-	mlx5be_emu_ops.close(c->be);
+	/* libmlx5 frees its UAR pages with the context. */
+	snprintf(extra, sizeof(extra), ",\"uar_pages\":%d",
+		 hwd_uar_pages_free(c));
+	hwd_log("ibv_close_device", c, 0, NULL, 0, NULL, 0, extra);
+	hwd_emu.close(c->be);
+	pthread_mutex_destroy(&c->uar_lock);
 	pthread_mutex_destroy(&ibctx->mutex);
 	free(c);
 	return 0;
@@ -263,7 +269,7 @@ HWD_EXPORT int _ibv_query_gid_ex(struct ibv_context *ibctx, uint32_t port,
 
 	if (flags)
 		return EINVAL;
-	ret = mlx5be_emu_ops.query_gid(hwd_ctx_of(ibctx)->be, port, index, &g);
+	ret = hwd_emu.query_gid(hwd_ctx_of(ibctx)->be, port, index, &g);
 	if (ret)
 		return -ret;
 	memset(entry, 0, entry_size);
@@ -282,7 +288,7 @@ HWD_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *ibctx,
 					   uint8_t mac[6], uint16_t *vid)
 {
 	char extra[48];
-	int ret = mlx5be_emu_ops.gid_l2_addr(hwd_ctx_of(ibctx)->be,
+	int ret = hwd_emu.gid_l2_addr(hwd_ctx_of(ibctx)->be,
 					     attr->port_num,
 					     attr->grh.sgid_index,
 					     attr->grh.dgid.raw, mac, vid);

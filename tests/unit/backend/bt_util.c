@@ -10,12 +10,16 @@
 
 #define BT_SLURP_MAX (1 << 20)
 
-static char bt_stderr_path[] = "/tmp/mlx5emu-bt-stderr-XXXXXX";
+static char bt_stderr_path[64];
 static int bt_saved_stderr = -1;
 
 void bt_capture_stderr(void)
 {
-	int fd = mkstemp(bt_stderr_path);
+	int fd;
+
+	snprintf(bt_stderr_path, sizeof(bt_stderr_path),
+		 "/tmp/mlx5emu-bt-stderr-XXXXXX");
+	fd = mkstemp(bt_stderr_path);
 
 	ck_assert_int_ge(fd, 0);
 	fflush(stderr);
