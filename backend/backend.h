@@ -11,9 +11,9 @@
  * except through these ops.  Neither side owns this header: the provider
  * calls it, the implementations provide it.  Two implementations exist:
  * emu (the device model in this process, emu/kernel/kern_backend.c) and hw
- * (rdma-core's DEVX on a real ConnectX, backend/hw/; hw_stub.c maps every
- * entry to an rdma-core 44 call).  backend.c alone picks one
- * (docs/architecture.md says how that is checked).
+ * (rdma-core's DEVX on a real ConnectX, backend/hw/, every entry an
+ * rdma-core 44 call).  backend.c alone picks one (docs/architecture.md says
+ * how that is checked).
  *
  * Conventions (one for the whole interface, like the kernel's):
  *  - int-returning ops return 0 or a negative errno;

@@ -271,6 +271,7 @@ static int hw_check_linkmap(void *handle, char *why, size_t whylen)
 /* ---- the plan: every library, dependencies first ---- */
 
 struct hw_plan {
+	char libdir[HW_PATH_MAX];	/* backend.hw_libdir, or "" */
 	char pinned_verbs[HW_PATH_MAX];	/* where libibverbs.so.1 comes from */
 	char pinned_mlx5[HW_PATH_MAX];
 	char rtld[PATH_MAX];		/* the dynamic loader, in every namespace */
@@ -300,6 +301,10 @@ static int hw_plan_needed(void *arg, const char *name)
 		snprintf(path, sizeof(path), "%s", p->pinned_verbs);
 	else if (!strcmp(name, HW_MLX5))
 		snprintf(path, sizeof(path), "%s", p->pinned_mlx5);
+	else if (p->libdir[0] &&
+		 (size_t)snprintf(path, sizeof(path), "%s/%s", p->libdir, name) <
+		 sizeof(path) && !access(path, R_OK))
+		;	/* the test hook's directory first */
 	else if (hw_path_resolve(NULL, name, path, sizeof(path))) {
 		snprintf(p->why, sizeof(p->why),
 			 "%s, which %s needs, is neither in /etc/ld.so.cache nor beside the process's libc",
@@ -496,6 +501,7 @@ static int hw_load_locked(const char *libdir, char *why, size_t whylen)
 	if (!p->path || !p->real)
 		goto out;
 	hw_rtld_path(p->rtld, sizeof(p->rtld));
+	snprintf(p->libdir, sizeof(p->libdir), "%s", libdir ? libdir : "");
 	ret = hw_plan_pin(p, libdir);
 	if (!ret)
 		ret = hw_plan_add(p, p->pinned_verbs);

@@ -25,6 +25,7 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 #include "backend/backend.h"
+#include "backend/backend_impl.h"
 #include "emu/engine/eng.h"
 
 #define BE (&mlx5be_emu_ops)
