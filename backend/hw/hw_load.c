@@ -363,8 +363,9 @@ static int hw_plan_add(struct hw_plan *p, const char *path)
 	return 0;
 }
 
-/* The dynamic loader's real path (AT_BASE is where it is mapped). */
-static void hw_rtld_path(char *buf, size_t len)
+/* The dynamic loader's real path (AT_BASE is where it is mapped), into
+ * @buf of PATH_MAX bytes. */
+static void hw_rtld_path(char *buf)
 {
 	Dl_info info;
 
@@ -372,7 +373,6 @@ static void hw_rtld_path(char *buf, size_t len)
 	if (dladdr((void *)getauxval(AT_BASE), &info) && info.dli_fname)
 		if (!realpath(info.dli_fname, buf))
 			buf[0] = '\0';
-	(void)len;
 }
 
 /* Where libibverbs.so.1 and libmlx5.so.1 come from. */
@@ -500,7 +500,7 @@ static int hw_load_locked(const char *libdir, char *why, size_t whylen)
 	p->real = calloc(HW_MAX_LIBS, sizeof(*p->real));
 	if (!p->path || !p->real)
 		goto out;
-	hw_rtld_path(p->rtld, sizeof(p->rtld));
+	hw_rtld_path(p->rtld);
 	snprintf(p->libdir, sizeof(p->libdir), "%s", libdir ? libdir : "");
 	ret = hw_plan_pin(p, libdir);
 	if (!ret)
