@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/single_threaded.h>
 #include <unistd.h>
 
 #include "backend/hw/hw.h"
@@ -529,6 +530,27 @@ out:
 	return ret;
 }
 
+static void *hw_nothing(void *arg)
+{
+	return arg;
+}
+
+/*
+ * A thread created inside the namespace gets its TLS from the dynamic
+ * loader, which allocates with the program's libc malloc; a program whose
+ * libc never created a thread itself believes it is single-threaded and
+ * takes no lock there.  rdma-core creates no thread, but a namespace may
+ * (a provider, the test double), so the program's libc is told once that
+ * the process has threads: it never forgets it.
+ */
+static void hw_multithreaded(void)
+{
+	pthread_t t;
+
+	if (__libc_single_threaded && !pthread_create(&t, NULL, hw_nothing, NULL))
+		pthread_join(t, NULL);
+}
+
 int mlx5be_hw_load(const char *libdir, bool report)
 {
 	char why[HW_WHY_MAX] = "";
@@ -543,6 +565,7 @@ int mlx5be_hw_load(const char *libdir, bool report)
 	hw.tried = true;
 	hw.report = report;
 	hw_fork_lock_init();
+	hw_multithreaded();
 	ret = hw_load_locked(libdir, why, sizeof(why));
 	hw.result = ret;
 	if (ret) {
