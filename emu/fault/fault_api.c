@@ -11,13 +11,35 @@
 #include <string.h>
 
 #include "mlx5emu/mlx5emu.h"
+#include "emu/base/base.h"
 #include "emu/fault/fault.h"
 #include "shell/abi_export.h"
 
-static __thread char fault_last_error[EMU_FAULT_ERR_MAX + 64];
+#define FAULT_LAST_ERROR_MAX (EMU_FAULT_ERR_MAX + 64)
 
-#define SET_ERROR(...) \
-	snprintf(fault_last_error, sizeof(fault_last_error), __VA_ARGS__)
+/* The calling thread's last error text (heap: see emu/base/base_tls.c). */
+static struct emu_tls_buf fault_last_error_buf =
+	EMU_TLS_BUF_INIT(FAULT_LAST_ERROR_MAX);
+
+static char *fault_last_error(void)
+{
+	return emu_tls_buf_get(&fault_last_error_buf);
+}
+
+static void fault_error_clear(void)
+{
+	char *e = fault_last_error();
+
+	if (e)
+		e[0] = '\0';
+}
+
+#define SET_ERROR(...)							\
+	do {								\
+		char *e_ = fault_last_error();				\
+		if (e_)							\
+			snprintf(e_, FAULT_LAST_ERROR_MAX, __VA_ARGS__);	\
+	} while (0)
 
 MLX5EMU_ABI(mlx5emu_fault_add);
 int mlx5emu_abi_mlx5emu_fault_add(const char *rule)
@@ -25,7 +47,7 @@ int mlx5emu_abi_mlx5emu_fault_add(const char *rule)
 	char why[EMU_FAULT_ERR_MAX];
 	int ret;
 
-	fault_last_error[0] = '\0';
+	fault_error_clear();
 	if (!rule) {
 		SET_ERROR("no rule text");
 		return -EINVAL;
@@ -42,7 +64,7 @@ int mlx5emu_abi_mlx5emu_fault_add_rule(const struct mlx5emu_fault_rule *rule)
 	char why[EMU_FAULT_ERR_MAX];
 	int ret;
 
-	fault_last_error[0] = '\0';
+	fault_error_clear();
 	if (!rule) {
 		SET_ERROR("no rule");
 		return -EINVAL;
@@ -60,7 +82,7 @@ int mlx5emu_abi_mlx5emu_fault_parse(const char *rule,
 	char why[EMU_FAULT_ERR_MAX];
 	int ret;
 
-	fault_last_error[0] = '\0';
+	fault_error_clear();
 	if (!rule) {
 		SET_ERROR("no rule text");
 		return -EINVAL;
@@ -76,7 +98,7 @@ int mlx5emu_abi_mlx5emu_fault_remove(int id)
 {
 	int ret = emu_fault_remove(id);
 
-	fault_last_error[0] = '\0';
+	fault_error_clear();
 	if (ret == -ENOENT)
 		SET_ERROR("no fault rule %d", id);
 	return ret;
@@ -85,7 +107,7 @@ int mlx5emu_abi_mlx5emu_fault_remove(int id)
 MLX5EMU_ABI(mlx5emu_fault_clear);
 void mlx5emu_abi_mlx5emu_fault_clear(void)
 {
-	fault_last_error[0] = '\0';
+	fault_error_clear();
 	emu_fault_clear();
 }
 
@@ -94,7 +116,7 @@ int mlx5emu_abi_mlx5emu_fault_stats(int id, struct mlx5emu_fault_stats *stats)
 {
 	int ret = emu_fault_stats(id, stats);
 
-	fault_last_error[0] = '\0';
+	fault_error_clear();
 	if (ret == -ENOENT)
 		SET_ERROR("no fault rule %d", id);
 	return ret;
@@ -114,7 +136,7 @@ int mlx5emu_abi_mlx5emu_fault_count(int id)
 MLX5EMU_ABI(mlx5emu_fault_list);
 int mlx5emu_abi_mlx5emu_fault_list(int *ids, int max)
 {
-	fault_last_error[0] = '\0';
+	fault_error_clear();
 	if (max < 0 || (max > 0 && !ids)) {
 		SET_ERROR("mlx5emu_fault_list: bad array (max %d)", max);
 		return -EINVAL;
@@ -127,7 +149,7 @@ int mlx5emu_abi_mlx5emu_fault_format(int id, char *buf, size_t len)
 {
 	int ret;
 
-	fault_last_error[0] = '\0';
+	fault_error_clear();
 	if (len && !buf) {
 		SET_ERROR("mlx5emu_fault_format: no buffer");
 		return -EINVAL;
@@ -141,5 +163,7 @@ int mlx5emu_abi_mlx5emu_fault_format(int id, char *buf, size_t len)
 MLX5EMU_ABI(mlx5emu_fault_last_error);
 const char *mlx5emu_abi_mlx5emu_fault_last_error(void)
 {
-	return fault_last_error;
+	const char *e = fault_last_error();
+
+	return e ? e : "";
 }

@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "emu/base/base.h"
 #include "emu/device/dev.h"
 #include "emu/device/dev_config.h"
 #include "emu/fault/fault.h"
@@ -53,18 +54,23 @@ struct trace_fault_slot {
 	char text[TRACE_FAULT_TEXT];
 };
 
-static __thread struct {
+/* Faults raised by the command in progress on this thread (heap: see
+ * emu/base/base_tls.c). */
+struct trace_pending {
 	unsigned int n;
 	struct trace_fault_slot slot[TRACE_MAX_FAULTS];
-} trace_pending;
+};
+static struct emu_tls_buf trace_pending_buf =
+	EMU_TLS_BUF_INIT(sizeof(struct trace_pending));
 
 static void trace_fault_observer(void *arg, const struct emu_fault_event *ev)
 {
+	struct trace_pending *tp = emu_tls_buf_get(&trace_pending_buf);
 	struct trace_fault_slot *s;
 
-	if (trace_pending.n >= TRACE_MAX_FAULTS)
+	if (!tp || tp->n >= TRACE_MAX_FAULTS)
 		return;
-	s = &trace_pending.slot[trace_pending.n++];
+	s = &tp->slot[tp->n++];
 	s->opcode = ev->opcode;
 	s->op_mod = ev->op_mod;
 	s->uid = ev->uid;
@@ -80,22 +86,25 @@ static void trace_fault_observer(void *arg, const struct emu_fault_event *ev)
 static unsigned int trace_take_faults(const void *in, size_t inlen,
 				      struct emu_trace_fault *faults)
 {
+	struct trace_pending *tp = emu_tls_buf_get(&trace_pending_buf);
 	unsigned int n = 0;
 
+	if (!tp)
+		return 0;
 	if (inlen >= 8) {
 		uint16_t opcode = (uint16_t)prm_field_read(in, 0x0, 16);
 		uint16_t uid = (uint16_t)prm_field_read(in, 0x10, 16);
 		uint16_t op_mod = (uint16_t)prm_field_read(in, 0x30, 16);
 
-		for (unsigned int i = 0; i < trace_pending.n; i++) {
-			struct trace_fault_slot *s = &trace_pending.slot[i];
+		for (unsigned int i = 0; i < tp->n; i++) {
+			struct trace_fault_slot *s = &tp->slot[i];
 
 			if (s->opcode == opcode && s->uid == uid &&
 			    s->op_mod == op_mod)
 				faults[n++] = s->f;
 		}
 	}
-	trace_pending.n = 0;
+	tp->n = 0;
 	return n;
 }
 
