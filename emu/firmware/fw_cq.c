@@ -23,16 +23,16 @@
 
 #include <infiniband/mlx5dv.h>
 
+/* The pointers stay: readers that found the CQ use them until they unlock. */
 void fw_cq_release(struct emu_fw_obj *obj)
 {
 	struct emu_fw_cq *cq = emu_fw_to_cq(obj);
-	struct emu_fw_eq *eq = atomic_exchange(&cq->eq, NULL);
+	struct emu_fw_eq *eq = atomic_load(&cq->eq);
 
 	if (eq)
 		fw_obj_unuse(&eq->obj);
 	if (cq->uar)
 		fw_obj_unuse(&cq->uar->obj);
-	cq->uar = NULL;
 	fw_buf_release(&cq->buf);
 	fw_buf_release(&cq->dbr);
 }

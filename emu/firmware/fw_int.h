@@ -71,6 +71,9 @@ struct fw_obj_type_info {
 	void (*release)(struct emu_fw_obj *obj);
 	/* Free what the object owns besides itself (no other object). */
 	void (*fini)(struct emu_fw_obj *obj);
+	/* Readers reach the application's memory (or the UAR page) through
+	 * it: its removal waits for them (fw_obj_remove). */
+	bool grace;
 };
 
 int fw_tables_init(struct emu_fw *fw);
@@ -91,8 +94,14 @@ void fw_obj_unuse(struct emu_fw_obj *obj);
 /* Mark dying if it has no user: 0, -EBUSY (used; nothing changes) or
  * -ENOENT (already dying). */
 int fw_obj_kill(struct emu_fw_obj *obj);
-/* After fw_obj_kill: unpublish, release what it holds, drop the table's
- * reference.  The caller's own reference (if any) stays valid. */
+/*
+ * After fw_obj_kill: unpublish, release what it holds, drop the table's
+ * reference; for a type readers reach memory through, then wait until no
+ * reader that could have found it is still inside its read side (a grace
+ * period).  The caller's own reference (if any) stays valid.  Called with
+ * no firmware lock held and outside any RCU read side: readers may take
+ * object locks inside theirs.
+ */
 void fw_obj_remove(struct emu_fw_obj *obj);
 
 /* ---- the device ---- */
@@ -266,7 +275,8 @@ enum fw_synd fw_buf_resolve(struct fw_cmd *cmd, const struct fw_buf_desc *d,
 enum fw_synd fw_dbr_resolve(struct fw_cmd *cmd, bool umem_valid,
 			    uint32_t umem_id, uint64_t addr,
 			    struct emu_fw_buf *buf);
-/* Drop the umem use of a resolved range (idempotent). */
+/* Drop the umem use of a resolved range (once per range; buf is left as
+ * it was, for readers still using it). */
 void fw_buf_release(struct emu_fw_buf *buf);
 
 /* ---- the engine (fw_engine.c) ---- */

@@ -16,6 +16,8 @@
 
 #include "emu/firmware/fw_int.h"
 
+/* The pointers stay: readers that found the mkey use them until they
+ * unlock. */
 void fw_mkey_release(struct emu_fw_obj *obj)
 {
 	struct emu_fw_mkey *mk = emu_fw_to_mkey(obj);
@@ -23,7 +25,6 @@ void fw_mkey_release(struct emu_fw_obj *obj)
 	fw_buf_release(&mk->mem);
 	if (mk->pd)
 		fw_obj_unuse(&mk->pd->obj);
-	mk->pd = NULL;
 }
 
 /* Features of an mkc this device does not advertise. */

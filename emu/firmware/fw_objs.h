@@ -16,12 +16,20 @@
  *    destroyed; a user holds no reference, the use keeps it published;
  *  - a destroyed object is first marked dying (users = -1), then removed
  *    from its table, then drops the uses it held.  Lookups never return a
- *    dying object.
+ *    dying object.  Nothing it points to is cleared: a reader that found
+ *    it keeps what it loaded.
  *
  * Inside emu_fw_rcu_lock()/emu_fw_rcu_unlock() (urcu_bp_read_lock/unlock,
  * plus ThreadSanitizer annotations) an engine may use
  * emu_fw_obj_lookup_rcu() and dereference the result (and the objects it
- * points to) until it unlocks, without taking a reference.
+ * points to, and the application memory they describe) until it unlocks,
+ * without taking a reference.  A destroy (DESTROY_CQ, DESTROY_UMEM, ...)
+ * of an object through which memory is reached (umem, mkey, EQ, CQ, SRQ,
+ * QP, UAR) answers only after a grace period: when the command returns, no
+ * reader still holds the object or its memory, and the application may
+ * free that memory.  Destroys wait with no firmware lock held, so a reader
+ * may take an object's lock inside its read side; a reader must never
+ * wait for a command.
  */
 #ifndef MLX5EMU_FW_OBJS_H
 #define MLX5EMU_FW_OBJS_H
@@ -311,9 +319,9 @@ struct emu_fw_flow_counter {
  *    error states through emu_fw_qp_set_state()/emu_fw_srq_set_error();
  *  - the objects used: PD, CQs, SRQ, XRC domain, UAR, queue counter: each
  *    holds a use, so none goes away while the queue exists; the _Atomic
- *    ones may be replaced by a transition (RTS2RTS) and are cleared when
- *    the queue is destroyed: load them once, check for NULL, and use what
- *    was loaded inside the RCU read side (it stays readable until then);
+ *    ones may be replaced by a transition (RTS2RTS) or be NULL (not given):
+ *    load them once, check for NULL, and use what was loaded inside the
+ *    RCU read side (a replaced or released one stays readable until then);
  *  - the connection attributes the transitions set (struct emu_fw_qp_attr):
  *    copied out with emu_fw_qp_get_attr(), which also returns a generation
  *    number bumped by every transition, so an engine may cache them.
@@ -483,8 +491,8 @@ static inline unsigned int emu_fw_qp_state(const struct emu_fw_qp *qp)
 
 /*
  * Copy the connection attributes; *gen (may be NULL) gets the generation
- * they belong to.  Takes the QP's lock: not from inside an RCU read side
- * that a command could wait for (commands never wait for readers).
+ * they belong to.  Takes the QP's lock (allowed inside an RCU read side:
+ * commands wait for readers only with no lock held).
  */
 void emu_fw_qp_get_attr(struct emu_fw_qp *qp, struct emu_fw_qp_attr *attr,
 			unsigned int *gen);

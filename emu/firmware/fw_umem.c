@@ -215,5 +215,4 @@ void fw_buf_release(struct emu_fw_buf *buf)
 {
 	if (buf->umem)
 		fw_obj_unuse(&buf->umem->obj);
-	buf->umem = NULL;
 }

@@ -68,18 +68,28 @@ uint32_t fwt_uar(struct emu_fw *fw, uint16_t uid)
 	return fwt_alloc(fw, uid, ALLOC_UAR, alloc_uar, uar);
 }
 
+uint32_t fwt_umem_reg(struct emu_fw *fw, uint16_t uid, void *addr,
+		      size_t size)
+{
+	int id = emu_fw_umem_register(fw, uid, addr, size, 12, 1);
+
+	return id > 0 ? (uint32_t)id : 0;
+}
+
+int fwt_umem_dereg(struct emu_fw *fw, uint16_t uid, uint32_t umem_id)
+{
+	return emu_fw_umem_deregister(fw, uid, umem_id);
+}
+
 void fwt_mem_reg(struct emu_fw *fw, uint16_t uid, size_t size,
 		 struct fwt_mem *mem)
 {
-	int id;
-
 	mem->size = size;
 	mem->addr = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
 	ck_assert_ptr_nonnull(mem->addr);
 	memset(mem->addr, 0, size);
-	id = emu_fw_umem_register(fw, uid, mem->addr, size, 12, 1);
-	ck_assert_int_gt(id, 0);
-	mem->umem_id = (uint32_t)id;
+	mem->umem_id = fwt_umem_reg(fw, uid, mem->addr, size);
+	ck_assert_uint_ne(mem->umem_id, 0);
 }
 
 void fwt_mem_free(struct fwt_mem *mem)
@@ -143,6 +153,44 @@ uint32_t fwt_cq(struct emu_fw *fw, uint16_t uid, uint32_t eqn, uint32_t uar,
 	fwt_exec(fw, &m);
 	ck_fw_ok(&m);
 	return PRM_GET(create_cq_out, m.out, cqn);
+}
+
+void *fwt_mkey_mbox(struct fwt_mbox *m, uint16_t uid, uint32_t pd,
+		    uint32_t umem, uint64_t off, uint64_t len, uint64_t iova)
+{
+	void *mkc;
+
+	fwt_mbox_init(m, MLX5_CMD_OP_CREATE_MKEY, 0, uid,
+		      PRM_ST_SZ_BYTES(create_mkey_in),
+		      PRM_ST_SZ_BYTES(create_mkey_out));
+	mkc = PRM_ADDR_OF(create_mkey_in, m->in, memory_key_mkey_entry);
+	PRM_SET(create_mkey_in, m->in, mkey_umem_valid, 1);
+	PRM_SET(create_mkey_in, m->in, mkey_umem_id, umem);
+	PRM_SET64(create_mkey_in, m->in, mkey_umem_offset, off);
+	PRM_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
+	PRM_SET(mkc, mkc, lr, 1);
+	PRM_SET(mkc, mkc, lw, 1);
+	PRM_SET(mkc, mkc, rr, 1);
+	PRM_SET(mkc, mkc, rw, 1);
+	PRM_SET(mkc, mkc, qpn, 0xffffff);
+	PRM_SET(mkc, mkc, mkey_7_0, 0x5a);
+	PRM_SET(mkc, mkc, pd, pd);
+	PRM_SET64(mkc, mkc, start_addr, iova);
+	PRM_SET64(mkc, mkc, len, len);
+	PRM_SET(mkc, mkc, translations_octword_size, (len + 4095) / 4096 / 2);
+	PRM_SET(mkc, mkc, log_page_size, 12);
+	return mkc;
+}
+
+uint32_t fwt_mkey(struct emu_fw *fw, uint16_t uid, uint32_t pd,
+		  uint32_t umem, uint64_t off, uint64_t len, uint64_t iova)
+{
+	struct fwt_mbox m;
+
+	fwt_mkey_mbox(&m, uid, pd, umem, off, len, iova);
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
+	return PRM_GET(create_mkey_out, m.out, mkey_index);
 }
 
 uint8_t fwt_destroy_mbox(struct emu_fw *fw, struct fwt_mbox *m,

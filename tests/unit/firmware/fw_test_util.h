@@ -84,6 +84,14 @@ uint16_t fwt_uctx(struct emu_fw *fw);
 uint32_t fwt_pd(struct emu_fw *fw, uint16_t uid);
 uint32_t fwt_uar(struct emu_fw *fw, uint16_t uid);
 
+/* Register [addr, addr + size) as a umem of uid, readable and writable by
+ * the device: its id, or 0 if the firmware refused (usable off the test's
+ * thread). */
+uint32_t fwt_umem_reg(struct emu_fw *fw, uint16_t uid, void *addr,
+		      size_t size);
+/* Deregister it: 0, or non-zero if the firmware refused. */
+int fwt_umem_dereg(struct emu_fw *fw, uint16_t uid, uint32_t umem_id);
+
 /* Page-aligned zeroed memory registered as a umem of uid. */
 struct fwt_mem {
 	void *addr;
@@ -105,6 +113,13 @@ void fwt_cq_mbox(struct fwt_mbox *m, uint16_t uid, uint32_t eqn,
 		 uint64_t buf_off, uint32_t dbr_umem, uint64_t dbr_off);
 uint32_t fwt_cq(struct emu_fw *fw, uint16_t uid, uint32_t eqn, uint32_t uar,
 		unsigned int log_size, uint32_t buf_umem, uint32_t dbr_umem);
+
+/* CREATE_MKEY mailbox: a read/write (lr, lw, rr, rw) MTT mkey over
+ * [off, off + len) of umem at iova, key byte 0x5a; returns its mkc. */
+void *fwt_mkey_mbox(struct fwt_mbox *m, uint16_t uid, uint32_t pd,
+		    uint32_t umem, uint64_t off, uint64_t len, uint64_t iova);
+uint32_t fwt_mkey(struct emu_fw *fw, uint16_t uid, uint32_t pd,
+		  uint32_t umem, uint64_t off, uint64_t len, uint64_t iova);
 
 /* Destroy/dealloc by opcode; the outbox status (the _mbox form keeps the
  * outbox in m). */

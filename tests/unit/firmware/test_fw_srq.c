@@ -15,14 +15,12 @@ static struct qpt_env env;
 
 static void setup(void)
 {
-	fw = qpt_fw(NULL);
-	qpt_env_init(&env, fw, true);
+	qpt_fixture_init(&fw, &env);
 }
 
 static void teardown(void)
 {
-	emu_fw_destroy(fw);
-	qpt_env_fini(&env);
+	qpt_fixture_fini(&fw, &env);
 }
 
 /* 16-byte id commands (query/destroy/arm shapes share id at 0x48). */
