@@ -205,6 +205,29 @@ int fw_tables_init(struct emu_fw *fw)
 
 static bool fw_obj_unpublish(struct emu_fw_obj *obj);
 
+/*
+ * call_rcu first: its worker may be in a grace period, which needs the
+ * flavour's locks that urcu_bp_before_fork takes; after the fork, the
+ * flavour first (the child's new worker waits for grace periods).
+ */
+void emu_fw_rcu_before_fork(void)
+{
+	call_rcu_before_fork();
+	rcu_bp_before_fork();
+}
+
+void emu_fw_rcu_after_fork_parent(void)
+{
+	rcu_bp_after_fork_parent();
+	call_rcu_after_fork_parent();
+}
+
+void emu_fw_rcu_after_fork_child(void)
+{
+	rcu_bp_after_fork_child();
+	call_rcu_after_fork_child();
+}
+
 static void fw_obj_free_rcu(struct rcu_head *head)
 {
 	struct emu_fw_obj *obj = EMU_FW_OBJ_OF(head, struct emu_fw_obj, rcu);

@@ -84,6 +84,18 @@ static inline void emu_fw_rcu_unlock(void)
 	rcu_read_unlock();
 }
 
+/*
+ * What liburcu needs around fork() (its README, "Interaction with fork()")
+ * for the bulletproof flavour and its call_rcu worker, in the order they
+ * must run: the registrar of the process's fork handlers passes these three
+ * to pthread_atfork().  Without them a child runs none of the deferred
+ * frees its parent queued or it queues itself, and rcu_barrier() never
+ * returns there.
+ */
+void emu_fw_rcu_before_fork(void);
+void emu_fw_rcu_after_fork_parent(void);
+void emu_fw_rcu_after_fork_child(void);
+
 enum emu_fw_obj_type {
 	EMU_FW_OBJ_UCTX,	/* id = uid */
 	EMU_FW_OBJ_UMEM,

@@ -7,6 +7,8 @@
  * query_eqn hands out.  It then lives until the process ends; a forked
  * child starts over with fresh devices.
  */
+#include "emu/firmware/fw_objs.h"	/* first: liburcu, bp flavour */
+
 #include <endian.h>
 #include <errno.h>
 #include <stdio.h>
@@ -40,6 +42,13 @@ static void kern_devs_atfork_child(void)
 
 static void kern_atfork_register(void)
 {
+	/* The device model's RCU (deferred frees of firmware objects).
+	 * liburcu's README warns against pthread_atfork() for call_rcu's
+	 * handlers where the allocator's own fork locking ran as an atfork
+	 * handler too; glibc since 2.24 (BZ #19431) locks its arenas after
+	 * the prepare handlers and unlocks them before the others. */
+	pthread_atfork(emu_fw_rcu_before_fork, emu_fw_rcu_after_fork_parent,
+		       emu_fw_rcu_after_fork_child);
 	pthread_atfork(NULL, NULL, kern_devs_atfork_child);
 }
 
