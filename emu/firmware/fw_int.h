@@ -153,6 +153,8 @@ enum fw_synd fw_cmd_query_hca_cap(struct fw_cmd *cmd);		/* fw_caps.c */
 enum fw_synd fw_cmd_query_adapter(struct fw_cmd *cmd);		/* fw_adapter.c */
 enum fw_synd fw_cmd_create_uctx(struct fw_cmd *cmd);		/* fw_uctx.c */
 enum fw_synd fw_cmd_destroy_uctx(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_create_umem(struct fw_cmd *cmd);		/* fw_umem.c */
+enum fw_synd fw_cmd_destroy_umem(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_alloc_pd(struct fw_cmd *cmd);		/* fw_pd.c */
 enum fw_synd fw_cmd_dealloc_pd(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_alloc_td(struct fw_cmd *cmd);		/* fw_td.c */

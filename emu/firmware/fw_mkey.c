@@ -12,8 +12,6 @@
  */
 #include <string.h>
 
-#include <infiniband/verbs.h>
-
 #include "emu/firmware/fw_int.h"
 
 /* The pointers stay: readers that found the mkey use them until they
@@ -144,11 +142,11 @@ enum fw_synd fw_cmd_destroy_mkey(struct fw_cmd *cmd)
 				  FW_SYND_MKEY_INVALID, FW_SYND_MKEY_INVALID);
 }
 
-/* Write and atomic rights need memory the kernel pinned for write. */
+/* Write and atomic rights need memory the kernel pinned for write (MTT
+ * entries with wr_en). */
 static bool fw_umem_writable(const struct emu_fw_umem *umem)
 {
-	return umem && (umem->access & (IBV_ACCESS_LOCAL_WRITE |
-					IBV_ACCESS_REMOTE_WRITE));
+	return umem && emu_fw_umem_writable(umem);
 }
 
 enum emu_fw_mkey_res emu_fw_mkey_resolve(struct emu_fw *fw, uint32_t key,

@@ -159,13 +159,31 @@ struct emu_fw_uctx {
 	uint32_t cap;		/* uctx.cap as created */
 };
 
+/* What the MTT entries of a umem allow the device (rd_en, wr_en). */
+enum {
+	EMU_FW_UMEM_READ = 1 << 0,	/* MLX5_IB_MTT_READ */
+	EMU_FW_UMEM_WRITE = 1 << 1,	/* MLX5_IB_MTT_WRITE */
+};
+
+/*
+ * A umem as CREATE_UMEM described it: num_of_mtt pages of (1 << page_shift)
+ * bytes, the first page_offset bytes of the first one not included.  The
+ * pages are one virtually contiguous range here (addr, size), and every
+ * MTT entry carries the same rights (access).
+ */
 struct emu_fw_umem {
 	struct emu_fw_obj obj;
 	uint8_t *addr;
 	size_t size;
 	unsigned int page_shift;
-	uint32_t access;
+	uint8_t access;		/* EMU_FW_UMEM_* */
 };
+
+/* The device may write the umem (its MTT entries carry wr_en). */
+static inline bool emu_fw_umem_writable(const struct emu_fw_umem *umem)
+{
+	return umem->access & EMU_FW_UMEM_WRITE;
+}
 
 /*
  * A memory range the device reaches: a resolved queue buffer, doorbell

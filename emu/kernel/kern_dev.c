@@ -68,23 +68,6 @@ int kern_fw_exec_checked(struct kern_dev *kdev, void *in, size_t inlen,
 	return kern_status_to_errno(kern_mbox_status(out));
 }
 
-int kern_fw_umem_register(struct kern_dev *kdev, uint16_t uid, void *addr,
-			  size_t size, uint32_t access, uint32_t *umem_id)
-{
-	int ret = emu_fw_umem_register(kdev->fw, uid, addr, size, 12, access);
-
-	if (ret < 0)
-		return ret;
-	*umem_id = (uint32_t)ret;
-	return 0;
-}
-
-int kern_fw_umem_unregister(struct kern_dev *kdev, uint16_t uid,
-			    uint32_t umem_id)
-{
-	return emu_fw_umem_deregister(kdev->fw, uid, umem_id);
-}
-
 bool kern_dev_is_comp_eq(const struct kern_dev *kdev, uint32_t eqn)
 {
 	for (int i = 0; i < KERN_NUM_COMP_VECTORS; i++)
@@ -158,7 +141,8 @@ static int kern_dev_create_eqs(struct kern_dev *kdev)
 		if (posix_memalign(&buf, KERN_PAGE_SIZE, len))
 			return -ENOMEM;
 		memset(buf, 0, len);
-		ret = kern_fw_umem_register(kdev, 0, buf, len, 0, &umem_id);
+		ret = kern_umem_create(kdev, 0, buf, len, true, KERN_PAGE_SIZE,
+				       &umem_id);
 		in = calloc(1, inlen);
 		if (ret || !in) {
 			free(in);

@@ -68,18 +68,55 @@ uint32_t fwt_uar(struct emu_fw *fw, uint16_t uid)
 	return fwt_alloc(fw, uid, ALLOC_UAR, alloc_uar, uar);
 }
 
+void *fwt_umem_mbox(struct fwt_mbox *m, uint16_t uid, const void *addr,
+		    size_t size, unsigned int page_shift, uint8_t access)
+{
+	uint64_t page = UINT64_C(1) << page_shift;
+	uint64_t a = (uintptr_t)addr, first = a & ~(page - 1);
+	uint64_t n = (a + size - first + page - 1) / page;
+	void *umem;
+
+	fwt_mbox_init(m, MLX5_CMD_OP_CREATE_UMEM, 0, uid,
+		      PRM_BYTE_OFF(create_umem_in, umem.mtt) + n * 8,
+		      PRM_ST_SZ_BYTES(create_umem_out));
+	umem = PRM_ADDR_OF(create_umem_in, m->in, umem);
+	PRM_SET64(umem, umem, num_of_mtt, n);
+	PRM_SET(umem, umem, log_page_size, page_shift - 12);
+	PRM_SET(umem, umem, page_offset, (uint32_t)(a - first));
+	for (uint64_t i = 0; i < n; i++)
+		fwt_mtt_set(umem, i, first + i * page, access);
+	return umem;
+}
+
+void fwt_mtt_set(void *umem, uint64_t i, uint64_t addr, uint8_t access)
+{
+	void *mtt = PRM_ARRAY_ADDR(umem, umem, mtt, i);
+
+	PRM_SET(mtt, mtt, ptag_63_32, (uint32_t)(addr >> 32));
+	PRM_SET(mtt, mtt, ptag_31_8, (uint32_t)(addr >> 8) & 0xffffff);
+	PRM_SET(mtt, mtt, rd_en, !!(access & EMU_FW_UMEM_READ));
+	PRM_SET(mtt, mtt, wr_en, !!(access & EMU_FW_UMEM_WRITE));
+}
+
 uint32_t fwt_umem_reg(struct emu_fw *fw, uint16_t uid, void *addr,
 		      size_t size)
 {
-	int id = emu_fw_umem_register(fw, uid, addr, size, 12, 1);
-
-	return id > 0 ? (uint32_t)id : 0;
+	return fwt_umem_reg_access(fw, uid, addr, size,
+				   EMU_FW_UMEM_READ | EMU_FW_UMEM_WRITE);
 }
 
-int fwt_umem_dereg(struct emu_fw *fw, uint16_t uid, uint32_t umem_id)
+uint32_t fwt_umem_reg_access(struct emu_fw *fw, uint16_t uid, void *addr,
+			     size_t size, uint8_t access)
 {
-	return emu_fw_umem_deregister(fw, uid, umem_id);
+	struct fwt_mbox m;
+
+	fwt_umem_mbox(&m, uid, addr, size, 12, access);
+	if (emu_fw_cmd_exec(fw, m.in, m.inlen, m.out, m.outlen) ||
+	    emu_fw_out_status(m.out) != MLX5_CMD_STAT_OK)
+		return 0;
+	return PRM_GET(create_umem_out, m.out, umem_id);
 }
+
 
 void fwt_mem_reg(struct emu_fw *fw, uint16_t uid, size_t size,
 		 struct fwt_mem *mem)
@@ -197,7 +234,7 @@ uint8_t fwt_destroy_mbox(struct emu_fw *fw, struct fwt_mbox *m,
 			 uint16_t opcode, uint16_t uid, uint32_t id)
 {
 	/* Destroy inboxes are 16 bytes with the id at 0x48 (24 bits: pd,
-	 * uar, transport_domain, cqn, mkey_index), 0x58 (8: eq_number,
+	 * uar, transport_domain, cqn, mkey_index, umem_id), 0x58 (8: eq_number,
 	 * counter_set_id), 0x40 (32: flow_counter_id) or 0x50 (16: uid). */
 	fwt_mbox_init(m, opcode, 0, uid, 16, 16);
 	switch (opcode) {

@@ -160,10 +160,8 @@ START_TEST(create_destroy_vs_lookup)
 	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_PD), 0);
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_EQ, 0, keqn), 0);
 	for (int i = 0; i < NWRITERS; i++) {
-		ck_assert_int_eq(fwt_umem_dereg(fw, w[i].uid,
-						w[i].cq.umem_id), 0);
-		ck_assert_int_eq(fwt_umem_dereg(fw, w[i].uid,
-						w[i].dbr.umem_id), 0);
+		ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, w[i].uid, w[i].cq.umem_id), 0);
+		ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, w[i].uid, w[i].dbr.umem_id), 0);
 		ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DEALLOC_UAR,
 					      w[i].uid, w[i].uar), 0);
 		ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UCTX, 0,
@@ -295,8 +293,8 @@ static const char *race_round(struct race_owner *o)
 	if (fwt_destroy(fw, MLX5_CMD_OP_DESTROY_MKEY, o->uid, mkey) ||
 	    fwt_destroy(fw, MLX5_CMD_OP_DESTROY_CQ, o->uid, cqn))
 		return "destroy failed";
-	if (fwt_umem_dereg(fw, o->uid, buf_umem) ||
-	    fwt_umem_dereg(fw, o->uid, dbr_umem))
+	if (fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, o->uid, buf_umem) ||
+	    fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, o->uid, dbr_umem))
 		return "umem deregistration failed";
 	/* The device is done with it: the memory is ours again. */
 	memset(buf, 0xee, RACE_RING);

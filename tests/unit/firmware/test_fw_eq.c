@@ -152,8 +152,7 @@ START_TEST(eq_pages)
 	fwt_exec(fw, &m);
 	ck_fw_synd(&m, PAS_NOT_MAPPED);
 	/* the EQ's memory stays registered while it lives */
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, umem1.umem_id),
-			 -EBUSY);
+	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, umem1.umem_id, UMEM_IN_USE);
 	emu_fw_destroy(fw);
 	fw = NULL;
 	fwt_mem_free(&umem1);
@@ -222,7 +221,7 @@ START_TEST(eq_uid_and_use)
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_EQ, u1, eqn), 0);
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DEALLOC_UAR, u1, uar1),
 			  0);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, umem1.umem_id), 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, umem1.umem_id), 0);
 	fwt_mem_free(&umem1);
 }
 END_TEST

@@ -129,11 +129,7 @@ static void ck_destroy_vs_reader(struct emu_fw *fw, enum emu_fw_obj_type type,
 	struct hold h;
 
 	hold_start(&h, fw, type, id);
-	if (opcode == MLX5_CMD_OP_DESTROY_UMEM)
-		ck_assert_int_eq(fwt_umem_dereg(fw, uid, id), 0);
-	else
-		ck_assert_int_eq(fwt_destroy(fw, opcode, uid, id),
-				 MLX5_CMD_STAT_OK);
+	ck_assert_int_eq(fwt_destroy(fw, opcode, uid, id), MLX5_CMD_STAT_OK);
 	ck_assert_msg(atomic_load(&h.state) == (wait ? HOLD_DONE : HOLD_HOLDING),
 		      "%s: the destroy %s for the reader",
 		      emu_fw_obj_type_name(type), wait ? "did not wait" :

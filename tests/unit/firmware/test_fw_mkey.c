@@ -108,7 +108,7 @@ START_TEST(mkey_bad_refs)
 	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_MKEY), 0);
 	/* nothing was left in use */
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DEALLOC_PD, u2, pd2), 0);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u2, mem2.umem_id), 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, u2, mem2.umem_id), 0);
 	fwt_mem_free(&mem2);
 }
 END_TEST
@@ -203,7 +203,7 @@ START_TEST(mkey_use_counts)
 	ck_assert_uint_eq(emu_fw_out_status(m.out), 0x9);
 	ck_assert_uint_eq(emu_fw_out_syndrome(m.out), 0x31b635);
 	ck_fw_synd(&m, PD_IN_USE);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, mem.umem_id), -EBUSY);
+	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, mem.umem_id, UMEM_IN_USE);
 	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_PD), 1);
 	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_UMEM), 1);
 	/* the PD still works */
@@ -216,7 +216,7 @@ START_TEST(mkey_use_counts)
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_MKEY, u1,
 				      idx + 1), 0);
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DEALLOC_PD, u1, pd1), 0);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, mem.umem_id), 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, mem.umem_id), 0);
 }
 END_TEST
 

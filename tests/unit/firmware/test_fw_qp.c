@@ -498,10 +498,8 @@ START_TEST(qp_uses)
 	ck_fw_synd(&m, XRCD_IN_USE);
 	fwt_destroy_mbox(fw, &m, MLX5_CMD_OP_DEALLOC_Q_COUNTER, env.uid, qc);
 	ck_fw_synd(&m, Q_COUNTER_IN_USE);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, env.uid, env.mem.umem_id),
-			 -EBUSY);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, env.uid, env.dbr.umem_id),
-			 -EBUSY);
+	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, env.uid, env.mem.umem_id, UMEM_IN_USE);
+	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, env.uid, env.dbr.umem_id, UMEM_IN_USE);
 	fwt_destroy_mbox(fw, &m, MLX5_CMD_OP_DESTROY_UCTX, 0, env.uid);
 	ck_fw_synd(&m, UCTX_IN_USE);
 
@@ -523,8 +521,7 @@ START_TEST(qp_uses)
 				      env.pd), 0);
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_CQ, env.uid,
 				      env.cq), 0);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, env.uid, env.mem.umem_id),
-			 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, env.uid, env.mem.umem_id), 0);
 }
 END_TEST
 
