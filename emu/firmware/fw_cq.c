@@ -116,6 +116,7 @@ enum fw_synd fw_cmd_create_cq(struct fw_cmd *cmd)
 	d.page_offset = PRM_GET(cqc, cqc, page_offset);
 	d.log_page_size = PRM_GET(cqc, cqc, log_page_size);
 	d.len = (size_t)cq->cqe_size << cq->log_size;
+	d.device_writes = true;	/* CQEs */
 	d.pas = PRM_ARRAY_ADDR(create_cq_in, cmd->in, pas, 0);
 	d.npas = (cmd->inlen - PRM_BYTE_OFF(create_cq_in, pas)) / 8;
 	s = fw_buf_resolve(cmd, &d, &cq->buf);

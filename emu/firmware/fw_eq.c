@@ -99,6 +99,7 @@ enum fw_synd fw_cmd_create_eq(struct fw_cmd *cmd)
 	d.page_offset = PRM_GET(eqc, eqc, page_offset);
 	d.log_page_size = PRM_GET(eqc, eqc, log_page_size);
 	d.len = (size_t)64 << log_size;
+	d.device_writes = true;	/* EQEs */
 	d.pas = PRM_ARRAY_ADDR(create_eq_in, cmd->in, pas, 0);
 	d.npas = (cmd->inlen - PRM_BYTE_OFF(create_eq_in, pas)) / 8;
 	s = fw_buf_resolve(cmd, &d, &eq->buf);

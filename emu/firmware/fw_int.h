@@ -268,6 +268,7 @@ struct fw_buf_desc {
 	size_t len;
 	const void *pas;	/* page list (64-bit big-endian addresses) */
 	size_t npas;		/* entries available in the mailbox */
+	bool device_writes;	/* a ring the device writes (CQEs, EQEs) */
 };
 
 /* Resolve a queue buffer; on success buf holds a use on its umem. */

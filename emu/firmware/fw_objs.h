@@ -344,7 +344,9 @@ struct emu_fw_flow_counter {
  *  - queue geometry: the ring (a resolved umem/page-list range), the number
  *    of WQEs and the stride, and the doorbell record (QP: dbr[0] receive
  *    counter, dbr[1] send counter; SRQ: dbr[0]), both big-endian as the
- *    application writes them (read them with emu_fw_dbr_get);
+ *    application writes them; both are application memory, which the
+ *    device model reads only through the checked access layer (a page may
+ *    be unmapped under it);
  *  - the state, an atomic the engines read without a lock and move to the
  *    error states through emu_fw_qp_set_state()/emu_fw_srq_set_error();
  *  - the objects used: PD, CQs, SRQ, XRC domain, UAR, queue counter: each
@@ -369,21 +371,13 @@ struct emu_fw_ring {
 	uint8_t log_stride;	/* SQ: 6 (WQE basic blocks of 64 bytes) */
 };
 
-/* WQE idx (wraps) of a ring. */
+/*
+ * The address of WQE idx (wraps) of a ring: application memory, to be read
+ * through the checked access layer only, never dereferenced here.
+ */
 static inline void *emu_fw_ring_wqe(const struct emu_fw_ring *r, uint32_t idx)
 {
 	return r->addr + ((size_t)(idx & (r->cnt - 1)) << r->log_stride);
-}
-
-/* Word i (0 or 1) of a doorbell record, host order, acquire (pairs with
- * the application's store after its WQEs). */
-static inline uint32_t emu_fw_dbr_get(const struct emu_fw_buf *dbr,
-				      unsigned int i)
-{
-	uint32_t v = __atomic_load_n((const uint32_t *)(const void *)dbr->addr + i,
-				     __ATOMIC_ACQUIRE);
-
-	return be32toh(v);
 }
 
 enum {

@@ -22,6 +22,13 @@
  * address in registered memory; it must be 8-byte aligned (an 8-byte umem
  * holding just the record is fine).
  *
+ * A ring the device writes (a CQ's CQEs, an EQ's EQEs) must lie in a umem
+ * whose MTT entries carry wr_en, as mlx5_ib pins a CQ buffer for write
+ * (create_cq_user: IB_ACCESS_LOCAL_WRITE); a ConnectX would fail the first
+ * CQE write, this device refuses the create (UMEM_NOT_WRITABLE).  Work
+ * queue rings and doorbell records are only read by the device: mlx5_ib
+ * pins them without write access (create_user_qp, mlx5_ib_db_map_user).
+ *
  * Every resolved range holds a use on its umem, so a umem cannot be
  * destroyed while a queue or an mkey lies in it (UMEM_IN_USE).
  */
@@ -183,9 +190,13 @@ enum fw_synd fw_buf_resolve(struct fw_cmd *cmd, const struct fw_buf_desc *d,
 		umem = emu_fw_to_umem(obj);
 		if (d->umem_offset > umem->size ||
 		    start > umem->size - d->umem_offset ||
-		    d->len > umem->size - d->umem_offset - start) {
+		    d->len > umem->size - d->umem_offset - start)
+			s = FW_SYND_UMEM_OUT_OF_RANGE;
+		else if (d->device_writes && !emu_fw_umem_writable(umem))
+			s = FW_SYND_UMEM_NOT_WRITABLE;
+		if (s) {
 			fw_obj_unuse(obj);
-			return FW_SYND_UMEM_OUT_OF_RANGE;
+			return s;
 		}
 		buf->umem = umem;
 		buf->addr = umem->addr + d->umem_offset + start;
@@ -210,6 +221,10 @@ enum fw_synd fw_buf_resolve(struct fw_cmd *cmd, const struct fw_buf_desc *d,
 					  d->len);
 		if (!umem)
 			return FW_SYND_PAS_NOT_MAPPED;
+		if (d->device_writes && !emu_fw_umem_writable(umem)) {
+			fw_obj_unuse(&umem->obj);
+			return FW_SYND_UMEM_NOT_WRITABLE;
+		}
 		buf->umem = umem;
 		buf->addr = (uint8_t *)(uintptr_t)(base + start);
 		buf->len = d->len;

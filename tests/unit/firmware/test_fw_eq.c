@@ -152,10 +152,30 @@ START_TEST(eq_pages)
 	fwt_exec(fw, &m);
 	ck_fw_synd(&m, PAS_NOT_MAPPED);
 	/* the EQ's memory stays registered while it lives */
-	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, umem1.umem_id, UMEM_IN_USE);
+	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, umem1.umem_id,
+			   UMEM_IN_USE);
 	emu_fw_destroy(fw);
 	fw = NULL;
 	fwt_mem_free(&umem1);
+}
+END_TEST
+
+/* The device writes EQEs: the EQ's pages must be registered writable. */
+START_TEST(eq_ring_needs_write)
+{
+	uint8_t *ro = aligned_alloc(4096, 8192);
+	uint32_t ro_umem;
+	struct fwt_mbox m;
+
+	ck_assert_ptr_nonnull(ro);
+	ro_umem = fwt_umem_reg_access(fw, 0, ro, 8192, EMU_FW_UMEM_READ);
+	ck_assert_uint_ne(ro_umem, 0);
+	eq_mbox(&m, 0, kuar, 7, ro, 2);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, UMEM_NOT_WRITABLE);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, 0, ro_umem),
+			  0);
+	free(ro);
 }
 END_TEST
 
@@ -256,6 +276,7 @@ static Suite *fw_eq_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, eq_good);
 	tcase_add_test(tc, eq_pages);
+	tcase_add_test(tc, eq_ring_needs_write);
 	tcase_add_test(tc, eq_bad_params);
 	tcase_add_test(tc, eq_uid_and_use);
 	tcase_add_test(tc, eq_limit);

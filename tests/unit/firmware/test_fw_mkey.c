@@ -203,7 +203,8 @@ START_TEST(mkey_use_counts)
 	ck_assert_uint_eq(emu_fw_out_status(m.out), 0x9);
 	ck_assert_uint_eq(emu_fw_out_syndrome(m.out), 0x31b635);
 	ck_fw_synd(&m, PD_IN_USE);
-	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, mem.umem_id, UMEM_IN_USE);
+	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, mem.umem_id,
+			   UMEM_IN_USE);
 	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_PD), 1);
 	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_UMEM), 1);
 	/* the PD still works */

@@ -498,8 +498,10 @@ START_TEST(qp_uses)
 	ck_fw_synd(&m, XRCD_IN_USE);
 	fwt_destroy_mbox(fw, &m, MLX5_CMD_OP_DEALLOC_Q_COUNTER, env.uid, qc);
 	ck_fw_synd(&m, Q_COUNTER_IN_USE);
-	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, env.uid, env.mem.umem_id, UMEM_IN_USE);
-	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, env.uid, env.dbr.umem_id, UMEM_IN_USE);
+	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, env.uid,
+			   env.mem.umem_id, UMEM_IN_USE);
+	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, env.uid,
+			   env.dbr.umem_id, UMEM_IN_USE);
 	fwt_destroy_mbox(fw, &m, MLX5_CMD_OP_DESTROY_UCTX, 0, env.uid);
 	ck_fw_synd(&m, UCTX_IN_USE);
 
