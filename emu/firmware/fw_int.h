@@ -74,6 +74,9 @@ struct fw_obj_type_info {
 	/* Readers reach the application's memory (or the UAR page) through
 	 * it: its removal waits for them (fw_obj_remove). */
 	bool grace;
+	/* Only commands of the owner's uid may use it, not even those of
+	 * other uids when it is the kernel's (fw_cmd_obj_use). */
+	bool own_uid_only;
 };
 
 int fw_tables_init(struct emu_fw *fw);
@@ -238,8 +241,9 @@ void fw_cmd_obj_abort(struct emu_fw_obj *obj);
 
 /*
  * Reference an object the command names as a parameter (a CQ's EQ): it must
- * be live and belong to cmd->uid or to uid 0.  On success the object has
- * one more user, which the caller keeps (drop with fw_obj_unuse).
+ * be live and belong to cmd->uid or, unless its type is own_uid_only (a
+ * umem), to uid 0.  On success the object has one more user, which the
+ * caller keeps (drop with fw_obj_unuse).
  */
 enum fw_synd fw_cmd_obj_use(struct fw_cmd *cmd, enum emu_fw_obj_type type,
 			    uint32_t id, enum fw_synd bad,

@@ -34,7 +34,7 @@ static const struct fw_obj_type_info fw_types[EMU_FW_OBJ_NTYPES] = {
 	[EMU_FW_OBJ_UCTX] = { .name = "UCTX", .size = sizeof(struct emu_fw_uctx) },
 	[EMU_FW_OBJ_UMEM] = {
 		.name = "UMEM", .size = sizeof(struct emu_fw_umem),
-		.grace = true,
+		.grace = true, .own_uid_only = true,
 	},
 	[EMU_FW_OBJ_PD] = { .name = "PD", .size = sizeof(struct emu_fw_pd) },
 	[EMU_FW_OBJ_TD] = { .name = "TD", .size = sizeof(struct emu_fw_td) },
@@ -518,7 +518,9 @@ enum fw_synd fw_cmd_obj_use(struct fw_cmd *cmd, enum emu_fw_obj_type type,
 
 	if (!obj)
 		return bad;
-	if ((obj->uid != cmd->uid && obj->uid != 0) || !fw_obj_use(obj)) {
+	if ((obj->uid != cmd->uid &&
+	     (obj->uid != 0 || fw_types[type].own_uid_only)) ||
+	    !fw_obj_use(obj)) {
 		emu_fw_obj_put(obj);
 		return bad;
 	}

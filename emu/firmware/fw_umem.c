@@ -15,8 +15,16 @@
  *    and must end inside the umem;
  *  - by page list (pas[]): 64-bit "physical" addresses, which in this
  *    process are virtual addresses; every byte must lie in a umem of the
- *    caller's uid or of uid 0 (our IOMMU), and the pages must be virtually
- *    contiguous (the engines address a queue as one range).
+ *    caller's uid (our IOMMU: the kernel's own queues lie in uid 0's), and
+ *    the pages must be virtually contiguous (the engines address a queue
+ *    as one range).
+ *
+ * A umem belongs to its uid alone, by id or by page list: the kernel
+ * stamps CREATE_UMEM with the caller's DEVX uid, and the firmware keeps
+ * each uid's resources apart (the DEVX introduction, kernel commit
+ * a8b92ca1b0e5 "IB/mlx5: Introduce DEVX": "the firmware manages the
+ * isolation between processes' resources").  So a DEVX queue cannot lie
+ * in the kernel's EQ memory, nor the kernel's in a user's.
  *
  * A doorbell record is 8 bytes at dbr_addr: an offset in dbr_umem, or an
  * address in registered memory; it must be 8-byte aligned (an 8-byte umem
@@ -137,7 +145,7 @@ static int fw_umem_match(struct emu_fw_obj *obj, void *arg)
 	struct emu_fw_umem *umem = emu_fw_to_umem(obj);
 	uintptr_t base = (uintptr_t)umem->addr;
 
-	if (obj->uid != f->uid && obj->uid != 0)
+	if (obj->uid != f->uid)
 		return 0;
 	if (f->addr < base || f->addr - base > umem->size ||
 	    f->len > umem->size - (f->addr - base))
@@ -148,7 +156,7 @@ static int fw_umem_match(struct emu_fw_obj *obj, void *arg)
 	return 1;
 }
 
-/* A umem of cmd->uid or uid 0 containing [addr, addr + len), used. */
+/* A umem of cmd->uid containing [addr, addr + len), used. */
 static struct emu_fw_umem *fw_umem_find_range(struct fw_cmd *cmd,
 					      uintptr_t addr, size_t len)
 {

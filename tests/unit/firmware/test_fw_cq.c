@@ -344,7 +344,33 @@ START_TEST(cq_uid_rules)
 		    0);
 	fwt_exec(fw, &m);
 	ck_fw_synd(&m, UMEM_INVALID);
+	/* nor the kernel's (its EQ's memory), by id or by page list, though
+	 * the kernel's EQ and UAR are usable (query_eqn hands the EQ out) */
+	fwt_cq_mbox(&m, u1, keqn, kuar, 6, kmem.umem_id, 0, dbrmem.umem_id,
+		    0);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, UMEM_INVALID);
+	fwt_cq_mbox(&m, u1, keqn, kuar, 6, cqmem.umem_id, 0, kmem.umem_id,
+		    0);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, UMEM_INVALID);
+	fwt_cq_mbox(&m, u1, keqn, kuar, 6, 0, 0, dbrmem.umem_id, 0);
+	PRM_SET(create_cq_in, m.in, cq_umem_valid, 0);
+	prm_set64_(PRM_ARRAY_ADDR(create_cq_in, m.in, pas, 0), 0,
+		   (uintptr_t)kmem.addr);
+	m.inlen += 8;
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, PAS_NOT_MAPPED);
+	/* and the kernel's own commands do not reach users' umems */
+	fwt_cq_mbox(&m, 0, keqn, kuar, 8, cqmem.umem_id, 0, dbrmem.umem_id,
+		    0);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, UMEM_INVALID);
 	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_CQ), 1);
+	fwt_cq_mbox(&m, u1, keqn, kuar, 6, cqmem.umem_id, 0, dbrmem.umem_id,
+		    0);
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
 }
 END_TEST
 

@@ -140,15 +140,20 @@ START_TEST(eq_pages)
 	fwt_exec(fw, &m);
 	ck_fw_synd(&m, UMEM_REQUIRED);
 
-	/* a user EQ in its own memory or in the kernel's; not another's */
+	/* a user EQ in its own memory; neither in the kernel's nor in
+	 * another's, and the kernel's never in a user's (umems belong to
+	 * their uid alone) */
 	fwt_mem_reg(fw, u1, 8192, &umem1);
 	eq_mbox(&m, u1, fwt_uar(fw, u1), 6, umem1.addr, 1);
 	fwt_exec(fw, &m);
 	ck_fw_ok(&m);
 	eq_mbox(&m, u1, kuar, 6, kmem.addr, 1);
 	fwt_exec(fw, &m);
-	ck_fw_ok(&m);
+	ck_fw_synd(&m, PAS_NOT_MAPPED);
 	eq_mbox(&m, u2, kuar, 6, umem1.addr, 1);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, PAS_NOT_MAPPED);
+	eq_mbox(&m, 0, kuar, 6, umem1.addr, 1);
 	fwt_exec(fw, &m);
 	ck_fw_synd(&m, PAS_NOT_MAPPED);
 	/* the EQ's memory stays registered while it lives */
