@@ -15,6 +15,11 @@
  * rdma-core 44 call).  backend.c alone picks one (docs/architecture.md says
  * how that is checked).
  *
+ * Every op is filled by both implementations (an op a backend does not
+ * offer answers EOPNOTSUPP), except one whose comment says it is optional
+ * by contract: the caller then checks for NULL.  tests/abi checks both
+ * tables.
+ *
  * Conventions (one for the whole interface, like the kernel's):
  *  - int-returning ops return 0 or a negative errno;
  *  - a command whose firmware status is not OK returns -EREMOTEIO with the
@@ -198,8 +203,9 @@ struct mlx5be_ops {
 	 * Device progress: the provider just rang a doorbell (why 1) or is
 	 * polling a CQ (why 2).  An in-process device may do device work on
 	 * this thread here or wake its own thread; it costs no system call
-	 * unless the device's thread is parked.  Hardware: NULL (the device
-	 * needs no help).
+	 * unless the device's thread is parked.  Optional by contract:
+	 * hardware leaves it NULL (the device needs no help), so callers
+	 * check for NULL.
 	 */
 	void (*progress)(struct mlx5be_ctx *ctx, unsigned int why);
 };

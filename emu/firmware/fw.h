@@ -6,7 +6,7 @@
  * One struct emu_fw is one PCI function (mlx5_N) with its ports.  Everything
  * the firmware says to a command it says through the outbox (PRM status and
  * syndrome); functions here return 0 or a negative errno only for misuse or
- * for services below the command interface (umem registration).
+ * for services below the command interface.
  *
  * Threads: every function may be called from any thread, concurrently,
  * except emu_fw_destroy (no other call may be in flight or follow) and
@@ -155,26 +155,6 @@ struct emu_fw_tracer {
 };
 
 void emu_fw_set_tracer(struct emu_fw *fw, const struct emu_fw_tracer *tracer);
-
-/* ---- umem: user memory registered to the device (the kernel's job) ---- */
-
-/*
- * Register [addr, addr + size) for uid (0 = kernel) as a umem the device may
- * address through *_umem_id fields and page lists.  page_shift is the
- * registration's page size (12 for 4 KiB).  The memory is not touched here.
- * Returns the umem id (> 0), or -EINVAL (size 0, wrap-around, bad page
- * shift), -ENOENT (uid is not a live user context), -ENOSPC (log_max_umem
- * reached), -ENOMEM.
- */
-int emu_fw_umem_register(struct emu_fw *fw, uint16_t uid, void *addr,
-			 size_t size, unsigned int page_shift,
-			 uint32_t access);
-/*
- * Deregister a umem.  -ENOENT: no such umem; -EPERM: it belongs to another
- * uid; -EBUSY: a queue, doorbell record or mkey still uses it (nothing
- * changes).
- */
-int emu_fw_umem_deregister(struct emu_fw *fw, uint16_t uid, uint32_t umem_id);
 
 /* ---- ports (the kernel layer's port services and the wire) ---- */
 

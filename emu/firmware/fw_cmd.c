@@ -48,7 +48,7 @@ struct fw_cmd_desc {
 
 #define NO_OBJ (-1)
 
-static const struct fw_cmd_desc fw_cmds[MLX5_CMD_OP_DESTROY_UCTX + 1] = {
+static const struct fw_cmd_desc fw_cmds[MLX5_CMD_OP_DESTROY_UMEM + 1] = {
 	/* Capabilities and identity. */
 	CMD(QUERY_HCA_CAP, fw_cmd_query_hca_cap, GENERAL, NO_OBJ,
 	    IN(query_hca_cap_in),
@@ -71,6 +71,13 @@ static const struct fw_cmd_desc fw_cmds[MLX5_CMD_OP_DESTROY_UCTX + 1] = {
 		.cls = EMU_FW_CMD_DESTROY, .obj = EMU_FW_OBJ_UCTX,
 		.op_mods = OPM(0), .kernel_only = true,
 	},
+
+	/* Memory the device may reach: the kernel registers it for a uid
+	 * (its own under uid 0); the MTT list follows the header. */
+	CREATE(CREATE_UMEM, DESTROY_UMEM, fw_cmd_create_umem, EMU_FW_OBJ_UMEM,
+	       IN(create_umem_in), OUT(create_umem_out)),
+	CMD(DESTROY_UMEM, fw_cmd_destroy_umem, DESTROY, EMU_FW_OBJ_UMEM,
+	    IN(destroy_umem_in), OUT(destroy_umem_out), OPM(0)),
 
 	/* Protection and transport domains, UARs. */
 	CREATE(ALLOC_PD, DEALLOC_PD, fw_cmd_alloc_pd, EMU_FW_OBJ_PD,

@@ -23,16 +23,16 @@
 
 #include <infiniband/mlx5dv.h>
 
+/* The pointers stay: readers that found the CQ use them until they unlock. */
 void fw_cq_release(struct emu_fw_obj *obj)
 {
 	struct emu_fw_cq *cq = emu_fw_to_cq(obj);
-	struct emu_fw_eq *eq = atomic_exchange(&cq->eq, NULL);
+	struct emu_fw_eq *eq = atomic_load(&cq->eq);
 
 	if (eq)
 		fw_obj_unuse(&eq->obj);
 	if (cq->uar)
 		fw_obj_unuse(&cq->uar->obj);
-	cq->uar = NULL;
 	fw_buf_release(&cq->buf);
 	fw_buf_release(&cq->dbr);
 }
@@ -116,6 +116,7 @@ enum fw_synd fw_cmd_create_cq(struct fw_cmd *cmd)
 	d.page_offset = PRM_GET(cqc, cqc, page_offset);
 	d.log_page_size = PRM_GET(cqc, cqc, log_page_size);
 	d.len = (size_t)cq->cqe_size << cq->log_size;
+	d.device_writes = true;	/* CQEs */
 	d.pas = PRM_ARRAY_ADDR(create_cq_in, cmd->in, pas, 0);
 	d.npas = (cmd->inlen - PRM_BYTE_OFF(create_cq_in, pas)) / 8;
 	s = fw_buf_resolve(cmd, &d, &cq->buf);

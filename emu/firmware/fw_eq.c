@@ -51,6 +51,7 @@ static uint64_t fw_eq_supported_events(const struct emu_fw *fw)
 	return m;
 }
 
+/* The pointers stay: readers that found the EQ use them until they unlock. */
 void fw_eq_release(struct emu_fw_obj *obj)
 {
 	struct emu_fw_eq *eq = emu_fw_to_eq(obj);
@@ -58,7 +59,6 @@ void fw_eq_release(struct emu_fw_obj *obj)
 	fw_buf_release(&eq->buf);
 	if (eq->uar)
 		fw_obj_unuse(&eq->uar->obj);
-	eq->uar = NULL;
 }
 
 enum fw_synd fw_cmd_create_eq(struct fw_cmd *cmd)
@@ -99,6 +99,7 @@ enum fw_synd fw_cmd_create_eq(struct fw_cmd *cmd)
 	d.page_offset = PRM_GET(eqc, eqc, page_offset);
 	d.log_page_size = PRM_GET(eqc, eqc, log_page_size);
 	d.len = (size_t)64 << log_size;
+	d.device_writes = true;	/* EQEs */
 	d.pas = PRM_ARRAY_ADDR(create_eq_in, cmd->in, pas, 0);
 	d.npas = (cmd->inlen - PRM_BYTE_OFF(create_eq_in, pas)) / 8;
 	s = fw_buf_resolve(cmd, &d, &eq->buf);

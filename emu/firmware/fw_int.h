@@ -71,6 +71,12 @@ struct fw_obj_type_info {
 	void (*release)(struct emu_fw_obj *obj);
 	/* Free what the object owns besides itself (no other object). */
 	void (*fini)(struct emu_fw_obj *obj);
+	/* Readers reach the application's memory (or the UAR page) through
+	 * it: its removal waits for them (fw_obj_remove). */
+	bool grace;
+	/* Only commands of the owner's uid may use it, not even those of
+	 * other uids when it is the kernel's (fw_cmd_obj_use). */
+	bool own_uid_only;
 };
 
 int fw_tables_init(struct emu_fw *fw);
@@ -91,8 +97,14 @@ void fw_obj_unuse(struct emu_fw_obj *obj);
 /* Mark dying if it has no user: 0, -EBUSY (used; nothing changes) or
  * -ENOENT (already dying). */
 int fw_obj_kill(struct emu_fw_obj *obj);
-/* After fw_obj_kill: unpublish, release what it holds, drop the table's
- * reference.  The caller's own reference (if any) stays valid. */
+/*
+ * After fw_obj_kill: unpublish, release what it holds, drop the table's
+ * reference; for a type readers reach memory through, then wait until no
+ * reader that could have found it is still inside its read side (a grace
+ * period).  The caller's own reference (if any) stays valid.  Called with
+ * no firmware lock held and outside any RCU read side: readers may take
+ * object locks inside theirs.
+ */
 void fw_obj_remove(struct emu_fw_obj *obj);
 
 /* ---- the device ---- */
@@ -144,6 +156,8 @@ enum fw_synd fw_cmd_query_hca_cap(struct fw_cmd *cmd);		/* fw_caps.c */
 enum fw_synd fw_cmd_query_adapter(struct fw_cmd *cmd);		/* fw_adapter.c */
 enum fw_synd fw_cmd_create_uctx(struct fw_cmd *cmd);		/* fw_uctx.c */
 enum fw_synd fw_cmd_destroy_uctx(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_create_umem(struct fw_cmd *cmd);		/* fw_umem.c */
+enum fw_synd fw_cmd_destroy_umem(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_alloc_pd(struct fw_cmd *cmd);		/* fw_pd.c */
 enum fw_synd fw_cmd_dealloc_pd(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_alloc_td(struct fw_cmd *cmd);		/* fw_td.c */
@@ -227,8 +241,9 @@ void fw_cmd_obj_abort(struct emu_fw_obj *obj);
 
 /*
  * Reference an object the command names as a parameter (a CQ's EQ): it must
- * be live and belong to cmd->uid or to uid 0.  On success the object has
- * one more user, which the caller keeps (drop with fw_obj_unuse).
+ * be live and belong to cmd->uid or, unless its type is own_uid_only (a
+ * umem), to uid 0.  On success the object has one more user, which the
+ * caller keeps (drop with fw_obj_unuse).
  */
 enum fw_synd fw_cmd_obj_use(struct fw_cmd *cmd, enum emu_fw_obj_type type,
 			    uint32_t id, enum fw_synd bad,
@@ -257,6 +272,7 @@ struct fw_buf_desc {
 	size_t len;
 	const void *pas;	/* page list (64-bit big-endian addresses) */
 	size_t npas;		/* entries available in the mailbox */
+	bool device_writes;	/* a ring the device writes (CQEs, EQEs) */
 };
 
 /* Resolve a queue buffer; on success buf holds a use on its umem. */
@@ -266,7 +282,8 @@ enum fw_synd fw_buf_resolve(struct fw_cmd *cmd, const struct fw_buf_desc *d,
 enum fw_synd fw_dbr_resolve(struct fw_cmd *cmd, bool umem_valid,
 			    uint32_t umem_id, uint64_t addr,
 			    struct emu_fw_buf *buf);
-/* Drop the umem use of a resolved range (idempotent). */
+/* Drop the umem use of a resolved range (once per range; buf is left as
+ * it was, for readers still using it). */
 void fw_buf_release(struct emu_fw_buf *buf);
 
 /* ---- the engine (fw_engine.c) ---- */

@@ -12,10 +12,10 @@
  */
 #include <string.h>
 
-#include <infiniband/verbs.h>
-
 #include "emu/firmware/fw_int.h"
 
+/* The pointers stay: readers that found the mkey use them until they
+ * unlock. */
 void fw_mkey_release(struct emu_fw_obj *obj)
 {
 	struct emu_fw_mkey *mk = emu_fw_to_mkey(obj);
@@ -23,7 +23,6 @@ void fw_mkey_release(struct emu_fw_obj *obj)
 	fw_buf_release(&mk->mem);
 	if (mk->pd)
 		fw_obj_unuse(&mk->pd->obj);
-	mk->pd = NULL;
 }
 
 /* Features of an mkc this device does not advertise. */
@@ -143,11 +142,11 @@ enum fw_synd fw_cmd_destroy_mkey(struct fw_cmd *cmd)
 				  FW_SYND_MKEY_INVALID, FW_SYND_MKEY_INVALID);
 }
 
-/* Write and atomic rights need memory the kernel pinned for write. */
+/* Write and atomic rights need memory the kernel pinned for write (MTT
+ * entries with wr_en). */
 static bool fw_umem_writable(const struct emu_fw_umem *umem)
 {
-	return umem && (umem->access & (IBV_ACCESS_LOCAL_WRITE |
-					IBV_ACCESS_REMOTE_WRITE));
+	return umem && emu_fw_umem_writable(umem);
 }
 
 enum emu_fw_mkey_res emu_fw_mkey_resolve(struct emu_fw *fw, uint32_t key,

@@ -8,6 +8,14 @@
  * the id allocation of their own type.  Removal unpublishes the node, then
  * frees after a grace period (call_rcu).  See fw_objs.h for the counts.
  *
+ * A destroy of a type through which readers reach the application's
+ * memory (or the UAR page) also waits for a grace period before it
+ * returns, so that the memory may go as soon as the command is answered.
+ * The other types (PD, TD, XRC domain, counters, user contexts) lead
+ * nowhere but to firmware objects, whose memory the deferred free keeps:
+ * their destroys do not wait, which keeps the many PD alloc/dealloc of
+ * verbs programs at the cost of the command alone.
+ *
  * Ids come from a cursor that only moves forward and wraps inside the
  * type's id space, so a number is not handed out again until the whole
  * space has been used once (like hardware that cycles its indexes).
@@ -24,21 +32,27 @@ char emu_fw_rcu_tsan_sync;
 
 static const struct fw_obj_type_info fw_types[EMU_FW_OBJ_NTYPES] = {
 	[EMU_FW_OBJ_UCTX] = { .name = "UCTX", .size = sizeof(struct emu_fw_uctx) },
-	[EMU_FW_OBJ_UMEM] = { .name = "UMEM", .size = sizeof(struct emu_fw_umem) },
+	[EMU_FW_OBJ_UMEM] = {
+		.name = "UMEM", .size = sizeof(struct emu_fw_umem),
+		.grace = true, .own_uid_only = true,
+	},
 	[EMU_FW_OBJ_PD] = { .name = "PD", .size = sizeof(struct emu_fw_pd) },
 	[EMU_FW_OBJ_TD] = { .name = "TD", .size = sizeof(struct emu_fw_td) },
-	[EMU_FW_OBJ_UAR] = { .name = "UAR", .size = sizeof(struct emu_fw_uar) },
+	[EMU_FW_OBJ_UAR] = {
+		.name = "UAR", .size = sizeof(struct emu_fw_uar),
+		.grace = true,
+	},
 	[EMU_FW_OBJ_MKEY] = {
 		.name = "MKEY", .size = sizeof(struct emu_fw_mkey),
-		.release = fw_mkey_release,
+		.release = fw_mkey_release, .grace = true,
 	},
 	[EMU_FW_OBJ_EQ] = {
 		.name = "EQ", .size = sizeof(struct emu_fw_eq),
-		.release = fw_eq_release,
+		.release = fw_eq_release, .grace = true,
 	},
 	[EMU_FW_OBJ_CQ] = {
 		.name = "CQ", .size = sizeof(struct emu_fw_cq),
-		.release = fw_cq_release, .fini = fw_cq_fini,
+		.release = fw_cq_release, .fini = fw_cq_fini, .grace = true,
 	},
 	[EMU_FW_OBJ_Q_COUNTER] = {
 		.name = "Q_COUNTER", .size = sizeof(struct emu_fw_q_counter),
@@ -49,11 +63,11 @@ static const struct fw_obj_type_info fw_types[EMU_FW_OBJ_NTYPES] = {
 	[EMU_FW_OBJ_XRCD] = { .name = "XRCD", .size = sizeof(struct emu_fw_xrcd) },
 	[EMU_FW_OBJ_SRQ] = {
 		.name = "SRQ", .size = sizeof(struct emu_fw_srq),
-		.release = fw_srq_release, .fini = fw_srq_fini,
+		.release = fw_srq_release, .fini = fw_srq_fini, .grace = true,
 	},
 	[EMU_FW_OBJ_QP] = {
 		.name = "QP", .size = sizeof(struct emu_fw_qp),
-		.release = fw_qp_release, .fini = fw_qp_fini,
+		.release = fw_qp_release, .fini = fw_qp_fini, .grace = true,
 	},
 };
 
@@ -189,6 +203,31 @@ int fw_tables_init(struct emu_fw *fw)
 	return 0;
 }
 
+static bool fw_obj_unpublish(struct emu_fw_obj *obj);
+
+/*
+ * call_rcu first: its worker may be in a grace period, which needs the
+ * flavour's locks that urcu_bp_before_fork takes; after the fork, the
+ * flavour first (the child's new worker waits for grace periods).
+ */
+void emu_fw_rcu_before_fork(void)
+{
+	call_rcu_before_fork();
+	rcu_bp_before_fork();
+}
+
+void emu_fw_rcu_after_fork_parent(void)
+{
+	rcu_bp_after_fork_parent();
+	call_rcu_after_fork_parent();
+}
+
+void emu_fw_rcu_after_fork_child(void)
+{
+	rcu_bp_after_fork_child();
+	call_rcu_after_fork_child();
+}
+
 static void fw_obj_free_rcu(struct rcu_head *head)
 {
 	struct emu_fw_obj *obj = EMU_FW_OBJ_OF(head, struct emu_fw_obj, rcu);
@@ -221,7 +260,7 @@ void fw_tables_fini(struct emu_fw *fw)
 		cds_lfht_for_each_entry(tb->ht, &iter, obj, node) {
 			/* Whatever used it is gone (destroyed before). */
 			atomic_store(&obj->users, -1);
-			fw_obj_remove(obj);
+			fw_obj_unpublish(obj);
 		}
 		emu_fw_rcu_unlock();
 	}
@@ -316,7 +355,9 @@ int fw_obj_kill(struct emu_fw_obj *obj)
 	return u < 0 ? -ENOENT : -EBUSY;
 }
 
-void fw_obj_remove(struct emu_fw_obj *obj)
+/* Unpublish, release what it holds, drop the table's reference: true if
+ * this call did it (false: somebody else removed it). */
+static bool fw_obj_unpublish(struct emu_fw_obj *obj)
 {
 	struct fw_table *tb = &obj->fw->tables[obj->type];
 	const struct fw_obj_type_info *ti = &fw_types[obj->type];
@@ -326,13 +367,31 @@ void fw_obj_remove(struct emu_fw_obj *obj)
 	ret = cds_lfht_del(tb->ht, &obj->node);
 	emu_fw_rcu_unlock();
 	if (ret)
-		return;		/* somebody else removed it */
+		return false;
 	atomic_fetch_sub(&tb->count, 1);
 	if (ti->release)
 		ti->release(obj);
 	fw_obj_unuse(obj->uctx);
-	obj->uctx = NULL;
 	urcu_ref_put(&obj->ref, fw_obj_last_ref);
+	return true;
+}
+
+void fw_obj_remove(struct emu_fw_obj *obj)
+{
+	bool grace = fw_types[obj->type].grace;	/* obj may go below */
+
+	if (!fw_obj_unpublish(obj) || !grace)
+		return;
+	/*
+	 * Every reader that could have found the object (the lookup checks
+	 * for dying after the node is found) entered its read side before
+	 * the kill; once they are all out, nothing of the device model holds
+	 * the object's memory ranges.  What the release dropped (uses of the
+	 * umems, the EQ, the UAR) may meanwhile be destroyed by others: those
+	 * destroys wait for the same readers.
+	 */
+	synchronize_rcu();
+	EMU_FW_TSAN_ACQUIRE();	/* after every reader of the grace period */
 }
 
 struct emu_fw_obj *emu_fw_obj_lookup_rcu(struct emu_fw *fw,
@@ -459,7 +518,9 @@ enum fw_synd fw_cmd_obj_use(struct fw_cmd *cmd, enum emu_fw_obj_type type,
 
 	if (!obj)
 		return bad;
-	if ((obj->uid != cmd->uid && obj->uid != 0) || !fw_obj_use(obj)) {
+	if ((obj->uid != cmd->uid &&
+	     (obj->uid != 0 || fw_types[type].own_uid_only)) ||
+	    !fw_obj_use(obj)) {
 		emu_fw_obj_put(obj);
 		return bad;
 	}
@@ -488,7 +549,7 @@ enum fw_synd fw_cmd_obj_destroy(struct fw_cmd *cmd, enum emu_fw_obj_type type,
 				uint32_t id, enum fw_synd invalid,
 				enum fw_synd in_use)
 {
-	struct emu_fw_obj *obj;
+	struct emu_fw_obj *obj = NULL;
 	enum fw_synd s = fw_cmd_obj_own(cmd, type, id, invalid, &obj);
 
 	if (s)

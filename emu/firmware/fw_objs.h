@@ -16,12 +16,20 @@
  *    destroyed; a user holds no reference, the use keeps it published;
  *  - a destroyed object is first marked dying (users = -1), then removed
  *    from its table, then drops the uses it held.  Lookups never return a
- *    dying object.
+ *    dying object.  Nothing it points to is cleared: a reader that found
+ *    it keeps what it loaded.
  *
  * Inside emu_fw_rcu_lock()/emu_fw_rcu_unlock() (urcu_bp_read_lock/unlock,
  * plus ThreadSanitizer annotations) an engine may use
  * emu_fw_obj_lookup_rcu() and dereference the result (and the objects it
- * points to) until it unlocks, without taking a reference.
+ * points to, and the application memory they describe) until it unlocks,
+ * without taking a reference.  A destroy (DESTROY_CQ, DESTROY_UMEM, ...)
+ * of an object through which memory is reached (umem, mkey, EQ, CQ, SRQ,
+ * QP, UAR) answers only after a grace period: when the command returns, no
+ * reader still holds the object or its memory, and the application may
+ * free that memory.  Destroys wait with no firmware lock held, so a reader
+ * may take an object's lock inside its read side; a reader must never
+ * wait for a command.
  */
 #ifndef MLX5EMU_FW_OBJS_H
 #define MLX5EMU_FW_OBJS_H
@@ -75,6 +83,18 @@ static inline void emu_fw_rcu_unlock(void)
 	EMU_FW_TSAN_RELEASE();
 	rcu_read_unlock();
 }
+
+/*
+ * What liburcu needs around fork() (its README, "Interaction with fork()")
+ * for the bulletproof flavour and its call_rcu worker, in the order they
+ * must run: the registrar of the process's fork handlers passes these three
+ * to pthread_atfork().  Without them a child runs none of the deferred
+ * frees its parent queued or it queues itself, and rcu_barrier() never
+ * returns there.
+ */
+void emu_fw_rcu_before_fork(void);
+void emu_fw_rcu_after_fork_parent(void);
+void emu_fw_rcu_after_fork_child(void);
 
 enum emu_fw_obj_type {
 	EMU_FW_OBJ_UCTX,	/* id = uid */
@@ -139,13 +159,31 @@ struct emu_fw_uctx {
 	uint32_t cap;		/* uctx.cap as created */
 };
 
+/* What the MTT entries of a umem allow the device (rd_en, wr_en). */
+enum {
+	EMU_FW_UMEM_READ = 1 << 0,	/* MLX5_IB_MTT_READ */
+	EMU_FW_UMEM_WRITE = 1 << 1,	/* MLX5_IB_MTT_WRITE */
+};
+
+/*
+ * A umem as CREATE_UMEM described it: num_of_mtt pages of (1 << page_shift)
+ * bytes, the first page_offset bytes of the first one not included.  The
+ * pages are one virtually contiguous range here (addr, size), and every
+ * MTT entry carries the same rights (access).
+ */
 struct emu_fw_umem {
 	struct emu_fw_obj obj;
 	uint8_t *addr;
 	size_t size;
 	unsigned int page_shift;
-	uint32_t access;
+	uint8_t access;		/* EMU_FW_UMEM_* */
 };
+
+/* The device may write the umem (its MTT entries carry wr_en). */
+static inline bool emu_fw_umem_writable(const struct emu_fw_umem *umem)
+{
+	return umem->access & EMU_FW_UMEM_WRITE;
+}
 
 /*
  * A memory range the device reaches: a resolved queue buffer, doorbell
@@ -306,14 +344,16 @@ struct emu_fw_flow_counter {
  *  - queue geometry: the ring (a resolved umem/page-list range), the number
  *    of WQEs and the stride, and the doorbell record (QP: dbr[0] receive
  *    counter, dbr[1] send counter; SRQ: dbr[0]), both big-endian as the
- *    application writes them (read them with emu_fw_dbr_get);
+ *    application writes them; both are application memory, which the
+ *    device model reads only through the checked access layer (a page may
+ *    be unmapped under it);
  *  - the state, an atomic the engines read without a lock and move to the
  *    error states through emu_fw_qp_set_state()/emu_fw_srq_set_error();
  *  - the objects used: PD, CQs, SRQ, XRC domain, UAR, queue counter: each
  *    holds a use, so none goes away while the queue exists; the _Atomic
- *    ones may be replaced by a transition (RTS2RTS) and are cleared when
- *    the queue is destroyed: load them once, check for NULL, and use what
- *    was loaded inside the RCU read side (it stays readable until then);
+ *    ones may be replaced by a transition (RTS2RTS) or be NULL (not given):
+ *    load them once, check for NULL, and use what was loaded inside the
+ *    RCU read side (a replaced or released one stays readable until then);
  *  - the connection attributes the transitions set (struct emu_fw_qp_attr):
  *    copied out with emu_fw_qp_get_attr(), which also returns a generation
  *    number bumped by every transition, so an engine may cache them.
@@ -331,21 +371,13 @@ struct emu_fw_ring {
 	uint8_t log_stride;	/* SQ: 6 (WQE basic blocks of 64 bytes) */
 };
 
-/* WQE idx (wraps) of a ring. */
+/*
+ * The address of WQE idx (wraps) of a ring: application memory, to be read
+ * through the checked access layer only, never dereferenced here.
+ */
 static inline void *emu_fw_ring_wqe(const struct emu_fw_ring *r, uint32_t idx)
 {
 	return r->addr + ((size_t)(idx & (r->cnt - 1)) << r->log_stride);
-}
-
-/* Word i (0 or 1) of a doorbell record, host order, acquire (pairs with
- * the application's store after its WQEs). */
-static inline uint32_t emu_fw_dbr_get(const struct emu_fw_buf *dbr,
-				      unsigned int i)
-{
-	uint32_t v = __atomic_load_n((const uint32_t *)(const void *)dbr->addr + i,
-				     __ATOMIC_ACQUIRE);
-
-	return be32toh(v);
 }
 
 enum {
@@ -483,8 +515,8 @@ static inline unsigned int emu_fw_qp_state(const struct emu_fw_qp *qp)
 
 /*
  * Copy the connection attributes; *gen (may be NULL) gets the generation
- * they belong to.  Takes the QP's lock: not from inside an RCU read side
- * that a command could wait for (commands never wait for readers).
+ * they belong to.  Takes the QP's lock (allowed inside an RCU read side:
+ * commands wait for readers only with no lock held).
  */
 void emu_fw_qp_get_attr(struct emu_fw_qp *qp, struct emu_fw_qp_attr *attr,
 			unsigned int *gen);

@@ -37,18 +37,18 @@ void fw_qp_release(struct emu_fw_obj *obj)
 	struct emu_fw_qp *qp = emu_fw_to_qp(obj);
 
 	pthread_mutex_lock(&qp->lock);
-	FW_USE_SWAP(&qp->cq_snd, NULL);
-	FW_USE_SWAP(&qp->cq_rcv, NULL);
-	FW_USE_SWAP(&qp->srq, NULL);
-	FW_USE_SWAP(&qp->counter, NULL);
+	FW_USE_DROP(&qp->cq_snd);
+	FW_USE_DROP(&qp->cq_rcv);
+	FW_USE_DROP(&qp->srq);
+	FW_USE_DROP(&qp->counter);
 	if (qp->pd)
 		fw_obj_unuse(&qp->pd->obj);
 	if (qp->xrcd)
 		fw_obj_unuse(&qp->xrcd->obj);
 	if (qp->uar)
 		fw_obj_unuse(&qp->uar->obj);
-	/* pd, xrcd and uar stay as they were: engines may still read them
-	 * inside the RCU read side that found the QP (runs once). */
+	/* Every pointer stays as it was: engines may still read them inside
+	 * the RCU read side that found the QP (runs once). */
 	fw_buf_release(&qp->buf);
 	fw_buf_release(&qp->dbr);
 	pthread_mutex_unlock(&qp->lock);

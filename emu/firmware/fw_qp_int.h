@@ -154,6 +154,13 @@ bool fw_qp_dying(const struct emu_fw_qp *qp);
 		if (old_)						\
 			fw_obj_unuse(&old_->obj);			\
 	} while (0)
+/* Drop the use an _Atomic slot holds, leaving the pointer for readers. */
+#define FW_USE_DROP(slot)						\
+	do {								\
+		__typeof__(atomic_load(slot)) cur_ = atomic_load(slot);	\
+		if (cur_)						\
+			fw_obj_unuse(&cur_->obj);			\
+	} while (0)
 
 /* ---- fw_srq_common.c: the SRQ object shared by SRQ, XRC SRQ and RMP ---- */
 

@@ -3,23 +3,42 @@
  * emu/firmware/fw_umem.c -- memory the device may reach.
  *
  * A umem is a range of process memory the kernel layer registered for a uid
- * (DEVX umem_reg, or its own allocations under uid 0).  Commands reach
- * memory in two ways, as on hardware:
+ * with CREATE_UMEM (DEVX umem_reg, or its own allocations under uid 0): a
+ * list of MTT entries, each a page address with its rights (rd_en, wr_en),
+ * the page size and the offset of the first byte in the first page.  The
+ * pages must be virtually contiguous (the engines address a umem as one
+ * range); what is not is refused.  Commands reach memory in two ways, as on
+ * hardware:
  *
  *  - by umem: *_umem_id plus *_umem_offset; the buffer starts page_offset
  *    quanta (page size / 64, page size 4 KiB << log_page_size) further on,
  *    and must end inside the umem;
  *  - by page list (pas[]): 64-bit "physical" addresses, which in this
  *    process are virtual addresses; every byte must lie in a umem of the
- *    caller's uid or of uid 0 (our IOMMU), and the pages must be virtually
- *    contiguous (the engines address a queue as one range).
+ *    caller's uid (our IOMMU: the kernel's own queues lie in uid 0's), and
+ *    the pages must be virtually contiguous (the engines address a queue
+ *    as one range).
+ *
+ * A umem belongs to its uid alone, by id or by page list: the kernel
+ * stamps CREATE_UMEM with the caller's DEVX uid, and the firmware keeps
+ * each uid's resources apart (the DEVX introduction, kernel commit
+ * a8b92ca1b0e5 "IB/mlx5: Introduce DEVX": "the firmware manages the
+ * isolation between processes' resources").  So a DEVX queue cannot lie
+ * in the kernel's EQ memory, nor the kernel's in a user's.
  *
  * A doorbell record is 8 bytes at dbr_addr: an offset in dbr_umem, or an
  * address in registered memory; it must be 8-byte aligned (an 8-byte umem
  * holding just the record is fine).
  *
+ * A ring the device writes (a CQ's CQEs, an EQ's EQEs) must lie in a umem
+ * whose MTT entries carry wr_en, as mlx5_ib pins a CQ buffer for write
+ * (create_cq_user: IB_ACCESS_LOCAL_WRITE); a ConnectX would fail the first
+ * CQE write, this device refuses the create (UMEM_NOT_WRITABLE).  Work
+ * queue rings and doorbell records are only read by the device: mlx5_ib
+ * pins them without write access (create_user_qp, mlx5_ib_db_map_user).
+ *
  * Every resolved range holds a use on its umem, so a umem cannot be
- * deregistered while a queue or an mkey lies in it.
+ * destroyed while a queue or an mkey lies in it (UMEM_IN_USE).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,50 +46,90 @@
 
 #include "emu/firmware/fw_int.h"
 
-int emu_fw_umem_register(struct emu_fw *fw, uint16_t uid, void *addr,
-			 size_t size, unsigned int page_shift,
-			 uint32_t access)
+/* Address and rights of MTT entry i (the mtt layout: ptag, wr_en, rd_en). */
+static uint64_t fw_mtt_get(const void *umem, uint64_t i, uint8_t *access)
 {
-	struct fw_cmd cmd = { .fw = fw, .uid = uid };
-	struct emu_fw_umem *umem;
+	const void *mtt = PRM_ARRAY_ADDR(umem, umem, mtt, i);
+
+	*access = (PRM_GET(mtt, mtt, rd_en) ? EMU_FW_UMEM_READ : 0) |
+		  (PRM_GET(mtt, mtt, wr_en) ? EMU_FW_UMEM_WRITE : 0);
+	return (uint64_t)PRM_GET(mtt, mtt, ptag_63_32) << 32 |
+	       (uint64_t)PRM_GET(mtt, mtt, ptag_31_8) << 8;
+}
+
+/*
+ * The umem a CREATE_UMEM describes, checked: its pages must form one range
+ * that does not wrap, each page aligned to the page size and following the
+ * previous one (the emulator addresses a umem as one range), with the same
+ * rights throughout.
+ */
+static enum fw_synd fw_umem_parse(struct fw_cmd *cmd, struct emu_fw_umem *um)
+{
+	const void *umem = PRM_ADDR_OF(create_umem_in, cmd->in, umem);
+	uint64_t n = PRM_GET64(umem, umem, num_of_mtt);
+	uint32_t shift = 12 + PRM_GET(umem, umem, log_page_size);
+	uint32_t offset = PRM_GET(umem, umem, page_offset);
+	uint64_t page = UINT64_C(1) << shift;
+	uint64_t base, room;
+	uint8_t access;
+
+	if (PRM_GET(umem, umem, ats) && !FW_CAP_GEN(cmd->fw, ats))
+		return FW_SYND_UMEM_ATS_NOT_SUPPORTED;
+	if (!n || n > (UINT64_MAX >> shift))
+		return FW_SYND_UMEM_BAD_NUM_MTT;
+	room = (cmd->inlen - PRM_BYTE_OFF(create_umem_in, umem.mtt)) / 8;
+	if (n > room)
+		return FW_SYND_BAD_INLEN;
+	if (offset >= page)
+		return FW_SYND_BAD_PAGE_OFFSET;
+	base = fw_mtt_get(umem, 0, &access);
+	if (base & (page - 1))
+		return FW_SYND_UMEM_MTT_MISALIGNED;
+	if (base + (n << shift) - 1 < base || base + (n << shift) > UINTPTR_MAX)
+		return FW_SYND_UMEM_BAD_NUM_MTT;
+	for (uint64_t i = 1; i < n; i++) {
+		uint8_t a;
+		uint64_t pa = fw_mtt_get(umem, i, &a);
+
+		if (pa & (page - 1))
+			return FW_SYND_UMEM_MTT_MISALIGNED;
+		if (pa != base + (i << shift))
+			return FW_SYND_UMEM_MTT_NOT_CONTIGUOUS;
+		if (a != access)
+			return FW_SYND_UMEM_MTT_MIXED_ACCESS;
+	}
+	um->addr = (uint8_t *)(uintptr_t)(base + offset);
+	um->size = (size_t)((n << shift) - offset);
+	um->page_shift = shift;
+	um->access = access;
+	return FW_SYND_OK;
+}
+
+enum fw_synd fw_cmd_create_umem(struct fw_cmd *cmd)
+{
 	struct emu_fw_obj *obj;
 	enum fw_synd s;
 
-	if (!fw || !addr || !size ||
-	    (uintptr_t)addr + size - 1 < (uintptr_t)addr ||
-	    page_shift < 12 || page_shift > 30)
-		return -EINVAL;
-	s = fw_cmd_obj_alloc(&cmd, EMU_FW_OBJ_UMEM, &obj);
-	if (s == FW_SYND_BAD_UID)
-		return -ENOENT;
+	s = fw_cmd_obj_alloc(cmd, EMU_FW_OBJ_UMEM, &obj);
 	if (s)
-		return -ENOMEM;
-	umem = emu_fw_to_umem(obj);
-	umem->addr = addr;
-	umem->size = size;
-	umem->page_shift = page_shift;
-	umem->access = access;
-	if (fw_cmd_obj_publish(obj, FW_SYND_INTERNAL_NOMEM))
-		return -ENOSPC;
-	return (int)obj->id;
+		return s;
+	s = fw_umem_parse(cmd, emu_fw_to_umem(obj));
+	if (s) {
+		fw_cmd_obj_abort(obj);
+		return s;
+	}
+	s = fw_cmd_obj_publish(obj, FW_SYND_UMEM_LIMIT);
+	if (s)
+		return s;
+	PRM_SET(create_umem_out, cmd->out, umem_id, obj->id);
+	return FW_SYND_OK;
 }
 
-int emu_fw_umem_deregister(struct emu_fw *fw, uint16_t uid, uint32_t umem_id)
+enum fw_synd fw_cmd_destroy_umem(struct fw_cmd *cmd)
 {
-	struct emu_fw_obj *obj = emu_fw_obj_get(fw, EMU_FW_OBJ_UMEM, umem_id);
-	int ret;
-
-	if (!obj)
-		return -ENOENT;
-	if (obj->uid != uid) {
-		emu_fw_obj_put(obj);
-		return -EPERM;
-	}
-	ret = fw_obj_kill(obj);
-	if (ret == 0)
-		fw_obj_remove(obj);
-	emu_fw_obj_put(obj);
-	return ret;
+	return fw_cmd_obj_destroy(cmd, EMU_FW_OBJ_UMEM,
+				  PRM_GET(destroy_umem_in, cmd->in, umem_id),
+				  FW_SYND_UMEM_INVALID, FW_SYND_UMEM_IN_USE);
 }
 
 struct fw_umem_find {
@@ -86,7 +145,7 @@ static int fw_umem_match(struct emu_fw_obj *obj, void *arg)
 	struct emu_fw_umem *umem = emu_fw_to_umem(obj);
 	uintptr_t base = (uintptr_t)umem->addr;
 
-	if (obj->uid != f->uid && obj->uid != 0)
+	if (obj->uid != f->uid)
 		return 0;
 	if (f->addr < base || f->addr - base > umem->size ||
 	    f->len > umem->size - (f->addr - base))
@@ -97,7 +156,7 @@ static int fw_umem_match(struct emu_fw_obj *obj, void *arg)
 	return 1;
 }
 
-/* A umem of cmd->uid or uid 0 containing [addr, addr + len), used. */
+/* A umem of cmd->uid containing [addr, addr + len), used. */
 static struct emu_fw_umem *fw_umem_find_range(struct fw_cmd *cmd,
 					      uintptr_t addr, size_t len)
 {
@@ -139,9 +198,13 @@ enum fw_synd fw_buf_resolve(struct fw_cmd *cmd, const struct fw_buf_desc *d,
 		umem = emu_fw_to_umem(obj);
 		if (d->umem_offset > umem->size ||
 		    start > umem->size - d->umem_offset ||
-		    d->len > umem->size - d->umem_offset - start) {
+		    d->len > umem->size - d->umem_offset - start)
+			s = FW_SYND_UMEM_OUT_OF_RANGE;
+		else if (d->device_writes && !emu_fw_umem_writable(umem))
+			s = FW_SYND_UMEM_NOT_WRITABLE;
+		if (s) {
 			fw_obj_unuse(obj);
-			return FW_SYND_UMEM_OUT_OF_RANGE;
+			return s;
 		}
 		buf->umem = umem;
 		buf->addr = umem->addr + d->umem_offset + start;
@@ -166,6 +229,10 @@ enum fw_synd fw_buf_resolve(struct fw_cmd *cmd, const struct fw_buf_desc *d,
 					  d->len);
 		if (!umem)
 			return FW_SYND_PAS_NOT_MAPPED;
+		if (d->device_writes && !emu_fw_umem_writable(umem)) {
+			fw_obj_unuse(&umem->obj);
+			return FW_SYND_UMEM_NOT_WRITABLE;
+		}
 		buf->umem = umem;
 		buf->addr = (uint8_t *)(uintptr_t)(base + start);
 		buf->len = d->len;
@@ -215,5 +282,4 @@ void fw_buf_release(struct emu_fw_buf *buf)
 {
 	if (buf->umem)
 		fw_obj_unuse(&buf->umem->obj);
-	buf->umem = NULL;
 }

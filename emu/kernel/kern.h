@@ -26,7 +26,8 @@
 struct emu_fw;
 
 #define KERN_NUM_COMP_VECTORS 1
-#define KERN_PAGE_SIZE 4096
+#define KERN_PAGE_SHIFT 12
+#define KERN_PAGE_SIZE (1u << KERN_PAGE_SHIFT)
 
 /* One emulated device as the kernel holds it, created on first open. */
 struct kern_dev {
@@ -103,11 +104,6 @@ int kern_fw_exec(struct kern_dev *kdev, const void *in, size_t inlen,
 int kern_fw_exec_checked(struct kern_dev *kdev, void *in, size_t inlen,
 			 void *out, size_t outlen);
 
-/* The firmware's umem registry (CREATE_UMEM's role on hardware). */
-int kern_fw_umem_register(struct kern_dev *kdev, uint16_t uid, void *addr,
-			  size_t size, uint32_t access, uint32_t *umem_id);
-int kern_fw_umem_unregister(struct kern_dev *kdev, uint16_t uid,
-			    uint32_t umem_id);
 
 /* kern_ctx.c */
 int kern_ctx_open(int index, struct mlx5be_ctx **ctx, int *cmd_fd);
@@ -159,6 +155,14 @@ int kern_cmd_comp_get(struct mlx5be_cmd_comp *comp,
 		      struct mlx5be_async_cmd_resp *resp);
 
 /* kern_umem.c */
+/* The page size the kernel picks for a umem (0: none of @bitmap fits). */
+uint64_t kern_umem_best_pgsz(uintptr_t addr, size_t len, uint64_t bitmap);
+/* CREATE_UMEM of [addr, addr + size) for uid, read and (writable) write
+ * rights in every MTT entry: 0, or the errno of the refusal. */
+int kern_umem_create(struct kern_dev *kdev, uint16_t uid, void *addr,
+		     size_t size, bool writable, uint64_t pgsz_bitmap,
+		     uint32_t *umem_id);
+int kern_umem_destroy(struct kern_dev *kdev, uint16_t uid, uint32_t umem_id);
 struct mlx5be_umem *kern_umem_reg(struct mlx5be_ctx *ctx, void *addr,
 				  size_t size, uint32_t access,
 				  uint64_t pgsz_bitmap, uint32_t *umem_id);

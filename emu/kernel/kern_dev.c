@@ -7,6 +7,8 @@
  * query_eqn hands out.  It then lives until the process ends; a forked
  * child starts over with fresh devices.
  */
+#include "emu/firmware/fw_objs.h"	/* first: liburcu, bp flavour */
+
 #include <endian.h>
 #include <errno.h>
 #include <stdio.h>
@@ -40,6 +42,13 @@ static void kern_devs_atfork_child(void)
 
 static void kern_atfork_register(void)
 {
+	/* The device model's RCU (deferred frees of firmware objects).
+	 * liburcu's README warns against pthread_atfork() for call_rcu's
+	 * handlers where the allocator's own fork locking ran as an atfork
+	 * handler too; glibc since 2.24 (BZ #19431) locks its arenas after
+	 * the prepare handlers and unlocks them before the others. */
+	pthread_atfork(emu_fw_rcu_before_fork, emu_fw_rcu_after_fork_parent,
+		       emu_fw_rcu_after_fork_child);
 	pthread_atfork(NULL, NULL, kern_devs_atfork_child);
 }
 
@@ -57,23 +66,6 @@ int kern_fw_exec_checked(struct kern_dev *kdev, void *in, size_t inlen,
 	if (ret)
 		return ret;
 	return kern_status_to_errno(kern_mbox_status(out));
-}
-
-int kern_fw_umem_register(struct kern_dev *kdev, uint16_t uid, void *addr,
-			  size_t size, uint32_t access, uint32_t *umem_id)
-{
-	int ret = emu_fw_umem_register(kdev->fw, uid, addr, size, 12, access);
-
-	if (ret < 0)
-		return ret;
-	*umem_id = (uint32_t)ret;
-	return 0;
-}
-
-int kern_fw_umem_unregister(struct kern_dev *kdev, uint16_t uid,
-			    uint32_t umem_id)
-{
-	return emu_fw_umem_deregister(kdev->fw, uid, umem_id);
 }
 
 bool kern_dev_is_comp_eq(const struct kern_dev *kdev, uint32_t eqn)
@@ -149,7 +141,8 @@ static int kern_dev_create_eqs(struct kern_dev *kdev)
 		if (posix_memalign(&buf, KERN_PAGE_SIZE, len))
 			return -ENOMEM;
 		memset(buf, 0, len);
-		ret = kern_fw_umem_register(kdev, 0, buf, len, 0, &umem_id);
+		ret = kern_umem_create(kdev, 0, buf, len, true, KERN_PAGE_SIZE,
+				       &umem_id);
 		in = calloc(1, inlen);
 		if (ret || !in) {
 			free(in);

@@ -485,6 +485,24 @@ char *emu_trace_format_struct(const struct prm_struct_desc *sd,
 
 /* ---- one command ---- */
 
+/* The layout ends in a flexible array, its own or its last nested
+ * struct's (create_umem_in: umem.mtt[]). */
+static bool trace_ends_flexible(const struct prm_struct_desc *sd)
+{
+	const struct prm_field_desc *last;
+
+	while (sd && sd->nfields) {
+		last = &sd->fields[sd->nfields - 1];
+		if (last->count == PRM_COUNT_FLEX)
+			return true;
+		if (last->count || !last->type ||
+		    last->bit_off + last->bit_width != sd->size_bits)
+			return false;
+		sd = last->type;
+	}
+	return false;
+}
+
 /* Bytes past the described layout (a general object's context, an outbox
  * larger than needed): shown only when not all zero. */
 static size_t trace_extra(const struct prm_struct_desc *sd, size_t len,
@@ -492,7 +510,7 @@ static size_t trace_extra(const struct prm_struct_desc *sd, size_t len,
 {
 	size_t size = sd->size_bits / 8;
 
-	if (sd->nfields && sd->fields[sd->nfields - 1].count == PRM_COUNT_FLEX)
+	if (trace_ends_flexible(sd))
 		return 0;	/* the flexible array takes the rest */
 	if (len <= size || trace_all_zero(buf + size, len - size))
 		return 0;

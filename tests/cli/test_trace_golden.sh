@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The command trace of a known sequence (trace_prog: device bring-up, a
-# DEVX context, QUERY_HCA_CAP, ALLOC_PD, a CREATE_CQ failing on purpose,
-# DEALLOC_PD, close) compared with tests/cli/golden/trace_prog.txt, after
-# masking what varies between runs: durations, process addresses (the
-# kernel's EQ page lists) and the capability pages' contents (which change
-# as the emulator grows; tests/unit/trace checks their decoding).  Then the
+# DEVX context, QUERY_HCA_CAP, ALLOC_PD, two umems, a CREATE_CQ failing on
+# purpose, their deregistration, DEALLOC_PD, close) compared with
+# tests/cli/golden/trace_prog.txt, after masking what varies between runs:
+# durations, process addresses (the kernel's EQ page lists, the umems' MTT
+# entries and their offset in the first page) and the capability pages'
+# contents (which change as the emulator grows; tests/unit/trace checks
+# their decoding).  Then the
 # same run as JSON lines, checked field by field, and the settings that
 # steer the trace.
 #
@@ -20,6 +22,7 @@ export MLX5EMU_IP_BASE=127.201.77.1
 mask() {
 	sed -E -e 's/ [0-9.]+(ns|us|ms|s)$//' \
 		-e 's/pas\[([0-9]+)\]=0x[0-9a-f]+/pas[\1]=ADDR/g' \
+		-e 's/(ptag_63_32|ptag_31_8|page_offset)=0x[0-9a-f]+/\1=ADDR/g' \
 		-e 's/^(.* QUERY_HCA_CAP .* -> OK out\{)[^}]*\}$/\1...capability page...}/'
 }
 
@@ -53,7 +56,8 @@ for i, c in enumerate(cmds):
     assert isinstance(c["pid"], int) and c["duration_ns"] >= 0, c
     assert text[i].startswith("mlx5_0 #%d %s " % (c["seq"], c["opcode"])), (c, text[i])
 ops = [c["opcode"] for c in cmds if c.get("uid") == 1]
-assert ops[-5:] == ["QUERY_HCA_CAP", "ALLOC_PD", "CREATE_CQ", "DEALLOC_PD",
+assert ops[-9:] == ["QUERY_HCA_CAP", "ALLOC_PD", "CREATE_UMEM", "CREATE_UMEM",
+                    "CREATE_CQ", "DESTROY_UMEM", "DESTROY_UMEM", "DEALLOC_PD",
                     "DEALLOC_UAR"], ops
 mine = [c for c in cmds if c["opcode"] in ("ALLOC_PD", "CREATE_CQ", "DEALLOC_PD")]
 pd, cq, dpd = mine
@@ -68,6 +72,17 @@ assert dpd["in"]["pd"] == 1 and dpd["status"] == "OK"
 caps = [c for c in cmds if c["opcode"] == "QUERY_HCA_CAP" and c["op_mod"] == 1]
 assert caps and all(list(c["out"]["capability"]) == ["cmd_hca_cap"] for c in caps)
 assert caps[0]["out"]["capability"]["cmd_hca_cap"]["log_max_cq_sz"] == 15
+# umem registration is a command: its MTT list decoded by field name.
+umems = [c for c in cmds if c["opcode"] == "CREATE_UMEM"]
+k, u = umems[0], umems[1]
+assert k["uid"] == 0 and k["in"]["umem"]["num_of_mtt"] == "0x10", "64-bit as hex"
+assert k["in"]["umem"]["log_page_size"] == 0, "the kernel's EQ: 4 KiB pages"
+assert len(k["in"]["umem"]["mtt"]) == 16, k
+assert all(m["rd_en"] == 1 and m["wr_en"] == 1 for m in k["in"]["umem"]["mtt"])
+assert "in_extra" not in k, "the MTT list is the layout's, not extra bytes"
+assert u["uid"] == 1 and u["out"]["umem_id"] > 0 and u["status"] == "OK", u
+dus = [c for c in cmds if c["opcode"] == "DESTROY_UMEM"]
+assert [d["in"]["umem_id"] for d in dus] == [c["out"]["umem_id"] for c in umems[1:]]
 eqs = [c for c in cmds if c["opcode"] == "CREATE_EQ"]
 assert eqs and all(p.startswith("0x") for p in eqs[0]["in"]["pas"]), "64-bit as hex"
 PY

@@ -9,10 +9,16 @@
 void dt_umem_reg(struct ibv_context *ctx, struct dt_umem *m, size_t size,
 		 size_t align)
 {
+	dt_umem_reg_access(ctx, m, size, align, IBV_ACCESS_LOCAL_WRITE);
+}
+
+void dt_umem_reg_access(struct ibv_context *ctx, struct dt_umem *m,
+			size_t size, size_t align, uint32_t access)
+{
 	ck_assert_int_eq(posix_memalign(&m->buf, align, size), 0);
 	memset(m->buf, 0, size);
 	m->size = size;
-	m->umem = mlx5dv_devx_umem_reg(ctx, m->buf, size, IBV_ACCESS_LOCAL_WRITE);
+	m->umem = mlx5dv_devx_umem_reg(ctx, m->buf, size, access);
 	ck_assert_msg(m->umem, "umem_reg(%zu): %s", size, strerror(errno));
 }
 

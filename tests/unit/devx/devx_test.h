@@ -52,6 +52,9 @@ struct dt_umem {
 };
 void dt_umem_reg(struct ibv_context *ctx, struct dt_umem *m, size_t size,
 		 size_t align);
+/* The same with @access (dt_umem_reg: IBV_ACCESS_LOCAL_WRITE). */
+void dt_umem_reg_access(struct ibv_context *ctx, struct dt_umem *m,
+			size_t size, size_t align, uint32_t access);
 void dt_umem_dereg(struct dt_umem *m);
 
 /* A DEVX CQ: buffer and doorbell umems, NC UAR, EQ of vector 0. */

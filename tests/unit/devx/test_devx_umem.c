@@ -234,7 +234,8 @@ START_TEST(test_reg_ex_dmabuf)
 }
 END_TEST
 
-/* A umem an object uses cannot go: EBUSY, and it stays registered. */
+/* A umem an object uses cannot go: firmware refuses DESTROY_UMEM (bad
+ * resource state, which mlx5_cmd_exec makes EINVAL), and it stays. */
 START_TEST(test_dereg_in_use)
 {
 	uint8_t out[PRM_ST_SZ_BYTES(query_cq_out)];
@@ -242,11 +243,49 @@ START_TEST(test_dereg_in_use)
 
 	dt_cq_create(ctx, &cq, 6);
 	errno = 0;
-	ck_assert_int_eq(mlx5dv_devx_umem_dereg(cq.buf.umem), EBUSY);
-	ck_assert_int_eq(errno, EBUSY);
-	ck_assert_int_eq(mlx5dv_devx_umem_dereg(cq.dbr.umem), EBUSY);
+	ck_assert_int_eq(mlx5dv_devx_umem_dereg(cq.buf.umem), EINVAL);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(mlx5dv_devx_umem_dereg(cq.dbr.umem), EINVAL);
 	ck_assert_int_eq(dt_cq_query(&cq, out, sizeof(out)), 0);
 	dt_cq_destroy(&cq);
+}
+END_TEST
+
+/*
+ * Registered without IBV_ACCESS_LOCAL_WRITE, a umem is read-only to the
+ * device (its MTT entries lack wr_en): a CQ's ring there is refused, as
+ * the device could never write a CQE; its doorbell record there is fine
+ * (the device only reads it).
+ */
+START_TEST(test_cq_ring_read_only)
+{
+	uint8_t in[PRM_ST_SZ_BYTES(create_cq_in)];
+	struct dt_umem ro;
+	struct dt_cq cq;
+
+	memset(&cq, 0, sizeof(cq));
+	dt_umem_reg_access(ctx, &ro, 4096, 4096, 0);
+	dt_umem_reg(ctx, &cq.buf, 4096, 4096);
+	dt_umem_reg(ctx, &cq.dbr, 8, 8);
+	dt_cq_fill_in(ctx, &cq, in, 6);
+	PRM_SET(create_cq_in, in, cq_umem_id, ro.umem->umem_id);
+	errno = 0;
+	ck_assert_ptr_null(mlx5dv_devx_obj_create(ctx, in, sizeof(in), cq.out,
+						  sizeof(cq.out)));
+	ck_assert_int_eq(errno, EREMOTEIO);
+	ck_assert_uint_eq(DT_OUT_STATUS(cq.out), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	ck_assert_uint_eq(DT_OUT_SYNDROME(cq.out), DT_SYND_UMEM_NOT_WRITABLE);
+
+	PRM_SET(create_cq_in, in, cq_umem_id, cq.buf.umem->umem_id);
+	PRM_SET(create_cq_in, in, cq_context.dbr_umem_id, ro.umem->umem_id);
+	cq.obj = mlx5dv_devx_obj_create(ctx, in, sizeof(in), cq.out,
+					sizeof(cq.out));
+	ck_assert_msg(cq.obj, "CREATE_CQ: %s, syndrome 0x%x", strerror(errno),
+		      DT_OUT_SYNDROME(cq.out));
+	ck_assert_int_eq(mlx5dv_devx_obj_destroy(cq.obj), 0);
+	dt_umem_dereg(&ro);
+	dt_umem_dereg(&cq.buf);
+	dt_umem_dereg(&cq.dbr);
 }
 END_TEST
 
@@ -270,6 +309,7 @@ static Suite *devx_umem_suite(void)
 	tcase_add_test(tc, test_reg_ex_comp_mask);
 	tcase_add_test(tc, test_reg_ex_dmabuf);
 	tcase_add_test(tc, test_dereg_in_use);
+	tcase_add_test(tc, test_cq_ring_read_only);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -189,16 +189,20 @@ void ent_mr_init_buf(struct ent_dev *d, struct ent_mr *mr, uint32_t pd,
 	static uint8_t key = 0x20;
 	struct fwt_mbox m;
 	void *mkc;
-	int id;
 
 	memset(mr, 0, sizeof(*mr));
 	mr->len = len;
 	mr->mem.size = len;
 	mr->mem.addr = buf;
 	mr->buf = mr->mem.addr;
-	id = emu_fw_umem_register(d->fw, d->uid, mr->buf, len, 12, umem_access);
-	ck_assert_int_gt(id, 0);
-	mr->mem.umem_id = (uint32_t)id;
+	/* The MTT rights the kernel gives memory registered with these
+	 * flags: read, and write when pinned for write. */
+	mr->mem.umem_id = fwt_umem_reg_access(
+		d->fw, d->uid, mr->buf, len,
+		EMU_FW_UMEM_READ |
+		(umem_access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) ?
+		 EMU_FW_UMEM_WRITE : 0));
+	ck_assert_uint_ne(mr->mem.umem_id, 0);
 	fwt_mbox_init(&m, MLX5_CMD_OP_CREATE_MKEY, 0, d->uid,
 		      PRM_ST_SZ_BYTES(create_mkey_in),
 		      PRM_ST_SZ_BYTES(create_mkey_out));

@@ -189,6 +189,38 @@ START_TEST(devx_general_cmd)
 }
 END_TEST
 
+/*
+ * umem registration is CREATE_UMEM under the caller's uid: a rule fails
+ * it, and mlx5dv_devx_umem_reg gives NULL with the errno mlx5_cmd_exec
+ * makes of the status (no outbox reaches the caller); DESTROY_UMEM alike.
+ */
+START_TEST(devx_umem_reg)
+{
+	static uint8_t buf[8192] __attribute__((aligned(4096)));
+	struct mlx5dv_devx_umem *u;
+	int bad, lim, busy;
+
+	bad = add("fail opcode=CREATE_UMEM uid=user status=BAD_PARAM nth=1");
+	errno = 0;
+	ck_assert_ptr_null(mlx5dv_devx_umem_reg(ctx, buf, sizeof(buf),
+						IBV_ACCESS_LOCAL_WRITE));
+	ck_assert_int_eq(errno, EINVAL);
+	lim = add("fail opcode=CREATE_UMEM syndrome=UMEM_LIMIT nth=1");
+	errno = 0;
+	ck_assert_ptr_null(mlx5dv_devx_umem_reg(ctx, buf, sizeof(buf),
+						IBV_ACCESS_LOCAL_WRITE));
+	ck_assert_int_eq(errno, ENOMEM);
+	u = mlx5dv_devx_umem_reg(ctx, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(u);
+	busy = add("fail opcode=DESTROY_UMEM status=RES_BUSY limit=1");
+	ck_assert_int_eq(mlx5dv_devx_umem_dereg(u), EBUSY);
+	ck_assert_int_eq(mlx5dv_devx_umem_dereg(u), 0);
+	ck_assert_int_eq(mlx5emu_fault_count(bad), 1);
+	ck_assert_int_eq(mlx5emu_fault_count(lim), 1);
+	ck_assert_int_eq(mlx5emu_fault_count(busy), 1);
+}
+END_TEST
+
 /* ---- verbs: the mapped errno ---- */
 
 START_TEST(verbs_pd)
@@ -257,6 +289,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, api_rule_set);
 	tcase_add_test(tc, devx_create_and_destroy);
+	tcase_add_test(tc, devx_umem_reg);
 	tcase_add_test(tc, devx_general_cmd);
 	tcase_add_test(tc, verbs_pd);
 	tcase_add_test(tc, verbs_open);

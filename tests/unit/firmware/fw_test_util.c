@@ -68,18 +68,65 @@ uint32_t fwt_uar(struct emu_fw *fw, uint16_t uid)
 	return fwt_alloc(fw, uid, ALLOC_UAR, alloc_uar, uar);
 }
 
+void *fwt_umem_mbox(struct fwt_mbox *m, uint16_t uid, const void *addr,
+		    size_t size, unsigned int page_shift, uint8_t access)
+{
+	uint64_t page = UINT64_C(1) << page_shift;
+	uint64_t a = (uintptr_t)addr, first = a & ~(page - 1);
+	uint64_t n = (a + size - first + page - 1) / page;
+	void *umem;
+
+	fwt_mbox_init(m, MLX5_CMD_OP_CREATE_UMEM, 0, uid,
+		      PRM_BYTE_OFF(create_umem_in, umem.mtt) + n * 8,
+		      PRM_ST_SZ_BYTES(create_umem_out));
+	umem = PRM_ADDR_OF(create_umem_in, m->in, umem);
+	PRM_SET64(umem, umem, num_of_mtt, n);
+	PRM_SET(umem, umem, log_page_size, page_shift - 12);
+	PRM_SET(umem, umem, page_offset, (uint32_t)(a - first));
+	for (uint64_t i = 0; i < n; i++)
+		fwt_mtt_set(umem, i, first + i * page, access);
+	return umem;
+}
+
+void fwt_mtt_set(void *umem, uint64_t i, uint64_t addr, uint8_t access)
+{
+	void *mtt = PRM_ARRAY_ADDR(umem, umem, mtt, i);
+
+	PRM_SET(mtt, mtt, ptag_63_32, (uint32_t)(addr >> 32));
+	PRM_SET(mtt, mtt, ptag_31_8, (uint32_t)(addr >> 8) & 0xffffff);
+	PRM_SET(mtt, mtt, rd_en, !!(access & EMU_FW_UMEM_READ));
+	PRM_SET(mtt, mtt, wr_en, !!(access & EMU_FW_UMEM_WRITE));
+}
+
+uint32_t fwt_umem_reg(struct emu_fw *fw, uint16_t uid, void *addr,
+		      size_t size)
+{
+	return fwt_umem_reg_access(fw, uid, addr, size,
+				   EMU_FW_UMEM_READ | EMU_FW_UMEM_WRITE);
+}
+
+uint32_t fwt_umem_reg_access(struct emu_fw *fw, uint16_t uid, void *addr,
+			     size_t size, uint8_t access)
+{
+	struct fwt_mbox m;
+
+	fwt_umem_mbox(&m, uid, addr, size, 12, access);
+	if (emu_fw_cmd_exec(fw, m.in, m.inlen, m.out, m.outlen) ||
+	    emu_fw_out_status(m.out) != MLX5_CMD_STAT_OK)
+		return 0;
+	return PRM_GET(create_umem_out, m.out, umem_id);
+}
+
+
 void fwt_mem_reg(struct emu_fw *fw, uint16_t uid, size_t size,
 		 struct fwt_mem *mem)
 {
-	int id;
-
 	mem->size = size;
 	mem->addr = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
 	ck_assert_ptr_nonnull(mem->addr);
 	memset(mem->addr, 0, size);
-	id = emu_fw_umem_register(fw, uid, mem->addr, size, 12, 1);
-	ck_assert_int_gt(id, 0);
-	mem->umem_id = (uint32_t)id;
+	mem->umem_id = fwt_umem_reg(fw, uid, mem->addr, size);
+	ck_assert_uint_ne(mem->umem_id, 0);
 }
 
 void fwt_mem_free(struct fwt_mem *mem)
@@ -145,11 +192,49 @@ uint32_t fwt_cq(struct emu_fw *fw, uint16_t uid, uint32_t eqn, uint32_t uar,
 	return PRM_GET(create_cq_out, m.out, cqn);
 }
 
+void *fwt_mkey_mbox(struct fwt_mbox *m, uint16_t uid, uint32_t pd,
+		    uint32_t umem, uint64_t off, uint64_t len, uint64_t iova)
+{
+	void *mkc;
+
+	fwt_mbox_init(m, MLX5_CMD_OP_CREATE_MKEY, 0, uid,
+		      PRM_ST_SZ_BYTES(create_mkey_in),
+		      PRM_ST_SZ_BYTES(create_mkey_out));
+	mkc = PRM_ADDR_OF(create_mkey_in, m->in, memory_key_mkey_entry);
+	PRM_SET(create_mkey_in, m->in, mkey_umem_valid, 1);
+	PRM_SET(create_mkey_in, m->in, mkey_umem_id, umem);
+	PRM_SET64(create_mkey_in, m->in, mkey_umem_offset, off);
+	PRM_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
+	PRM_SET(mkc, mkc, lr, 1);
+	PRM_SET(mkc, mkc, lw, 1);
+	PRM_SET(mkc, mkc, rr, 1);
+	PRM_SET(mkc, mkc, rw, 1);
+	PRM_SET(mkc, mkc, qpn, 0xffffff);
+	PRM_SET(mkc, mkc, mkey_7_0, 0x5a);
+	PRM_SET(mkc, mkc, pd, pd);
+	PRM_SET64(mkc, mkc, start_addr, iova);
+	PRM_SET64(mkc, mkc, len, len);
+	PRM_SET(mkc, mkc, translations_octword_size, (len + 4095) / 4096 / 2);
+	PRM_SET(mkc, mkc, log_page_size, 12);
+	return mkc;
+}
+
+uint32_t fwt_mkey(struct emu_fw *fw, uint16_t uid, uint32_t pd,
+		  uint32_t umem, uint64_t off, uint64_t len, uint64_t iova)
+{
+	struct fwt_mbox m;
+
+	fwt_mkey_mbox(&m, uid, pd, umem, off, len, iova);
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
+	return PRM_GET(create_mkey_out, m.out, mkey_index);
+}
+
 uint8_t fwt_destroy_mbox(struct emu_fw *fw, struct fwt_mbox *m,
 			 uint16_t opcode, uint16_t uid, uint32_t id)
 {
 	/* Destroy inboxes are 16 bytes with the id at 0x48 (24 bits: pd,
-	 * uar, transport_domain, cqn, mkey_index), 0x58 (8: eq_number,
+	 * uar, transport_domain, cqn, mkey_index, umem_id), 0x58 (8: eq_number,
 	 * counter_set_id), 0x40 (32: flow_counter_id) or 0x50 (16: uid). */
 	fwt_mbox_init(m, opcode, 0, uid, 16, 16);
 	switch (opcode) {

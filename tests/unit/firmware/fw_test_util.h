@@ -19,7 +19,7 @@
 #include "emu/firmware/fw_syndrome.h"
 
 /* Mailboxes big enough for any command here (dword aligned). */
-#define FWT_MBOX_DW 1100
+#define FWT_MBOX_DW 2200
 struct fwt_mbox {
 	uint32_t in[FWT_MBOX_DW];
 	uint32_t out[FWT_MBOX_DW];
@@ -84,6 +84,22 @@ uint16_t fwt_uctx(struct emu_fw *fw);
 uint32_t fwt_pd(struct emu_fw *fw, uint16_t uid);
 uint32_t fwt_uar(struct emu_fw *fw, uint16_t uid);
 
+/* CREATE_UMEM of [addr, addr + size) for uid as the kernel builds it: one
+ * MTT entry per page of (1 << page_shift) bytes, each with access
+ * (EMU_FW_UMEM_*); returns the umem layout in m->in.  fwt_mtt_set fills
+ * entry i. */
+void *fwt_umem_mbox(struct fwt_mbox *m, uint16_t uid, const void *addr,
+		    size_t size, unsigned int page_shift, uint8_t access);
+void fwt_mtt_set(void *umem, uint64_t i, uint64_t addr, uint8_t access);
+/* Register [addr, addr + size) as a umem of uid, readable and writable by
+ * the device (4 KiB pages): its id, or 0 if the firmware refused (usable
+ * off the test's thread). */
+uint32_t fwt_umem_reg(struct emu_fw *fw, uint16_t uid, void *addr,
+		      size_t size);
+/* The same with the rights access (EMU_FW_UMEM_*) in every entry. */
+uint32_t fwt_umem_reg_access(struct emu_fw *fw, uint16_t uid, void *addr,
+			     size_t size, uint8_t access);
+
 /* Page-aligned zeroed memory registered as a umem of uid. */
 struct fwt_mem {
 	void *addr;
@@ -106,11 +122,25 @@ void fwt_cq_mbox(struct fwt_mbox *m, uint16_t uid, uint32_t eqn,
 uint32_t fwt_cq(struct emu_fw *fw, uint16_t uid, uint32_t eqn, uint32_t uar,
 		unsigned int log_size, uint32_t buf_umem, uint32_t dbr_umem);
 
+/* CREATE_MKEY mailbox: a read/write (lr, lw, rr, rw) MTT mkey over
+ * [off, off + len) of umem at iova, key byte 0x5a; returns its mkc. */
+void *fwt_mkey_mbox(struct fwt_mbox *m, uint16_t uid, uint32_t pd,
+		    uint32_t umem, uint64_t off, uint64_t len, uint64_t iova);
+uint32_t fwt_mkey(struct emu_fw *fw, uint16_t uid, uint32_t pd,
+		  uint32_t umem, uint64_t off, uint64_t len, uint64_t iova);
+
 /* Destroy/dealloc by opcode; the outbox status (the _mbox form keeps the
  * outbox in m). */
 uint8_t fwt_destroy_mbox(struct emu_fw *fw, struct fwt_mbox *m,
 			 uint16_t opcode, uint16_t uid, uint32_t id);
 uint8_t fwt_destroy(struct emu_fw *fw, uint16_t opcode, uint16_t uid,
 		    uint32_t id);
+/* The destroy is refused with exactly this syndrome. */
+#define ck_fw_destroy_synd(fw, opcode, uid, id, ID)			\
+	do {								\
+		struct fwt_mbox md_;					\
+		fwt_destroy_mbox((fw), &md_, (opcode), (uid), (id));	\
+		ck_fw_synd(&md_, ID);					\
+	} while (0)
 
 #endif /* MLX5EMU_TESTS_UNIT_FIRMWARE_FW_TEST_UTIL_H */

@@ -140,19 +140,70 @@ START_TEST(cq_bad_buffers)
 		    dbrmem.umem_id, 4);
 	fwt_exec(fw, &m);
 	ck_fw_synd(&m, DBR_MISALIGNED);
+	/* the 8-byte umem spans the page the kernel pinned, no further */
 	fwt_cq_mbox(&m, u1, keqn, uar1, 8, cqmem.umem_id, 0,
-		    dbrmem.umem_id, 8);
+		    dbrmem.umem_id, 4096);
 	fwt_exec(fw, &m);
 	ck_fw_synd(&m, DBR_OUT_OF_RANGE);
+	fwt_cq_mbox(&m, u1, keqn, uar1, 8, cqmem.umem_id, 0,
+		    dbrmem.umem_id, 4088);
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_CQ, u1,
+				      PRM_GET(create_cq_out, m.out, cqn)), 0);
 	fwt_cq_mbox(&m, u1, keqn, uar1, 8, cqmem.umem_id, 0, 0x3334, 0);
 	fwt_exec(fw, &m);
 	ck_fw_synd(&m, UMEM_INVALID);
 	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_CQ), 0);
 	/* nothing stayed in use */
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, dbrmem.umem_id), 0);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, cqmem.umem_id), 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, dbrmem.umem_id), 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, cqmem.umem_id), 0);
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DEALLOC_UAR, u1, uar1),
 			  0);
+}
+END_TEST
+
+/*
+ * The device writes CQEs: the ring must lie in memory registered with
+ * write access (MTT wr_en), given by umem or by page list.  The doorbell
+ * record is only read by the device: read-only memory will do.
+ */
+START_TEST(cq_ring_needs_write)
+{
+	uint8_t *ro = aligned_alloc(4096, 16384);
+	uint32_t ro_umem, cqn;
+	struct fwt_mbox m;
+	uint64_t pa;
+
+	ck_assert_ptr_nonnull(ro);
+	memset(ro, 0, 16384);
+	ro_umem = fwt_umem_reg_access(fw, u1, ro, 16384, EMU_FW_UMEM_READ);
+	ck_assert_uint_ne(ro_umem, 0);
+	fwt_cq_mbox(&m, u1, keqn, uar1, 8, ro_umem, 0, dbrmem.umem_id, 0);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, UMEM_NOT_WRITABLE);
+	cq_mbox(&m, 8);
+	PRM_SET(create_cq_in, m.in, cq_umem_valid, 0);
+	pa = htobe64((uint64_t)(uintptr_t)ro);
+	for (int i = 0; i < 4; i++) {
+		memcpy(PRM_ARRAY_ADDR(create_cq_in, m.in, pas, i), &pa, 8);
+		pa = htobe64(be64toh(pa) + 4096);
+	}
+	m.inlen += 4 * 8;
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, UMEM_NOT_WRITABLE);
+	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_CQ), 0);
+
+	/* the doorbell record in it is fine */
+	fwt_cq_mbox(&m, u1, keqn, uar1, 8, cqmem.umem_id, 0, ro_umem, 64);
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
+	cqn = PRM_GET(create_cq_out, m.out, cqn);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_CQ, u1, cqn), 0);
+	/* the refusals kept no use of it */
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, ro_umem),
+			  0);
+	free(ro);
 }
 END_TEST
 
@@ -293,7 +344,33 @@ START_TEST(cq_uid_rules)
 		    0);
 	fwt_exec(fw, &m);
 	ck_fw_synd(&m, UMEM_INVALID);
+	/* nor the kernel's (its EQ's memory), by id or by page list, though
+	 * the kernel's EQ and UAR are usable (query_eqn hands the EQ out) */
+	fwt_cq_mbox(&m, u1, keqn, kuar, 6, kmem.umem_id, 0, dbrmem.umem_id,
+		    0);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, UMEM_INVALID);
+	fwt_cq_mbox(&m, u1, keqn, kuar, 6, cqmem.umem_id, 0, kmem.umem_id,
+		    0);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, UMEM_INVALID);
+	fwt_cq_mbox(&m, u1, keqn, kuar, 6, 0, 0, dbrmem.umem_id, 0);
+	PRM_SET(create_cq_in, m.in, cq_umem_valid, 0);
+	prm_set64_(PRM_ARRAY_ADDR(create_cq_in, m.in, pas, 0), 0,
+		   (uintptr_t)kmem.addr);
+	m.inlen += 8;
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, PAS_NOT_MAPPED);
+	/* and the kernel's own commands do not reach users' umems */
+	fwt_cq_mbox(&m, 0, keqn, kuar, 8, cqmem.umem_id, 0, dbrmem.umem_id,
+		    0);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, UMEM_INVALID);
 	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_CQ), 1);
+	fwt_cq_mbox(&m, u1, keqn, kuar, 6, cqmem.umem_id, 0, dbrmem.umem_id,
+		    0);
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
 }
 END_TEST
 
@@ -309,10 +386,10 @@ START_TEST(cq_use_counts)
 	ck_fw_synd(&m, EQ_IN_USE);
 	fwt_destroy_mbox(fw, &m, MLX5_CMD_OP_DEALLOC_UAR, u1, uar1);
 	ck_fw_synd(&m, UAR_IN_USE);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, cqmem.umem_id),
-			 -EBUSY);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, dbrmem.umem_id),
-			 -EBUSY);
+	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, cqmem.umem_id,
+			   UMEM_IN_USE);
+	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, dbrmem.umem_id,
+			   UMEM_IN_USE);
 	fwt_destroy_mbox(fw, &m, MLX5_CMD_OP_DESTROY_UCTX, 0, u1);
 	ck_fw_synd(&m, UCTX_IN_USE);
 	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_EQ), 1);
@@ -331,8 +408,8 @@ START_TEST(cq_use_counts)
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_EQ, 0, keqn), 0);
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DEALLOC_UAR, u1, uar1),
 			  0);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, cqmem.umem_id), 0);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, dbrmem.umem_id), 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, cqmem.umem_id), 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, dbrmem.umem_id), 0);
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UCTX, 0, u1), 0);
 }
 END_TEST
@@ -365,7 +442,7 @@ START_TEST(cq_limit)
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_CQ, u1, 1), 0);
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_CQ, u1, 2), 0);
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_EQ, 0, keqn), 0);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, cqmem.umem_id), 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, cqmem.umem_id), 0);
 }
 END_TEST
 
@@ -378,6 +455,7 @@ static Suite *fw_cq_suite(void)
 	tcase_add_test(tc, cq_good);
 	tcase_add_test(tc, cq_layouts);
 	tcase_add_test(tc, cq_bad_buffers);
+	tcase_add_test(tc, cq_ring_needs_write);
 	tcase_add_test(tc, cq_bad_params);
 	tcase_add_test(tc, cq_modify);
 	tcase_add_test(tc, cq_uid_rules);

@@ -140,23 +140,47 @@ START_TEST(eq_pages)
 	fwt_exec(fw, &m);
 	ck_fw_synd(&m, UMEM_REQUIRED);
 
-	/* a user EQ in its own memory or in the kernel's; not another's */
+	/* a user EQ in its own memory; neither in the kernel's nor in
+	 * another's, and the kernel's never in a user's (umems belong to
+	 * their uid alone) */
 	fwt_mem_reg(fw, u1, 8192, &umem1);
 	eq_mbox(&m, u1, fwt_uar(fw, u1), 6, umem1.addr, 1);
 	fwt_exec(fw, &m);
 	ck_fw_ok(&m);
 	eq_mbox(&m, u1, kuar, 6, kmem.addr, 1);
 	fwt_exec(fw, &m);
-	ck_fw_ok(&m);
+	ck_fw_synd(&m, PAS_NOT_MAPPED);
 	eq_mbox(&m, u2, kuar, 6, umem1.addr, 1);
 	fwt_exec(fw, &m);
 	ck_fw_synd(&m, PAS_NOT_MAPPED);
+	eq_mbox(&m, 0, kuar, 6, umem1.addr, 1);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, PAS_NOT_MAPPED);
 	/* the EQ's memory stays registered while it lives */
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, umem1.umem_id),
-			 -EBUSY);
+	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, umem1.umem_id,
+			   UMEM_IN_USE);
 	emu_fw_destroy(fw);
 	fw = NULL;
 	fwt_mem_free(&umem1);
+}
+END_TEST
+
+/* The device writes EQEs: the EQ's pages must be registered writable. */
+START_TEST(eq_ring_needs_write)
+{
+	uint8_t *ro = aligned_alloc(4096, 8192);
+	uint32_t ro_umem;
+	struct fwt_mbox m;
+
+	ck_assert_ptr_nonnull(ro);
+	ro_umem = fwt_umem_reg_access(fw, 0, ro, 8192, EMU_FW_UMEM_READ);
+	ck_assert_uint_ne(ro_umem, 0);
+	eq_mbox(&m, 0, kuar, 7, ro, 2);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, UMEM_NOT_WRITABLE);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, 0, ro_umem),
+			  0);
+	free(ro);
 }
 END_TEST
 
@@ -222,7 +246,7 @@ START_TEST(eq_uid_and_use)
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_EQ, u1, eqn), 0);
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DEALLOC_UAR, u1, uar1),
 			  0);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, umem1.umem_id), 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, umem1.umem_id), 0);
 	fwt_mem_free(&umem1);
 }
 END_TEST
@@ -257,6 +281,7 @@ static Suite *fw_eq_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, eq_good);
 	tcase_add_test(tc, eq_pages);
+	tcase_add_test(tc, eq_ring_needs_write);
 	tcase_add_test(tc, eq_bad_params);
 	tcase_add_test(tc, eq_uid_and_use);
 	tcase_add_test(tc, eq_limit);

@@ -30,39 +30,15 @@ static void teardown(void)
 static void *mkey_mbox(struct fwt_mbox *m, uint16_t uid, uint32_t pd,
 		       uint32_t umem, uint64_t off, uint64_t len)
 {
-	void *mkc;
-
-	fwt_mbox_init(m, MLX5_CMD_OP_CREATE_MKEY, 0, uid,
-		      PRM_ST_SZ_BYTES(create_mkey_in),
-		      PRM_ST_SZ_BYTES(create_mkey_out));
-	mkc = PRM_ADDR_OF(create_mkey_in, m->in, memory_key_mkey_entry);
-	PRM_SET(create_mkey_in, m->in, mkey_umem_valid, 1);
-	PRM_SET(create_mkey_in, m->in, mkey_umem_id, umem);
-	PRM_SET64(create_mkey_in, m->in, mkey_umem_offset, off);
-	PRM_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
-	PRM_SET(mkc, mkc, lr, 1);
-	PRM_SET(mkc, mkc, lw, 1);
-	PRM_SET(mkc, mkc, rr, 1);
-	PRM_SET(mkc, mkc, rw, 1);
-	PRM_SET(mkc, mkc, qpn, 0xffffff);
-	PRM_SET(mkc, mkc, mkey_7_0, 0x5a);
-	PRM_SET(mkc, mkc, pd, pd);
-	PRM_SET64(mkc, mkc, start_addr, (uintptr_t)mem.addr + off);
-	PRM_SET64(mkc, mkc, len, len);
-	PRM_SET(mkc, mkc, translations_octword_size, (len + 4095) / 4096 / 2);
-	PRM_SET(mkc, mkc, log_page_size, 12);
-	return mkc;
+	return fwt_mkey_mbox(m, uid, pd, umem, off, len,
+			     (uintptr_t)mem.addr + off);
 }
 
 static uint32_t mkey_create(uint16_t uid, uint32_t pd, uint64_t off,
 			    uint64_t len)
 {
-	struct fwt_mbox m;
-
-	mkey_mbox(&m, uid, pd, mem.umem_id, off, len);
-	fwt_exec(fw, &m);
-	ck_fw_ok(&m);
-	return PRM_GET(create_mkey_out, m.out, mkey_index);
+	return fwt_mkey(fw, uid, pd, mem.umem_id, off, len,
+			(uintptr_t)mem.addr + off);
 }
 
 START_TEST(mkey_good)
@@ -132,7 +108,7 @@ START_TEST(mkey_bad_refs)
 	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_MKEY), 0);
 	/* nothing was left in use */
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DEALLOC_PD, u2, pd2), 0);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u2, mem2.umem_id), 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, u2, mem2.umem_id), 0);
 	fwt_mem_free(&mem2);
 }
 END_TEST
@@ -227,7 +203,8 @@ START_TEST(mkey_use_counts)
 	ck_assert_uint_eq(emu_fw_out_status(m.out), 0x9);
 	ck_assert_uint_eq(emu_fw_out_syndrome(m.out), 0x31b635);
 	ck_fw_synd(&m, PD_IN_USE);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, mem.umem_id), -EBUSY);
+	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, mem.umem_id,
+			   UMEM_IN_USE);
 	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_PD), 1);
 	ck_assert_uint_eq(emu_fw_obj_count(fw, EMU_FW_OBJ_UMEM), 1);
 	/* the PD still works */
@@ -240,7 +217,7 @@ START_TEST(mkey_use_counts)
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_MKEY, u1,
 				      idx + 1), 0);
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DEALLOC_PD, u1, pd1), 0);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, mem.umem_id), 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, u1, mem.umem_id), 0);
 }
 END_TEST
 

@@ -152,7 +152,7 @@ START_TEST(uctx_lifetime)
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DEALLOC_PD, uid, pd), 0);
 	fwt_destroy_mbox(fw, &m, MLX5_CMD_OP_DESTROY_UCTX, 0, uid);
 	ck_fw_synd(&m, UCTX_IN_USE);	/* the umem is charged too */
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, uid, mem.umem_id), 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, uid, mem.umem_id), 0);
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UCTX, 0, uid), 0);
 	fwt_mem_free(&mem);
 	/* the uid is dead now */
@@ -161,28 +161,9 @@ START_TEST(uctx_lifetime)
 	ck_fw_synd(&m, BAD_UID);
 	fwt_destroy_mbox(fw, &m, MLX5_CMD_OP_DESTROY_UCTX, 0, uid);
 	ck_fw_synd(&m, UCTX_INVALID);
-	ck_assert_int_eq(emu_fw_umem_register(fw, uid, &m, 8, 12, 0), -ENOENT);
-}
-END_TEST
-
-START_TEST(umem_api)
-{
-	uint16_t u1 = fwt_uctx(fw), u2 = fwt_uctx(fw);
-	static uint8_t buf[64];
-	int id;
-
-	ck_assert_int_eq(emu_fw_umem_register(fw, u1, buf, 0, 12, 0), -EINVAL);
-	ck_assert_int_eq(emu_fw_umem_register(fw, u1, NULL, 8, 12, 0),
-			 -EINVAL);
-	ck_assert_int_eq(emu_fw_umem_register(fw, u1, buf, 8, 11, 0), -EINVAL);
-	ck_assert_int_eq(emu_fw_umem_register(fw, u1, (void *)~(uintptr_t)7,
-					      64, 12, 0), -EINVAL);
-	id = emu_fw_umem_register(fw, u1, buf, 8, 12, 0);	/* 8 bytes ok */
-	ck_assert_int_gt(id, 0);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u2, (uint32_t)id), -EPERM);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, (uint32_t)id), 0);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, u1, (uint32_t)id),
-			 -ENOENT);
+	fwt_umem_mbox(&m, uid, &m, 8, 12, EMU_FW_UMEM_READ);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, BAD_UID);
 }
 END_TEST
 
@@ -235,7 +216,6 @@ static Suite *fw_objects_suite(void)
 	tcase_add_test(tc, limits);
 	tcase_add_test(tc, uid_owner_only);
 	tcase_add_test(tc, uctx_lifetime);
-	tcase_add_test(tc, umem_api);
 	tcase_add_test(tc, lookup_api);
 	tcase_add_test(tc, destroy_with_objects);
 	suite_add_tcase(s, tc);

@@ -14,14 +14,12 @@ static struct qpt_env env;
 
 static void setup(void)
 {
-	fw = qpt_fw(NULL);
-	qpt_env_init(&env, fw, true);
+	qpt_fixture_init(&fw, &env);
 }
 
 static void teardown(void)
 {
-	emu_fw_destroy(fw);
-	qpt_env_fini(&env);
+	qpt_fixture_fini(&fw, &env);
 }
 
 /* Create with one field changed; expect the syndrome. */
@@ -500,10 +498,10 @@ START_TEST(qp_uses)
 	ck_fw_synd(&m, XRCD_IN_USE);
 	fwt_destroy_mbox(fw, &m, MLX5_CMD_OP_DEALLOC_Q_COUNTER, env.uid, qc);
 	ck_fw_synd(&m, Q_COUNTER_IN_USE);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, env.uid, env.mem.umem_id),
-			 -EBUSY);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, env.uid, env.dbr.umem_id),
-			 -EBUSY);
+	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, env.uid,
+			   env.mem.umem_id, UMEM_IN_USE);
+	ck_fw_destroy_synd(fw, MLX5_CMD_OP_DESTROY_UMEM, env.uid,
+			   env.dbr.umem_id, UMEM_IN_USE);
 	fwt_destroy_mbox(fw, &m, MLX5_CMD_OP_DESTROY_UCTX, 0, env.uid);
 	ck_fw_synd(&m, UCTX_IN_USE);
 
@@ -525,8 +523,7 @@ START_TEST(qp_uses)
 				      env.pd), 0);
 	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_CQ, env.uid,
 				      env.cq), 0);
-	ck_assert_int_eq(emu_fw_umem_deregister(fw, env.uid, env.mem.umem_id),
-			 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_UMEM, env.uid, env.mem.umem_id), 0);
 }
 END_TEST
 

@@ -14,14 +14,12 @@ static struct qpt_env env;
 
 static void setup(void)
 {
-	fw = qpt_fw(NULL);
-	qpt_env_init(&env, fw, true);
+	qpt_fixture_init(&fw, &env);
 }
 
 static void teardown(void)
 {
-	emu_fw_destroy(fw);
-	qpt_env_fini(&env);
+	qpt_fixture_fini(&fw, &env);
 }
 
 #define DCTC(m) PRM_ADDR_OF(create_dct_in, (m)->in, dct_context_entry)

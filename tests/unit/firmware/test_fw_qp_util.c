@@ -129,6 +129,19 @@ void qpt_env_init(struct qpt_env *e, struct emu_fw *fw, bool uctx)
 	e->srq = qpt_srq(e);
 }
 
+void qpt_fixture_init(struct emu_fw **fw, struct qpt_env *e)
+{
+	*fw = qpt_fw(NULL);
+	qpt_env_init(e, *fw, true);
+}
+
+void qpt_fixture_fini(struct emu_fw **fw, struct qpt_env *e)
+{
+	emu_fw_destroy(*fw);
+	*fw = NULL;
+	qpt_env_fini(e);
+}
+
 void qpt_env_fini(struct qpt_env *e)
 {
 	fwt_mem_free(&e->eqmem);

@@ -48,6 +48,10 @@ struct emu_fw *qpt_fw(void (*tweak)(struct emu_fw_caps *caps));
 void qpt_env_init(struct qpt_env *e, struct emu_fw *fw, bool uctx);
 /* Frees the memory (the device's objects go with emu_fw_destroy). */
 void qpt_env_fini(struct qpt_env *e);
+/* The Check fixture most suites use: a device (qpt_fw(NULL)) and the
+ * environment of a user context on it; fini destroys the device first. */
+void qpt_fixture_init(struct emu_fw **fw, struct qpt_env *e);
+void qpt_fixture_fini(struct emu_fw **fw, struct qpt_env *e);
 
 /* CREATE_QP of a good QP of type t in the next memory slot. */
 void qpt_create_mbox(struct qpt_env *e, struct fwt_mbox *m, enum qpt_type t);

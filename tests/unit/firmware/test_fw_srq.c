@@ -15,14 +15,12 @@ static struct qpt_env env;
 
 static void setup(void)
 {
-	fw = qpt_fw(NULL);
-	qpt_env_init(&env, fw, true);
+	qpt_fixture_init(&fw, &env);
 }
 
 static void teardown(void)
 {
-	emu_fw_destroy(fw);
-	qpt_env_fini(&env);
+	qpt_fixture_fini(&fw, &env);
 }
 
 /* 16-byte id commands (query/destroy/arm shapes share id at 0x48). */
@@ -91,8 +89,10 @@ START_TEST(srq_lifecycle)
 	ck_assert_uint_eq(srq->ring.log_stride, 5);
 	ck_assert_ptr_eq(srq->ring.addr, srq_buf);
 	ck_assert_ptr_eq(emu_fw_ring_wqe(&srq->ring, 65), srq_buf + 32);
-	*(uint32_t *)(void *)srq->dbr.addr = htobe32(0x1234);
-	ck_assert_uint_eq(emu_fw_dbr_get(&srq->dbr, EMU_FW_DBR_RCV), 0x1234);
+	ck_assert_ptr_eq(srq->dbr.addr, (uint8_t *)env.dbr.addr +
+			 (size_t)(srq_buf - (uint8_t *)env.mem.addr) /
+			 QPT_SLOT_BYTES * 64);
+	ck_assert_uint_eq(srq->dbr.len, 8);
 	/* The limit event: once, then disarmed. */
 	ck_assert(!emu_fw_srq_limit_fire(srq, 8));
 	ck_assert(emu_fw_srq_limit_fire(srq, 7));

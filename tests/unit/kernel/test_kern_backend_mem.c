@@ -168,16 +168,91 @@ START_TEST(test_umem_pgsz)
 }
 END_TEST
 
-/* A umem a CQ lives in cannot go: EBUSY, still registered; after the CQ
- * it can. */
+/*
+ * The page size the kernel picks (devx_umem_find_best_pgsize over
+ * ib_umem_find_best_pgsz, process pages standing for physical ones), as
+ * firmware received it in CREATE_UMEM: the smallest offered size that
+ * holds the whole range in one page, else the largest offered, never
+ * above the umem's size rounded up; above 4 KiB halved until the umem
+ * starts and ends on a page bound.  And the rights of the MTT entries.
+ */
+static const struct {
+	uint32_t off, len;	/* from a 64 KiB aligned address */
+	uint64_t bitmap;
+	unsigned int shift;	/* the umem's page size */
+	uint32_t size;		/* what firmware covers: to the last page's end */
+} pgsz_cases[] = {
+	{ 0, 65536, ALL_PGSZ, 16, 65536 },
+	{ 0, 8192, ALL_PGSZ, 13, 8192 },
+	{ 0x1000, 8192, ALL_PGSZ, 12, 8192 },	/* 8 KiB: not aligned */
+	{ 0, 8192, 0x1000 | 0x4000, 12, 8192 },	/* 16 KiB: above the size */
+	{ 0, 12288, ALL_PGSZ, 12, 12288 },	/* 16 KiB: its end */
+	{ 0x100, 100, ALL_PGSZ, 12, 4096 - 0x100 },
+	{ 0x10, 65536, ALL_PGSZ, 12, 17 * 4096 - 0x10 },
+	/* 64 KiB only, but neither start nor length fits: halved to 4 KiB */
+	{ 0x1000, 65536, 0x10000, 12, 65536 },
+	{ 0, 131072, 0x1000 | 0x10000, 16, 131072 },
+};
+
+START_TEST(test_umem_pgsz_choice)
+{
+	char *map = map_pages(64, PROT_READ | PROT_WRITE), *p;
+	struct emu_fw_umem *um;
+	struct emu_fw_obj *obj;
+	struct mlx5be_umem *u;
+	uint32_t id;
+
+	p = (char *)(((uintptr_t)map + 65535) & ~(uintptr_t)65535);
+	u = BE->umem_reg(ctx, p + pgsz_cases[_i].off, pgsz_cases[_i].len,
+			 IBV_ACCESS_LOCAL_WRITE, pgsz_cases[_i].bitmap, &id);
+	ck_assert_msg(u, "umem_reg: %s", strerror(errno));
+	obj = emu_fw_obj_get(fw, EMU_FW_OBJ_UMEM, id);
+	ck_assert_ptr_nonnull(obj);
+	um = emu_fw_to_umem(obj);
+	ck_assert_uint_eq(um->page_shift, pgsz_cases[_i].shift);
+	ck_assert_ptr_eq(um->addr, p + pgsz_cases[_i].off);
+	ck_assert_uint_eq(um->size, pgsz_cases[_i].size);
+	ck_assert_uint_eq(um->access, EMU_FW_UMEM_READ | EMU_FW_UMEM_WRITE);
+	emu_fw_obj_put(obj);
+	ck_assert_int_eq(BE->umem_dereg(u), 0);
+	munmap(map, 64 * 4096);
+}
+END_TEST
+
+/* Registered without write access, the pages are pinned for reading and
+ * their MTT entries carry rd_en only: the device may not write them. */
+START_TEST(test_umem_read_only_mtt)
+{
+	char *p = map_pages(2, PROT_READ | PROT_WRITE);
+	struct emu_fw_obj *obj;
+	struct mlx5be_umem *u;
+	uint32_t id;
+
+	u = BE->umem_reg(ctx, p, 8192, IBV_ACCESS_REMOTE_READ, ALL_PGSZ, &id);
+	ck_assert_ptr_nonnull(u);
+	obj = emu_fw_obj_get(fw, EMU_FW_OBJ_UMEM, id);
+	ck_assert_ptr_nonnull(obj);
+	ck_assert_uint_eq(emu_fw_to_umem(obj)->access, EMU_FW_UMEM_READ);
+	ck_assert(!emu_fw_umem_writable(emu_fw_to_umem(obj)));
+	emu_fw_obj_put(obj);
+	ck_assert_uint_eq(kbt_fw_last_opcode(), MLX5_CMD_OP_CREATE_UMEM);
+	ck_assert_uint_eq(kbt_fw_last_uid(), kbt_uid(ctx));
+	ck_assert_int_eq(BE->umem_dereg(u), 0);
+	ck_assert_uint_eq(kbt_fw_last_opcode(), MLX5_CMD_OP_DESTROY_UMEM);
+	munmap(p, 8192);
+}
+END_TEST
+
+/* A umem a CQ lives in cannot go: firmware refuses DESTROY_UMEM (bad
+ * resource state: EINVAL), it stays registered; after the CQ it can. */
 START_TEST(test_umem_dereg_busy)
 {
 	struct kbt_cq cq;
 	uint16_t owner;
 
 	kbt_cq_create(ctx, &cq);
-	ck_assert_int_eq(BE->umem_dereg(cq.buf.umem), -EBUSY);
-	ck_assert_int_eq(BE->umem_dereg(cq.dbr.umem), -EBUSY);
+	ck_assert_int_eq(BE->umem_dereg(cq.buf.umem), -EINVAL);
+	ck_assert_int_eq(BE->umem_dereg(cq.dbr.umem), -EINVAL);
 	ck_assert(kbt_fw_has(fw, EMU_FW_OBJ_UMEM, cq.buf.id, &owner));
 	ck_assert_uint_eq(owner, kbt_uid(ctx));
 	ck_assert(kbt_fw_has(fw, EMU_FW_OBJ_UMEM, cq.dbr.id, NULL));
@@ -283,6 +358,9 @@ Suite *kbt_mem_suite(void)
 	tcase_add_loop_test(tc, test_umem_bad_access, 0,
 			    sizeof(bad_access) / sizeof(bad_access[0]));
 	tcase_add_test(tc, test_umem_pgsz);
+	tcase_add_loop_test(tc, test_umem_pgsz_choice, 0,
+			    sizeof(pgsz_cases) / sizeof(pgsz_cases[0]));
+	tcase_add_test(tc, test_umem_read_only_mtt);
 	tcase_add_test(tc, test_umem_dereg_busy);
 	suite_add_tcase(s, tc);
 

@@ -506,6 +506,44 @@ START_TEST(general_object_context)
 }
 END_TEST
 
+/* CREATE_UMEM: the MTT list is the nested umem's flexible array, decoded
+ * by field name, never shown as bytes past the layout. */
+START_TEST(umem_mtt_list)
+{
+	uint8_t in[PRM_ST_SZ_BYTES(create_umem_in) + 2 * 8] = { 0 };
+	uint8_t out[PRM_ST_SZ_BYTES(create_umem_out)] = { 0 };
+	void *umem = PRM_ADDR_OF(create_umem_in, in, umem);
+	struct json_object *o;
+	char *s;
+
+	PRM_SET(create_umem_in, in, opcode, MLX5_CMD_OP_CREATE_UMEM);
+	PRM_SET(create_umem_in, in, uid, 2);
+	PRM_SET64(umem, umem, num_of_mtt, 2);
+	PRM_SET(umem, umem, page_offset, 0x40);
+	/* two 4 KiB pages at 0x7f0000001000, the second read-only */
+	memcpy(PRM_ARRAY_ADDR(umem, umem, mtt, 0),
+	       "\x00\x00\x7f\x00\x00\x00\x10\x03", 8);
+	memcpy(PRM_ARRAY_ADDR(umem, umem, mtt, 1),
+	       "\x00\x00\x7f\x00\x00\x00\x20\x01", 8);
+	PRM_SET(create_umem_out, out, umem_id, 5);
+	s = fmt_cmd(in, sizeof(in), out, sizeof(out), EMU_TRACE_TEXT, true);
+	ck_assert_str_eq(s, "mlx5_0 #7 CREATE_UMEM uid=0x2 op_mod=0x0 "
+			 "in{umem.page_offset=0x40 umem.num_of_mtt=0x2 "
+			 "umem.mtt[0].ptag_63_32=0x7f00 umem.mtt[0].ptag_31_8=0x10 "
+			 "umem.mtt[0].wr_en=0x1 umem.mtt[0].rd_en=0x1 "
+			 "umem.mtt[1].ptag_63_32=0x7f00 umem.mtt[1].ptag_31_8=0x20 "
+			 "umem.mtt[1].rd_en=0x1} -> OK out{umem_id=0x5} 1.5us\n");
+	free(s);
+	s = fmt_cmd(in, sizeof(in), out, sizeof(out), EMU_TRACE_JSON, true);
+	o = parse(s);
+	ck_assert_str_eq(json_object_get_string(get(o, "in_struct")), "create_umem_in");
+	ck_assert_int_eq(json_object_get_int(get(o, "in.umem.mtt.1.wr_en")), 0);
+	ck_assert(!json_object_object_get_ex(o, "in_extra", NULL));
+	json_object_put(o);
+	free(s);
+}
+END_TEST
+
 START_TEST(unknown_opcode)
 {
 	uint8_t in[24] = { 0x12, 0x34 };	/* mbox_in is 16 bytes */
@@ -625,6 +663,7 @@ static Suite *trace_fmt_suite(void)
 	tcase_add_test(tc, flexible_array_capped);
 	tcase_add_test(tc, short_mailboxes);
 	tcase_add_test(tc, general_object_context);
+	tcase_add_test(tc, umem_mtt_list);
 	tcase_add_test(tc, unknown_opcode);
 	tcase_add_test(tc, format_struct_lines);
 	tcase_add_test(tc, names);
