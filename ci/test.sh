@@ -3,7 +3,8 @@
 #  - gcc build: every test (unit Check suites and the third-party judges);
 #  - gcc ASan+UBSan build: the unit suites, then the third-party judges
 #    over its libraries with the ASan runtime preloaded;
-#  - clang build: must compile warning-free (and its unit suites pass);
+#  - clang ASan+UBSan build: must compile warning-free, its unit suites
+#    pass, and the command fuzzer runs for a minute (tests/fuzz/);
 #  - clang ThreadSanitizer build: the device model's concurrency suites.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +29,9 @@ bash ci/build.sh asan
 	ctest --output-on-failure -L compat --timeout 1800) || status=1
 
 bash ci/build.sh clang
-(cd build-clang && ctest --output-on-failure -L unit --timeout 600) || status=1
+(cd build-clang && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ctest --output-on-failure -L 'unit|fuzz' --timeout 600) || status=1
 
 # The device model's concurrency (object tables, contexts, the engine) under TSan.
 bash ci/build.sh tsan

@@ -179,3 +179,30 @@ uint8_t fwt_destroy(struct emu_fw *fw, uint16_t opcode, uint16_t uid,
 
 	return fwt_destroy_mbox(fw, &m, opcode, uid, id);
 }
+
+void *fwt_mkey_mbox(struct fwt_mbox *m, uint16_t uid, uint32_t pd,
+		    uint32_t umem, uint64_t off, uint64_t len, uint64_t iova)
+{
+	void *mkc;
+
+	fwt_mbox_init(m, MLX5_CMD_OP_CREATE_MKEY, 0, uid,
+		      PRM_ST_SZ_BYTES(create_mkey_in),
+		      PRM_ST_SZ_BYTES(create_mkey_out));
+	mkc = PRM_ADDR_OF(create_mkey_in, m->in, memory_key_mkey_entry);
+	PRM_SET(create_mkey_in, m->in, mkey_umem_valid, 1);
+	PRM_SET(create_mkey_in, m->in, mkey_umem_id, umem);
+	PRM_SET64(create_mkey_in, m->in, mkey_umem_offset, off);
+	PRM_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
+	PRM_SET(mkc, mkc, lr, 1);
+	PRM_SET(mkc, mkc, lw, 1);
+	PRM_SET(mkc, mkc, rr, 1);
+	PRM_SET(mkc, mkc, rw, 1);
+	PRM_SET(mkc, mkc, qpn, 0xffffff);
+	PRM_SET(mkc, mkc, mkey_7_0, 0x5a);
+	PRM_SET(mkc, mkc, pd, pd);
+	PRM_SET64(mkc, mkc, start_addr, iova);
+	PRM_SET64(mkc, mkc, len, len);
+	PRM_SET(mkc, mkc, translations_octword_size, (len + 4095) / 4096 / 2);
+	PRM_SET(mkc, mkc, log_page_size, 12);
+	return mkc;
+}

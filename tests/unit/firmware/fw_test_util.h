@@ -106,6 +106,11 @@ void fwt_cq_mbox(struct fwt_mbox *m, uint16_t uid, uint32_t eqn,
 uint32_t fwt_cq(struct emu_fw *fw, uint16_t uid, uint32_t eqn, uint32_t uar,
 		unsigned int log_size, uint32_t buf_umem, uint32_t dbr_umem);
 
+/* CREATE_MKEY of a read/write MTT mkey over [off, off + len) of umem at
+ * iova; returns its mkc. */
+void *fwt_mkey_mbox(struct fwt_mbox *m, uint16_t uid, uint32_t pd,
+		    uint32_t umem, uint64_t off, uint64_t len, uint64_t iova);
+
 /* Destroy/dealloc by opcode; the outbox status (the _mbox form keeps the
  * outbox in m). */
 uint8_t fwt_destroy_mbox(struct emu_fw *fw, struct fwt_mbox *m,

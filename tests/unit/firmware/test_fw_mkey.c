@@ -30,28 +30,8 @@ static void teardown(void)
 static void *mkey_mbox(struct fwt_mbox *m, uint16_t uid, uint32_t pd,
 		       uint32_t umem, uint64_t off, uint64_t len)
 {
-	void *mkc;
-
-	fwt_mbox_init(m, MLX5_CMD_OP_CREATE_MKEY, 0, uid,
-		      PRM_ST_SZ_BYTES(create_mkey_in),
-		      PRM_ST_SZ_BYTES(create_mkey_out));
-	mkc = PRM_ADDR_OF(create_mkey_in, m->in, memory_key_mkey_entry);
-	PRM_SET(create_mkey_in, m->in, mkey_umem_valid, 1);
-	PRM_SET(create_mkey_in, m->in, mkey_umem_id, umem);
-	PRM_SET64(create_mkey_in, m->in, mkey_umem_offset, off);
-	PRM_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
-	PRM_SET(mkc, mkc, lr, 1);
-	PRM_SET(mkc, mkc, lw, 1);
-	PRM_SET(mkc, mkc, rr, 1);
-	PRM_SET(mkc, mkc, rw, 1);
-	PRM_SET(mkc, mkc, qpn, 0xffffff);
-	PRM_SET(mkc, mkc, mkey_7_0, 0x5a);
-	PRM_SET(mkc, mkc, pd, pd);
-	PRM_SET64(mkc, mkc, start_addr, (uintptr_t)mem.addr + off);
-	PRM_SET64(mkc, mkc, len, len);
-	PRM_SET(mkc, mkc, translations_octword_size, (len + 4095) / 4096 / 2);
-	PRM_SET(mkc, mkc, log_page_size, 12);
-	return mkc;
+	return fwt_mkey_mbox(m, uid, pd, umem, off, len,
+			     (uintptr_t)mem.addr + off);
 }
 
 static uint32_t mkey_create(uint16_t uid, uint32_t pd, uint64_t off,
