@@ -35,6 +35,8 @@ struct kern_dev {
 	uint32_t eqn[KERN_NUM_COMP_VECTORS];	/* kernel-owned completion EQs */
 	uint32_t eq_uar;			/* UAR index of those EQs */
 	int refs;				/* open contexts */
+	pthread_mutex_t cq_lock;		/* guards cqs */
+	struct cds_list_head cqs;		/* CQs on those EQs (kern_cq.c) */
 };
 
 /*
@@ -74,6 +76,7 @@ struct mlx5be_obj {
 	struct cds_list_head node;
 	uint64_t enc_id;		/* (create opcode << 32) | id, as devx.c */
 	uint32_t bulk;			/* flow counters allocated in bulk */
+	enum kern_destroy_flow flow;	/* how devx_obj_cleanup destroys it */
 	size_t destroy_inlen, destroy_outlen;
 	uint8_t destroy_in[KERN_DEVX_DESTROY_INBOX_MAX];	/* from the create */
 };
@@ -102,6 +105,13 @@ int kern_fw_exec(struct kern_dev *kdev, const void *in, size_t inlen,
 /* Executes a kernel-internal command (uid 0); -EREMOTEIO on bad status. */
 int kern_fw_exec_checked(struct kern_dev *kdev, void *in, size_t inlen,
 			 void *out, size_t outlen);
+
+/* kern_cq.c: the CQs on the completion EQs (mlx5_eq_add_cq/del_cq). */
+void kern_dev_cqs_init(struct kern_dev *kdev);
+int kern_dev_cq_attach(struct kern_dev *kdev, uint32_t eqn, uint32_t cqn);
+void kern_dev_cq_detach(struct kern_dev *kdev, uint32_t cqn);
+/* Whether CQ cqn is on a completion EQ, and which (@eqn may be NULL). */
+bool kern_dev_cq_find(struct kern_dev *kdev, uint32_t cqn, uint32_t *eqn);
 
 /* The firmware's umem registry (CREATE_UMEM's role on hardware). */
 int kern_fw_umem_register(struct kern_dev *kdev, uint16_t uid, void *addr,

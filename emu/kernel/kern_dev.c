@@ -186,6 +186,7 @@ static struct kern_dev *kern_dev_create(int index)
 	if (!kdev)
 		return NULL;
 	kdev->index = index;
+	kern_dev_cqs_init(kdev);
 	emu_fw_config_default(&cfg);
 	cfg.num_ports = id->num_ports;
 	for (int p = 0; p < id->num_ports; p++) {

@@ -127,6 +127,11 @@ struct mlx5be_obj *kern_obj_create(struct mlx5be_ctx *ctx, const void *in,
 		ret = kern_devx_build_destroy(buf, kout, obj->destroy_in,
 					      &obj->destroy_inlen,
 					      &obj->destroy_outlen);
+	obj->flow = kern_devx_destroy_flow(buf, false);
+	/* mlx5_create_cq: on the EQ's table once firmware made it. */
+	if (!ret && obj->flow == KERN_DESTROY_CQ)
+		ret = kern_dev_cq_attach(uctx->kdev, kern_devx_cq_eqn(buf),
+					 kern_devx_dec_obj_id(obj->enc_id));
 	if (ret) {
 		/* Cannot track it: undo, as the kernel would on a late error. */
 		uint8_t dout[64];
@@ -203,20 +208,48 @@ int kern_obj_query(struct mlx5be_obj *obj, const void *in, size_t inlen,
 	return kern_obj_cmd(obj, in, inlen, out, outlen, KERN_DEVX_OBJ_QUERY);
 }
 
-/* Destroys with the stored command; the status maps to an errno. */
-static int kern_obj_destroy_locked(struct mlx5be_obj *obj)
+/* Runs a command of the kernel's own; the status maps to an errno. */
+static int kern_obj_exec(struct mlx5be_obj *obj, const void *in, size_t inlen,
+			 size_t outlen)
 {
 	uint8_t out[64] = {};
-	size_t outlen = obj->destroy_outlen;
 	int ret;
 
 	if (outlen > sizeof(out))
 		outlen = sizeof(out);
-	ret = kern_fw_exec(obj->uctx->kdev, obj->destroy_in, obj->destroy_inlen,
-			   out, outlen);
+	ret = kern_fw_exec(obj->uctx->kdev, in, inlen, out, outlen);
 	if (ret)
 		return ret;
-	ret = kern_devx_status_errno(KERN_CMD_DESTROY, kern_mbox_status(out));
+	return kern_devx_status_errno(KERN_CMD_DESTROY, kern_mbox_status(out));
+}
+
+/*
+ * devx_obj_cleanup: a DCT is drained first (mlx5_core_destroy_dct, whose
+ * drain error stops the destroy), a CQ leaves its EQ's table first
+ * (mlx5_core_destroy_cq), anything else is the destroy built from the
+ * create.  Firmware drains at once (the DCT_DRAINED event the kernel then
+ * waits for is the engine's to raise), so the destroy follows directly.
+ */
+static int kern_obj_destroy_locked(struct mlx5be_obj *obj)
+{
+	int ret;
+
+	if (obj->flow == KERN_DESTROY_DCT) {
+		uint8_t drain[KERN_DEVX_DESTROY_INBOX_MAX];
+		size_t drain_inlen;
+
+		ret = kern_devx_build_drain_dct(obj->destroy_in, drain,
+						&drain_inlen);
+		if (!ret)
+			ret = kern_obj_exec(obj, drain, drain_inlen,
+					    obj->destroy_outlen);
+		if (ret)
+			return ret;
+	} else if (obj->flow == KERN_DESTROY_CQ) {
+		kern_dev_cq_detach(obj->uctx->kdev, kern_devx_dec_obj_id(obj->enc_id));
+	}
+	ret = kern_obj_exec(obj, obj->destroy_in, obj->destroy_inlen,
+			    obj->destroy_outlen);
 	if (ret)
 		return ret;
 	cds_list_del(&obj->node);
