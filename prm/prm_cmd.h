@@ -247,6 +247,61 @@ enum {
 	MLX5_TIMESTAMP_FORMAT_REAL_TIME = 0x2,
 };
 
+/*
+ * qpc.rq_type: how a QP receives (drivers/infiniband/hw/mlx5/qp.c
+ * MLX5_NON_ZERO_RQ...MLX5_ZERO_LEN_RQ).
+ */
+enum {
+	MLX5_NON_ZERO_RQ = 0x0,
+	MLX5_SRQ_RQ = 0x1,
+	MLX5_CRQ = 0x2,
+	MLX5_ZERO_LEN_RQ = 0x3,
+};
+
+/* opt_param_mask of the QP transitions (include/linux/mlx5/qp.h enum
+ * mlx5_qp_optpar). */
+enum {
+	MLX5_QP_OPTPAR_ALT_ADDR_PATH = 1 << 0,
+	MLX5_QP_OPTPAR_RRE = 1 << 1,
+	MLX5_QP_OPTPAR_RAE = 1 << 2,
+	MLX5_QP_OPTPAR_RWE = 1 << 3,
+	MLX5_QP_OPTPAR_PKEY_INDEX = 1 << 4,
+	MLX5_QP_OPTPAR_Q_KEY = 1 << 5,
+	MLX5_QP_OPTPAR_RNR_TIMEOUT = 1 << 6,
+	MLX5_QP_OPTPAR_PRIMARY_ADDR_PATH = 1 << 7,
+	MLX5_QP_OPTPAR_SRA_MAX = 1 << 8,
+	MLX5_QP_OPTPAR_RRA_MAX = 1 << 9,
+	MLX5_QP_OPTPAR_PM_STATE = 1 << 10,
+	MLX5_QP_OPTPAR_RETRY_COUNT = 1 << 12,
+	MLX5_QP_OPTPAR_RNR_RETRY = 1 << 13,
+	MLX5_QP_OPTPAR_ACK_TIMEOUT = 1 << 14,
+	MLX5_QP_OPTPAR_LAG_TX_AFF = 1 << 15,
+	MLX5_QP_OPTPAR_PRI_PORT = 1 << 16,
+	MLX5_QP_OPTPAR_SRQN = 1 << 18,
+	MLX5_QP_OPTPAR_CQN_RCV = 1 << 19,
+	MLX5_QP_OPTPAR_DC_HS = 1 << 20,
+	MLX5_QP_OPTPAR_DC_KEY = 1 << 21,
+	MLX5_QP_OPTPAR_COUNTER_SET_ID = 1 << 25,
+};
+
+/* ads.stat_rate: an IB static rate code plus this (mlx5_ib ah.c,
+ * MLX5_STAT_RATE_OFFSET); 0 means the port's full rate. */
+enum {
+	MLX5_STAT_RATE_OFFSET = 5,
+};
+
+/* wq.wq_type and wq.end_padding_mode, also qpc.end_padding_mode
+ * (mlx5_ifc.h). */
+enum {
+	MLX5_WQ_TYPE_LINKED_LIST = 0x0,
+	MLX5_WQ_TYPE_CYCLIC = 0x1,
+};
+
+enum {
+	MLX5_WQ_END_PAD_MODE_NONE = 0x0,
+	MLX5_WQ_END_PAD_MODE_ALIGN = 0x1,
+};
+
 /* ---- other queue and object states ---- */
 enum {
 	MLX5_SRQC_STATE_GOOD = 0x0,
@@ -297,6 +352,32 @@ enum {
 	MLX5_CQC_ST_SOLICITED_NOTIFICATION_REQUEST_ARMED = 0x6,
 	MLX5_CQC_ST_NOTIFICATION_REQUEST_ARMED = 0x9,
 	MLX5_CQC_ST_FIRED = 0xa,
+};
+
+/* modify_cq_in field_select (include/linux/mlx5/cq.h), and its op_mod. */
+enum {
+	MLX5_CQ_MODIFY_PERIOD = 1 << 0,
+	MLX5_CQ_MODIFY_COUNT = 1 << 1,
+	MLX5_CQ_MODIFY_OVERRUN = 1 << 2,
+	MLX5_CQ_MODIFY_PERIOD_MODE = 1 << 4,
+};
+
+enum {
+	MLX5_CQ_OPMOD_RESIZE = 1,
+};
+
+/* modify_cq_in field_select of a resize (op_mod MLX5_CQ_OPMOD_RESIZE). */
+enum {
+	MLX5_MODIFY_CQ_MASK_LOG_SIZE = 1 << 0,
+	MLX5_MODIFY_CQ_MASK_PG_OFFSET = 1 << 1,
+	MLX5_MODIFY_CQ_MASK_PG_SIZE = 1 << 2,
+};
+
+/* eqc.st (include/linux/mlx5/eq.h). */
+enum {
+	MLX5_EQ_STATE_ARMED = 0x9,
+	MLX5_EQ_STATE_FIRED = 0xa,
+	MLX5_EQ_STATE_ALWAYS_ARMED = 0xb,
 };
 
 /* ---- memory key context ---- */
@@ -367,6 +448,29 @@ enum {
 	MLX5_VPORT_STATE_OP_MOD_VNIC_VPORT = 0x0,
 	MLX5_VPORT_STATE_OP_MOD_ESW_VPORT = 0x1,
 	MLX5_VPORT_STATE_OP_MOD_UPLINK = 0x2,
+};
+
+/* QUERY_VPORT_STATE state and admin_state (mlx5_ifc.h, vport.h). */
+enum {
+	MLX5_VPORT_STATE_DOWN = 0x0,
+	MLX5_VPORT_STATE_UP = 0x1,
+};
+
+enum {
+	MLX5_VPORT_ADMIN_STATE_DOWN = 0x0,
+	MLX5_VPORT_ADMIN_STATE_UP = 0x1,
+	MLX5_VPORT_ADMIN_STATE_AUTO = 0x2,
+};
+
+/* roce_addr_layout (include/linux/mlx5/device.h). */
+enum {
+	MLX5_ROCE_VERSION_1 = 0,
+	MLX5_ROCE_VERSION_2 = 2,
+};
+
+enum {
+	MLX5_ROCE_L3_TYPE_IPV4 = 0,
+	MLX5_ROCE_L3_TYPE_IPV6 = 1,
 };
 
 #endif /* MLX5EMU_PRM_PRM_CMD_H */

@@ -22,36 +22,6 @@
 #include "emu/firmware/fw_caps.h"
 #include "emu/firmware/fw_syndrome.h"
 
-/*
- * PRM numbers prm/prm_cmd.h does not carry (kernel names in comments);
- * to move there.
- */
-enum {
-	FW_EQC_ST_ARMED = 0x9,		/* MLX5_EQ_STATE_ARMED (linux/mlx5/eq.h) */
-	FW_EQC_ST_FIRED = 0xa,		/* MLX5_EQ_STATE_FIRED */
-	FW_EQC_ST_ALWAYS_ARMED = 0xb,	/* MLX5_EQ_STATE_ALWAYS_ARMED */
-};
-enum {					/* modify_cq_in field_select (cq.h) */
-	FW_CQ_MODIFY_PERIOD = 1 << 0,	/* MLX5_CQ_MODIFY_PERIOD */
-	FW_CQ_MODIFY_COUNT = 1 << 1,	/* MLX5_CQ_MODIFY_COUNT */
-	FW_CQ_MODIFY_OVERRUN = 1 << 2,	/* MLX5_CQ_MODIFY_OVERRUN */
-	FW_CQ_MODIFY_PERIOD_MODE = 1 << 4,	/* MLX5_CQ_MODIFY_PERIOD_MODE */
-	FW_CQ_OPMOD_RESIZE = 1,		/* MLX5_CQ_OPMOD_RESIZE */
-	FW_CQ_RESIZE_LOG_SIZE = 1 << 0,	/* MLX5_MODIFY_CQ_MASK_LOG_SIZE */
-	FW_CQ_RESIZE_PG_OFFSET = 1 << 1,	/* MLX5_MODIFY_CQ_MASK_PG_OFFSET */
-	FW_CQ_RESIZE_PG_SIZE = 1 << 2,	/* MLX5_MODIFY_CQ_MASK_PG_SIZE */
-};
-enum {					/* roce_addr_layout (device.h) */
-	FW_ROCE_VERSION_1 = 0,		/* MLX5_ROCE_VERSION_1 */
-	FW_ROCE_VERSION_2 = 2,		/* MLX5_ROCE_VERSION_2 */
-	FW_ROCE_L3_TYPE_IPV4 = 0,	/* MLX5_ROCE_L3_TYPE_IPV4 */
-	FW_ROCE_L3_TYPE_IPV6 = 1,	/* MLX5_ROCE_L3_TYPE_IPV6 */
-};
-enum {					/* vport states (mlx5_ifc.h) */
-	FW_VPORT_STATE_DOWN = 0x0,	/* MLX5_VPORT_STATE_DOWN */
-	FW_VPORT_STATE_UP = 0x1,	/* MLX5_VPORT_STATE_UP */
-};
-
 /* ---- object tables (fw_obj.c) ---- */
 
 struct fw_table {

@@ -31,7 +31,6 @@ enum {
 	FW_PORT_PHYS_STATE_LINK_UP = 5,
 	FW_PORT_STATE_DOWN = 1,			/* IB PortState */
 	FW_PORT_STATE_ACTIVE = 4,
-	FW_VPORT_ADMIN_STATE_AUTO = 2,		/* MLX5_VPORT_ADMIN_STATE_AUTO */
 };
 
 int fw_ports_init(struct emu_fw *fw)
@@ -162,9 +161,9 @@ enum fw_synd fw_cmd_query_vport_state(struct fw_cmd *cmd)
 		return FW_SYND_OTHER_VPORT_NOT_SUPPORTED;
 	up = atomic_load(&cmd->fw->port[0].link_up);
 	PRM_SET(query_vport_state_out, cmd->out, admin_state,
-		FW_VPORT_ADMIN_STATE_AUTO);
+		MLX5_VPORT_ADMIN_STATE_AUTO);
 	PRM_SET(query_vport_state_out, cmd->out, state,
-		up ? FW_VPORT_STATE_UP : FW_VPORT_STATE_DOWN);
+		up ? MLX5_VPORT_STATE_UP : MLX5_VPORT_STATE_DOWN);
 	return FW_SYND_OK;
 }
 
@@ -298,9 +297,9 @@ enum fw_synd fw_cmd_set_roce_address(struct fw_cmd *cmd)
 	if (index >= fw->roce_table_size)
 		return FW_SYND_ROCE_ADDR_BAD_INDEX;
 	/* Versions and L3 types as advertised (bit v / bit l3 + 1). */
-	if ((ver != FW_ROCE_VERSION_1 && ver != FW_ROCE_VERSION_2) ||
+	if ((ver != MLX5_ROCE_VERSION_1 && ver != MLX5_ROCE_VERSION_2) ||
 	    !(FW_CAP_ROCE(fw, roce_version) & (1u << ver)) ||
-	    (l3 != FW_ROCE_L3_TYPE_IPV4 && l3 != FW_ROCE_L3_TYPE_IPV6) ||
+	    (l3 != MLX5_ROCE_L3_TYPE_IPV4 && l3 != MLX5_ROCE_L3_TYPE_IPV6) ||
 	    !(FW_CAP_ROCE(fw, l3_type) & (1u << (l3 + 1))))
 		return FW_SYND_ROCE_ADDR_BAD_VERSION;
 	pthread_mutex_lock(&fw->port[p].lock);

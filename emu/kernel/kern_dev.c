@@ -112,10 +112,11 @@ static int kern_dev_set_gids(struct kern_dev *kdev,
 			PRM_SET(roce_addr_layout, addr, source_mac_31_0,
 				(uint32_t)port->mac[2] << 24 | port->mac[3] << 16 |
 					port->mac[4] << 8 | port->mac[5]);
-			/* PRM encodings: RoCE v1 0, v2 2; L3 IPv4 0, IPv6 1. */
 			PRM_SET(roce_addr_layout, addr, roce_version,
-				g->type == EMU_GID_TYPE_ROCE_V2 ? 2 : 0);
-			PRM_SET(roce_addr_layout, addr, roce_l3_type, v4 ? 0 : 1);
+				g->type == EMU_GID_TYPE_ROCE_V2 ?
+				MLX5_ROCE_VERSION_2 : MLX5_ROCE_VERSION_1);
+			PRM_SET(roce_addr_layout, addr, roce_l3_type,
+				v4 ? MLX5_ROCE_L3_TYPE_IPV4 : MLX5_ROCE_L3_TYPE_IPV6);
 			ret = kern_fw_exec_checked(kdev, in, sizeof(in), out, sizeof(out));
 			if (ret)
 				return ret;

@@ -241,7 +241,8 @@ static int cq_create_cmd(struct prov_cq *cq, const struct ibv_cq_init_attr_ex *a
 	if (ret)
 		return -ret;
 	PRM_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
-	PRM_SET(create_cq_in, in, cq_context.cqe_sz, cq->cqe_sz == 128 ? 1 : 0);
+	PRM_SET(create_cq_in, in, cq_context.cqe_sz, cq->cqe_sz == 128 ?
+		MLX5_CQC_CQE_SZ_128_BYTES : MLX5_CQC_CQE_SZ_64_BYTES);
 	PRM_SET(create_cq_in, in, cq_context.log_cq_size, prov_log2_floor(cq->ncqe));
 	PRM_SET(create_cq_in, in, cq_context.uar_page, vc->cq_uar_page);
 	PRM_SET(create_cq_in, in, cq_context.c_eqn, eqn);

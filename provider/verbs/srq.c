@@ -182,7 +182,7 @@ static int srq_create_rmp(struct prov_srq *srq, struct ibv_pd *pd,
 
 	PRM_SET(create_rmp_in, in, opcode, MLX5_CMD_OP_CREATE_RMP);
 	PRM_SET(rmpc, rmpc, state, MLX5_RMPC_STATE_RDY);
-	PRM_SET(wq, wq, wq_type, 0);	/* linked list */
+	PRM_SET(wq, wq, wq_type, MLX5_WQ_TYPE_LINKED_LIST);
 	PRM_SET(wq, wq, wq_signature, srq->wq_sig);
 	PRM_SET(wq, wq, log_wq_pg_sz, 0);
 	PRM_SET(wq, wq, log_wq_stride, srq->wqe_shift);
