@@ -473,4 +473,78 @@ enum {
 	MLX5_ROCE_L3_TYPE_IPV6 = 1,
 };
 
+/* ---- port registers (ACCESS_REG) ---- */
+
+/* access_register_in.register_id (include/linux/mlx5/driver.h). */
+enum {
+	MLX5_REG_PMTU = 0x5003,
+	MLX5_REG_PTYS = 0x5004,
+};
+
+/* access_register_in.op_mod: mlx5_core_access_reg() sets !write. */
+enum {
+	MLX5_ACCESS_REG_WRITE = 0,
+	MLX5_ACCESS_REG_READ = 1,
+};
+
+/* ptys_reg.proto_mask (include/linux/mlx5/port.h). */
+enum {
+	MLX5_PTYS_IB = 1 << 0,
+	MLX5_PTYS_EN = 1 << 2,
+};
+
+/* Bits of ptys_reg.eth_proto_* (include/linux/mlx5/port.h enum
+ * mlx5e_link_mode); MLX5E_PROT_MASK() makes the mask of one. */
+enum {
+	MLX5E_1000BASE_CX_SGMII = 0,
+	MLX5E_1000BASE_KX = 1,
+	MLX5E_10GBASE_CX4 = 2,
+	MLX5E_10GBASE_KX4 = 3,
+	MLX5E_10GBASE_KR = 4,
+	MLX5E_20GBASE_KR2 = 5,
+	MLX5E_40GBASE_CR4 = 6,
+	MLX5E_40GBASE_KR4 = 7,
+	MLX5E_56GBASE_R4 = 8,
+	MLX5E_10GBASE_CR = 12,
+	MLX5E_10GBASE_SR = 13,
+	MLX5E_10GBASE_ER = 14,
+	MLX5E_40GBASE_SR4 = 15,
+	MLX5E_40GBASE_LR4 = 16,
+	MLX5E_50GBASE_SR2 = 18,
+	MLX5E_100GBASE_CR4 = 20,
+	MLX5E_100GBASE_SR4 = 21,
+	MLX5E_100GBASE_KR4 = 22,
+	MLX5E_100GBASE_LR4 = 23,
+	MLX5E_100BASE_TX = 24,
+	MLX5E_1000BASE_T = 25,
+	MLX5E_10GBASE_T = 26,
+	MLX5E_25GBASE_CR = 27,
+	MLX5E_25GBASE_KR = 28,
+	MLX5E_25GBASE_SR = 29,
+	MLX5E_50GBASE_CR2 = 30,
+	MLX5E_50GBASE_KR2 = 31,
+};
+
+/* Bits of ptys_reg.ext_eth_proto_* (enum mlx5e_ext_link_mode). */
+enum {
+	MLX5E_SGMII_100M = 0,
+	MLX5E_1000BASE_X_SGMII = 1,
+	MLX5E_5GBASE_R = 3,
+	MLX5E_10GBASE_XFI_XAUI_1 = 4,
+	MLX5E_40GBASE_XLAUI_4_XLPPI_4 = 5,
+	MLX5E_25GAUI_1_25GBASE_CR_KR = 6,
+	MLX5E_50GAUI_2_LAUI_2_50GBASE_CR2_KR2 = 7,
+	MLX5E_50GAUI_1_LAUI_1_50GBASE_CR_KR = 8,
+	MLX5E_CAUI_4_100GBASE_CR4_KR4 = 9,
+	MLX5E_100GAUI_2_100GBASE_CR2_KR2 = 10,
+	MLX5E_100GAUI_1_100GBASE_CR_KR = 11,
+	MLX5E_200GAUI_4_200GBASE_CR4_KR4 = 12,
+	MLX5E_200GAUI_2_200GBASE_CR2_KR2 = 13,
+	MLX5E_400GAUI_8_400GBASE_CR8 = 15,
+	MLX5E_400GAUI_4_400GBASE_CR4_KR4 = 16,
+	MLX5E_800GAUI_8_800GBASE_CR8_KR8 = 19,
+};
+
+#define MLX5E_PROT_MASK(link_mode) (UINT32_C(1) << (link_mode))
+
 #endif /* MLX5EMU_PRM_PRM_CMD_H */

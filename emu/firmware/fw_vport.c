@@ -22,10 +22,6 @@
 _Static_assert(FW_ROCE_ADDR_BYTES == sizeof(((struct fw_port *)0)->roce[0]),
 	       "roce table entry is one roce_addr_layout");
 
-/* Ethernet header + VLAN tag + FCS: the hardware MTU the kernel programs
- * for a netdev MTU (MLX5E_SW2HW_MTU). */
-#define FW_ETH_HW_MTU_OVERHEAD (14 + 4 + 4)
-
 enum {
 	FW_PORT_PHYS_STATE_DISABLED = 3,	/* IB PortPhysicalState */
 	FW_PORT_PHYS_STATE_LINK_UP = 5,
@@ -40,7 +36,11 @@ int fw_ports_init(struct emu_fw *fw)
 		struct fw_port *port = &fw->port[p];
 
 		memcpy(port->mac, fw->cfg.port[p].mac, sizeof(port->mac));
-		port->mtu = fw->cfg.port[p].mtu;
+		port->admin_mtu = fw->cfg.port[p].mtu;
+		port->oper_mtu = fw->cfg.port[p].mtu;
+		port->eth_proto_admin = FW_PTYS_EXT_ETH_CAP;
+		port->eth_proto_oper =
+			MLX5E_PROT_MASK(fw->cfg.port[p].eth_link_mode);
 		atomic_init(&port->link_up, fw->cfg.port[p].link_up);
 		pthread_mutex_init(&port->lock, NULL);
 		port->roce = calloc(fw->roce_table_size ? fw->roce_table_size : 1,
@@ -170,16 +170,20 @@ enum fw_synd fw_cmd_query_vport_state(struct fw_cmd *cmd)
 enum fw_synd fw_cmd_query_nic_vport_context(struct fw_cmd *cmd)
 {
 	const struct emu_fw *fw = cmd->fw;
-	const struct fw_port *port = &fw->port[0];
+	struct fw_port *port = &cmd->fw->port[0];
 	void *ctx = PRM_ADDR_OF(query_nic_vport_context_out, cmd->out,
 				nic_vport_context);
+	uint16_t mtu;
 	void *perm = PRM_ADDR_OF(nic_vport_context, ctx, permanent_address);
 
 	if (PRM_GET(query_nic_vport_context_in, cmd->in, other_vport))
 		return FW_SYND_OTHER_VPORT_NOT_SUPPORTED;
 	PRM_SET(nic_vport_context, ctx, roce_en, FW_CAP_GEN(fw, roce));
-	PRM_SET(nic_vport_context, ctx, mtu,
-		port->mtu + FW_ETH_HW_MTU_OVERHEAD);
+	/* The MTU the port runs with (the driver programs both alike). */
+	pthread_mutex_lock(&port->lock);
+	mtu = port->oper_mtu;
+	pthread_mutex_unlock(&port->lock);
+	PRM_SET(nic_vport_context, ctx, mtu, mtu);
 	PRM_SET64(nic_vport_context, ctx, system_image_guid,
 		  fw->cfg.system_image_guid);
 	PRM_SET64(nic_vport_context, ctx, port_guid, fw_port_guid(fw, 0));

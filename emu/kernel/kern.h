@@ -22,6 +22,7 @@
 #include "emu/kernel/kern_devx_rules.h"
 #include "backend/backend.h"
 #include "backend/backend_impl.h"
+#include "prm/prm.h"
 
 struct emu_fw;
 
@@ -37,7 +38,12 @@ struct kern_dev {
 	int refs;				/* open contexts */
 	pthread_mutex_t cq_lock;		/* guards cqs */
 	struct cds_list_head cqs;		/* CQs on those EQs (kern_cq.c) */
+	/* The general capabilities in effect, read at bring-up as
+	 * mlx5_core caches them (mdev->caps). */
+	uint8_t cap_gen[PRM_ST_SZ_BYTES(cmd_hca_cap)];
 };
+
+#define KERN_CAP_GEN(kdev, fld) PRM_GET(cmd_hca_cap, (kdev)->cap_gen, fld)
 
 /*
  * A ucontext: what the kernel keeps for one opened device file (the
@@ -167,6 +173,18 @@ int kern_obj_query_async(struct mlx5be_obj *obj, const void *in, size_t inlen,
 			 struct mlx5be_cmd_comp *comp);
 int kern_cmd_comp_get(struct mlx5be_cmd_comp *comp,
 		      struct mlx5be_async_cmd_resp *resp);
+
+/* kern_port.c: port attributes, GIDs, the port MTU. */
+int kern_query_port(struct mlx5be_ctx *ctx, uint32_t port,
+		    struct mlx5be_port_attr *attr);
+int kern_query_gid(struct mlx5be_ctx *ctx, uint32_t port, uint32_t index,
+		   struct mlx5be_gid_entry *entry);
+int kern_gid_l2_addr(struct mlx5be_ctx *ctx, uint32_t port,
+		     uint32_t sgid_index, const uint8_t dgid[16], uint8_t mac[6],
+		     uint16_t *vlan);
+/* mlx5e's netdev coming up: PMTU admin_mtu for a netdev MTU (1-based port). */
+int kern_port_set_mtu(struct kern_dev *kdev, unsigned int port,
+		      uint32_t netdev_mtu);
 
 /* kern_umem.c */
 struct mlx5be_umem *kern_umem_reg(struct mlx5be_ctx *ctx, void *addr,

@@ -2,9 +2,10 @@
 /*
  * Devices as the kernel holds them.  A device is brought up on its first
  * open, as the driver probes a PCI function: firmware with the device's
- * identity, the RoCE address table programmed (SET_ROCE_ADDRESS, as mlx5_ib
- * does when GIDs appear), a kernel UAR and the completion EQs whose numbers
- * query_eqn hands out.  It then lives until the process ends; a forked
+ * identity, its capabilities read (QUERY_HCA_CAP), the RoCE address table
+ * programmed (SET_ROCE_ADDRESS, as mlx5_ib does when GIDs appear), a kernel
+ * UAR and the completion EQs whose numbers query_eqn hands out, and each
+ * port's MTU set as mlx5e sets it for its netdev (PMTU).  It then lives until the process ends; a forked
  * child starts over with fresh devices.
  */
 #include <endian.h>
@@ -177,6 +178,42 @@ static int kern_dev_create_eqs(struct kern_dev *kdev)
 	return 0;
 }
 
+/* mlx5_core caches the capabilities in effect when it initialises. */
+static int kern_dev_query_caps(struct kern_dev *kdev)
+{
+	uint8_t in[PRM_ST_SZ_BYTES(query_hca_cap_in)] = {};
+	size_t outlen = PRM_ST_SZ_BYTES(query_hca_cap_out);
+	uint8_t *out = calloc(1, outlen);
+	int ret;
+
+	if (!out)
+		return -ENOMEM;
+	PRM_SET(query_hca_cap_in, in, opcode, MLX5_CMD_OP_QUERY_HCA_CAP);
+	PRM_SET(query_hca_cap_in, in, op_mod,
+		MLX5_CAP_GENERAL << 1 | HCA_CAP_OPMOD_GET_CUR);
+	ret = kern_fw_exec_checked(kdev, in, sizeof(in), out, outlen);
+	if (!ret)
+		memcpy(kdev->cap_gen,
+		       PRM_ADDR_OF(query_hca_cap_out, out, capability),
+		       sizeof(kdev->cap_gen));
+	free(out);
+	return ret;
+}
+
+/* Each port's netdev comes up with its MTU (mlx5e programs PMTU). */
+static int kern_dev_set_mtus(struct kern_dev *kdev,
+			     const struct emu_dev_identity *id)
+{
+	for (int p = 0; p < id->num_ports; p++) {
+		int ret = kern_port_set_mtu(kdev, (unsigned int)p + 1,
+					    id->ports[p].netdev_mtu);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static struct kern_dev *kern_dev_create(int index)
 {
 	const struct emu_dev_identity *id = emu_device_identity(index);
@@ -192,8 +229,8 @@ static struct kern_dev *kern_dev_create(int index)
 	cfg.num_ports = id->num_ports;
 	for (int p = 0; p < id->num_ports; p++) {
 		memcpy(cfg.port[p].mac, id->ports[p].mac, 6);
-		cfg.port[p].mtu = id->ports[p].netdev_mtu;
 		cfg.port[p].link_up = id->ports[p].state == 4; /* ACTIVE */
+		cfg.port[p].eth_link_mode = id->ports[p].eth_link_mode;
 	}
 	cfg.node_guid = id->node_guid;
 	cfg.system_image_guid = id->sys_image_guid;
@@ -208,7 +245,8 @@ static struct kern_dev *kern_dev_create(int index)
 	if (!kdev->fw)
 		goto err_free;
 	emu_trace_attach(kdev->fw, id->name);	/* when the trace is on */
-	if (kern_dev_set_gids(kdev, id) || kern_dev_create_eqs(kdev))
+	if (kern_dev_query_caps(kdev) || kern_dev_set_gids(kdev, id) ||
+	    kern_dev_create_eqs(kdev) || kern_dev_set_mtus(kdev, id))
 		goto err_fw;
 	emu_fault_attach(kdev->fw, index);	/* rules see commands from here */
 	/* The device executes work from now on (the engine thread starts

@@ -303,6 +303,7 @@ int main(void)
 	srunner_add_suite(sr, kbt_ctx_suite());
 	srunner_add_suite(sr, kbt_import_suite());
 	srunner_add_suite(sr, kbt_destroy_suite());
+	srunner_add_suite(sr, kbt_port_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -32,6 +32,7 @@ Suite *kbt_async_suite(void);
 Suite *kbt_ctx_suite(void);
 Suite *kbt_import_suite(void);
 Suite *kbt_destroy_suite(void);
+Suite *kbt_port_suite(void);
 
 /* ---- contexts and the firmware behind them ---- */
 
