@@ -277,7 +277,7 @@ START_TEST(unknown_setting)
 	emu_config_defaults(&cfg);
 	ck_assert_int_eq(emu_config_set(&cfg, "device.num_portz", "1",
 					EMU_SRC_FILE, "x.conf:3", &err),
-			 -ENOENT);
+			 -EINVAL);
 	ck_assert_msg(strstr(err.msg, "device.num_portz"), "%s", err.msg);
 	ck_assert_msg(strstr(err.msg, "x.conf:3"), "%s", err.msg);
 	ck_assert_msg(strstr(err.msg, "device.num_ports"), "known list: %s",
