@@ -93,11 +93,13 @@ static const char man_run[] =
 "    --fault RULE\n"
 "        Add a fault-injection rule, such as\n"
 "        'fail opcode=CREATE_CQ syndrome=CQ_IN_USE nth=2'.  Repeatable;\n"
-"        the rules are appended, separated by ';', to MLX5EMU_FAULTS.  See\n"
-"        docs/fault-injection.md.\n"
+"        the rules are appended, separated by ';', to MLX5EMU_FAULTS.\n"
+"        Each rule is checked first: a bad one stops mlx5emu with the\n"
+"        rule and what is wrong with it.  See docs/fault-injection.md.\n"
 "    --config FILE\n"
 "        MLX5EMU_CONFIG=FILE: read settings from this configuration file\n"
-"        (the environment still overrides it).  See docs/configuration.md.\n"
+"        (the environment still overrides it); FILE must be readable.  See\n"
+"        docs/configuration.md.\n"
 "    --backend KIND\n"
 "        MLX5EMU_BACKEND=KIND: emu (emulated devices, the default), hw\n"
 "        (the real ConnectX devices of this machine, through the\n"
@@ -169,7 +171,9 @@ static const char man_info[] =
 "        Print this page.\n"
 "\n"
 "EXIT STATUS\n"
-"    0 when every device could be opened and queried, 1 otherwise.\n";
+"    0 when every device could be opened and queried, 1 otherwise; 2 for\n"
+"    a bad command line (an option value out of range, a --config FILE\n"
+"    that cannot be read).\n";
 
 static const char man_prm[] =
 "NAME\n"
