@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs, builds and runs the whole test suite: what .ci/run calls.
-#  - gcc build: every test (unit Check suites and the third-party judges);
+#  - the main job (ci/main.sh: packages, the gcc build, programs on it);
+#  - gcc build: every test (unit Check suites, the third-party judges, the
+#    documents' commands);
 #  - gcc ASan+UBSan build: the unit suites, then the third-party judges
 #    over its libraries with the ASan runtime preloaded;
 #  - clang ASan+UBSan build: must compile warning-free, its unit suites
@@ -9,10 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash ci/deps.sh
+bash ci/main.sh
 status=0
 
-bash ci/build.sh default
 (cd build && ctest --output-on-failure --timeout 1800) || status=1
 
 bash ci/build.sh asan

@@ -138,7 +138,7 @@ static const char man_run[] =
 "EXAMPLES\n"
 "    mlx5emu run -- ibv_devinfo -v\n"
 "    mlx5emu run --devices 2 --ports 2 -- ibv_devices\n"
-"    mlx5emu run --trace=json:/tmp/cmds.jsonl -- ./my_devx_app\n"
+"    mlx5emu run --trace=json:/tmp/cmds.jsonl -- mlx5emu-devx-example\n"
 "    mlx5emu run --fault 'fail opcode=CREATE_CQ' -- mlx5emu-devx-example\n"
 "    mlx5emu run --backend hw --trace -- ibv_rc_pingpong -d mlx5_0 -g 3\n"
 "    mlx5emu run --dev-nodes -- stat -c '%F %t:%T' /dev/infiniband/uverbs0\n";
@@ -219,7 +219,7 @@ static const char man_prm[] =
 "    mlx5emu prm dump create_cq_in\n"
 "    mlx5emu prm decode --in 04000000 00000000\n"
 "    mlx5emu prm decode --out ALLOC_PD 00000000 00000000 00000005 00000000\n"
-"    mlx5emu prm decode cqc < cqc.hex\n";
+"    echo 00000000 00000000 00000000 07000000 | mlx5emu prm decode cqc\n";
 
 static const struct {
 	const char *topic;
