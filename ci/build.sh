@@ -9,7 +9,7 @@ jobs=$(nproc)
 case "$variant" in
 default) dir=build; cc=gcc; opts=() ;;
 asan)    dir=build-asan; cc=gcc; opts=(-DMLX5EMU_ASAN=ON -DMLX5EMU_UBSAN=ON -DCMAKE_BUILD_TYPE=Debug) ;;
-clang)   dir=build-clang; cc=clang; opts=() ;;
+clang)   dir=build-clang; cc=clang; opts=(-DMLX5EMU_ASAN=ON -DMLX5EMU_UBSAN=ON -DMLX5EMU_FUZZ=ON) ;;
 tsan)    dir=build-tsan; cc=clang; opts=(-DMLX5EMU_TSAN=ON) ;;
 *) echo "ci/build.sh: unknown variant '$variant'" >&2; exit 2 ;;
 esac

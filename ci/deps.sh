@@ -10,6 +10,8 @@ PACKAGES=(
 	# third-party judges (tests/compat) and what they load
 	ibverbs-utils perftest python3-pyverbs python3-scapy
 	librdmacm1 ibverbs-providers rdma-core iproute2
+	# commands the documents show (docs/trace.md)
+	jq
 )
 
 missing=()

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Installs, builds and runs the whole test suite: what .ci/run calls.
-#  - gcc build: every test (unit Check suites and the third-party judges);
+#  - the main job (ci/main.sh: packages, the gcc build, programs on it);
+#  - gcc build: every test (unit Check suites, the third-party judges, the
+#    documents' commands);
 #  - gcc ASan+UBSan build: the unit suites, then the third-party judges
 #    over its libraries with the ASan runtime preloaded;
-#  - clang build: must compile warning-free (and its unit suites pass);
+#  - clang ASan+UBSan build: must compile warning-free, its unit suites
+#    pass, and the command fuzzer runs for a minute (tests/fuzz/);
 #  - clang ThreadSanitizer build: the device model's concurrency suites.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash ci/deps.sh
+bash ci/main.sh
 status=0
 
-bash ci/build.sh default
 (cd build && ctest --output-on-failure --timeout 1800) || status=1
 
 bash ci/build.sh asan
@@ -28,7 +30,9 @@ bash ci/build.sh asan
 	ctest --output-on-failure -L compat --timeout 1800) || status=1
 
 bash ci/build.sh clang
-(cd build-clang && ctest --output-on-failure -L unit --timeout 600) || status=1
+(cd build-clang && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ctest --output-on-failure -L 'unit|fuzz' --timeout 600) || status=1
 
 # The device model's concurrency (object tables, contexts, the engine) under TSan.
 bash ci/build.sh tsan

@@ -7,6 +7,7 @@
  *   devnodes.c   mlx5emu run --dev-nodes (mount / user namespaces)
  *   cmd_info.c   mlx5emu info      (the devices, through the drop-in libs)
  *   cmd_prm.c    mlx5emu prm       (layouts and mailbox decoding)
+ *   options.c    checks of the options that become settings
  *   help.c       the manual pages (docs/mlx5emu.1.md says the same)
  */
 #ifndef MLX5EMU_CLI_CLI_H
@@ -33,6 +34,19 @@ int cli_print_manual(const char *topic);
 /* "mlx5emu run: " + message + hint to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* ---- options that become settings: checked before any device exists ---- */
+
+/* v is a decimal number from min to max; else an error naming opt, -1. */
+int cli_check_count(const char *cmd, const char *opt, const char *v,
+		    unsigned long min, unsigned long max);
+/* The absolute form of path (the program may chdir); 0, or -1 if too long. */
+int cli_absolute(const char *path, char *buf, size_t len);
+/* --config path: readable; its absolute form in buf.  0, or -1 (reported). */
+int cli_check_config(const char *cmd, const char *path, char *buf, size_t len);
+/* --fault rules (one or more, ';'-separated): each parses.  0, or -1
+ * (reported with the parser's message). */
+int cli_check_fault(const char *cmd, const char *rules);
 
 /*
  * The drop-in directory: where the libibverbs.so.1 this program runs on

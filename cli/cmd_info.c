@@ -378,7 +378,7 @@ static const struct option info_opts[] = {
 int cmd_info(int argc, char **argv)
 {
 	struct ibv_device **list;
-	char dir[PATH_MAX], why[512];
+	char dir[PATH_MAX], why[512], conf[PATH_MAX];
 	bool all_caps = false;
 	int n = 0, c, ret = 0;
 
@@ -387,13 +387,19 @@ int cmd_info(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", info_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_DEVICES:
+			if (cli_check_count(INFO, "--devices", optarg, 0, 16))
+				return CLI_EXIT_USAGE;
 			setenv("MLX5EMU_NUM_DEVICES", optarg, 1);
 			break;
 		case OPT_PORTS:
+			if (cli_check_count(INFO, "--ports", optarg, 1, 2))
+				return CLI_EXIT_USAGE;
 			setenv("MLX5EMU_NUM_PORTS", optarg, 1);
 			break;
 		case OPT_CONFIG:
-			setenv("MLX5EMU_CONFIG", optarg, 1);
+			if (cli_check_config(INFO, optarg, conf, sizeof(conf)))
+				return CLI_EXIT_USAGE;
+			setenv("MLX5EMU_CONFIG", conf, 1);
 			break;
 		case OPT_ALL_CAPS:
 			all_caps = true;

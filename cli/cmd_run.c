@@ -58,21 +58,6 @@ int cli_dropin_dir(char *buf, size_t len, char *why, size_t whylen)
 	return 0;
 }
 
-/* Absolute form of a path the program may see after a chdir(). */
-static int absolute(const char *path, char *buf, size_t len)
-{
-	char cwd[PATH_MAX];
-	int n;
-
-	if (path[0] == '/')
-		n = snprintf(buf, len, "%s", path);
-	else if (getcwd(cwd, sizeof(cwd)))
-		n = snprintf(buf, len, "%s/%s", cwd, path);
-	else
-		return -1;
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
 static int set(const char *name, const char *value, bool verbose)
 {
 	if (setenv(name, value, 1)) {
@@ -81,25 +66,6 @@ static int set(const char *name, const char *value, bool verbose)
 	}
 	if (verbose)
 		fprintf(stderr, "mlx5emu run: %s=%s\n", name, value);
-	return 0;
-}
-
-static int check_count(const char *opt, const char *v, unsigned long max)
-{
-	char *end;
-	unsigned long n;
-
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	if (!*v || *end || errno || n > max || v[0] == '-') {
-		cli_error(RUN, "%s '%s': expected a number from %s to %lu", opt, v,
-			  !strcmp(opt, "--ports") ? "1" : "0", max);
-		return -1;
-	}
-	if (!strcmp(opt, "--ports") && n < 1) {
-		cli_error(RUN, "--ports '%s': expected a number from 1 to %lu", v, max);
-		return -1;
-	}
 	return 0;
 }
 
@@ -208,8 +174,13 @@ int cmd_run(int argc, char **argv)
 		free(faults);
 		return CLI_EXIT_RUN_FAIL;
 	}
-	if ((devices && check_count("--devices", devices, 16)) ||
-	    (ports && check_count("--ports", ports, 2)))
+	if ((devices && cli_check_count(RUN, "--devices", devices, 0, 16)) ||
+	    (ports && cli_check_count(RUN, "--ports", ports, 1, 2)))
+		goto fail;
+	for (int i = 0; i < nfaults; i++)
+		if (cli_check_fault(RUN, faults[i]))
+			goto fail;
+	if (config && cli_check_config(RUN, config, buf, sizeof(buf)))
 		goto fail;
 	if (backend && strcasecmp(backend, "emu") && strcasecmp(backend, "hw") &&
 	    strcasecmp(backend, "auto")) {
@@ -239,25 +210,15 @@ int cmd_run(int argc, char **argv)
 		goto fail;
 	if (backend && set("MLX5EMU_BACKEND", backend, verbose))
 		goto fail;
-	if (config) {
-		if (absolute(config, buf, sizeof(buf))) {
-			cli_error(RUN, "--config %s: path too long", config);
-			goto fail;
-		}
-		if (access(buf, R_OK)) {
-			cli_error(RUN, "--config %s: %s", config, strerror(errno));
-			goto fail;
-		}
-		if (set("MLX5EMU_CONFIG", buf, verbose))
-			goto fail;
-	}
+	if (config && set("MLX5EMU_CONFIG", buf, verbose))
+		goto fail;
 	if (trace) {
 		char spec[PATH_MAX + 80];
 
 		if (tcfg.on && tcfg.file[0] && strcmp(tcfg.file, "-")) {
 			int fd;
 
-			if (absolute(tcfg.file, buf, sizeof(buf))) {
+			if (cli_absolute(tcfg.file, buf, sizeof(buf))) {
 				cli_error(RUN, "--trace: file name too long");
 				goto fail;
 			}

@@ -93,11 +93,13 @@ static const char man_run[] =
 "    --fault RULE\n"
 "        Add a fault-injection rule, such as\n"
 "        'fail opcode=CREATE_CQ syndrome=CQ_IN_USE nth=2'.  Repeatable;\n"
-"        the rules are appended, separated by ';', to MLX5EMU_FAULTS.  See\n"
-"        docs/fault-injection.md.\n"
+"        the rules are appended, separated by ';', to MLX5EMU_FAULTS.\n"
+"        Each rule is checked first: a bad one stops mlx5emu with the\n"
+"        rule and what is wrong with it.  See docs/fault-injection.md.\n"
 "    --config FILE\n"
 "        MLX5EMU_CONFIG=FILE: read settings from this configuration file\n"
-"        (the environment still overrides it).  See docs/configuration.md.\n"
+"        (the environment still overrides it); FILE must be readable.  See\n"
+"        docs/configuration.md.\n"
 "    --backend KIND\n"
 "        MLX5EMU_BACKEND=KIND: emu (emulated devices, the default), hw\n"
 "        (the real ConnectX devices of this machine, through the\n"
@@ -136,9 +138,9 @@ static const char man_run[] =
 "EXAMPLES\n"
 "    mlx5emu run -- ibv_devinfo -v\n"
 "    mlx5emu run --devices 2 --ports 2 -- ibv_devices\n"
-"    mlx5emu run --trace=json:/tmp/cmds.jsonl -- ./my_devx_app\n"
+"    mlx5emu run --trace=json:/tmp/cmds.jsonl -- mlx5emu-devx-example\n"
 "    mlx5emu run --fault 'fail opcode=CREATE_CQ' -- mlx5emu-devx-example\n"
-"    mlx5emu run --backend hw --trace -- ibv_rc_pingpong -d mlx5_0 -g 3\n"
+"    mlx5emu run --backend hw --trace -- ibv_devinfo -d mlx5_0\n"
 "    mlx5emu run --dev-nodes -- stat -c '%F %t:%T' /dev/infiniband/uverbs0\n";
 
 static const char man_info[] =
@@ -169,7 +171,9 @@ static const char man_info[] =
 "        Print this page.\n"
 "\n"
 "EXIT STATUS\n"
-"    0 when every device could be opened and queried, 1 otherwise.\n";
+"    0 when every device could be opened and queried, 1 otherwise; 2 for\n"
+"    a bad command line (an option value out of range, a --config FILE\n"
+"    that cannot be read).\n";
 
 static const char man_prm[] =
 "NAME\n"
@@ -215,7 +219,7 @@ static const char man_prm[] =
 "    mlx5emu prm dump create_cq_in\n"
 "    mlx5emu prm decode --in 04000000 00000000\n"
 "    mlx5emu prm decode --out ALLOC_PD 00000000 00000000 00000005 00000000\n"
-"    mlx5emu prm decode cqc < cqc.hex\n";
+"    echo 00000000 00000000 00000000 07000000 | mlx5emu prm decode cqc\n";
 
 static const struct {
 	const char *topic;

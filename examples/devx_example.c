@@ -17,7 +17,9 @@
  * Each step is printed; the exit status is 0 when every step behaved as
  * expected (the failing CREATE_CQ included), 1 otherwise.
  *
- * Run it on the emulator:  LD_LIBRARY_PATH=<build>/lib mlx5emu-devx-example
+ * It runs on the emulator by itself: built into <build>/bin and installed
+ * into ${bindir}, beside the mlx5emu command, its RUNPATH leads to the
+ * drop-in libraries (mlx5emu run -- mlx5emu-devx-example works as well).
  * Mailboxes are built with mlx5emu's prm/prm.h accessors (PRM_SET/PRM_GET,
  * big-endian and bit-exact like rdma-core's DEVX_SET/DEVX_GET).
  */

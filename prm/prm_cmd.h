@@ -247,6 +247,61 @@ enum {
 	MLX5_TIMESTAMP_FORMAT_REAL_TIME = 0x2,
 };
 
+/*
+ * qpc.rq_type: how a QP receives (drivers/infiniband/hw/mlx5/qp.c
+ * MLX5_NON_ZERO_RQ...MLX5_ZERO_LEN_RQ).
+ */
+enum {
+	MLX5_NON_ZERO_RQ = 0x0,
+	MLX5_SRQ_RQ = 0x1,
+	MLX5_CRQ = 0x2,
+	MLX5_ZERO_LEN_RQ = 0x3,
+};
+
+/* opt_param_mask of the QP transitions (include/linux/mlx5/qp.h enum
+ * mlx5_qp_optpar). */
+enum {
+	MLX5_QP_OPTPAR_ALT_ADDR_PATH = 1 << 0,
+	MLX5_QP_OPTPAR_RRE = 1 << 1,
+	MLX5_QP_OPTPAR_RAE = 1 << 2,
+	MLX5_QP_OPTPAR_RWE = 1 << 3,
+	MLX5_QP_OPTPAR_PKEY_INDEX = 1 << 4,
+	MLX5_QP_OPTPAR_Q_KEY = 1 << 5,
+	MLX5_QP_OPTPAR_RNR_TIMEOUT = 1 << 6,
+	MLX5_QP_OPTPAR_PRIMARY_ADDR_PATH = 1 << 7,
+	MLX5_QP_OPTPAR_SRA_MAX = 1 << 8,
+	MLX5_QP_OPTPAR_RRA_MAX = 1 << 9,
+	MLX5_QP_OPTPAR_PM_STATE = 1 << 10,
+	MLX5_QP_OPTPAR_RETRY_COUNT = 1 << 12,
+	MLX5_QP_OPTPAR_RNR_RETRY = 1 << 13,
+	MLX5_QP_OPTPAR_ACK_TIMEOUT = 1 << 14,
+	MLX5_QP_OPTPAR_LAG_TX_AFF = 1 << 15,
+	MLX5_QP_OPTPAR_PRI_PORT = 1 << 16,
+	MLX5_QP_OPTPAR_SRQN = 1 << 18,
+	MLX5_QP_OPTPAR_CQN_RCV = 1 << 19,
+	MLX5_QP_OPTPAR_DC_HS = 1 << 20,
+	MLX5_QP_OPTPAR_DC_KEY = 1 << 21,
+	MLX5_QP_OPTPAR_COUNTER_SET_ID = 1 << 25,
+};
+
+/* ads.stat_rate: an IB static rate code plus this (mlx5_ib ah.c,
+ * MLX5_STAT_RATE_OFFSET); 0 means the port's full rate. */
+enum {
+	MLX5_STAT_RATE_OFFSET = 5,
+};
+
+/* wq.wq_type and wq.end_padding_mode, also qpc.end_padding_mode
+ * (mlx5_ifc.h). */
+enum {
+	MLX5_WQ_TYPE_LINKED_LIST = 0x0,
+	MLX5_WQ_TYPE_CYCLIC = 0x1,
+};
+
+enum {
+	MLX5_WQ_END_PAD_MODE_NONE = 0x0,
+	MLX5_WQ_END_PAD_MODE_ALIGN = 0x1,
+};
+
 /* ---- other queue and object states ---- */
 enum {
 	MLX5_SRQC_STATE_GOOD = 0x0,
@@ -297,6 +352,32 @@ enum {
 	MLX5_CQC_ST_SOLICITED_NOTIFICATION_REQUEST_ARMED = 0x6,
 	MLX5_CQC_ST_NOTIFICATION_REQUEST_ARMED = 0x9,
 	MLX5_CQC_ST_FIRED = 0xa,
+};
+
+/* modify_cq_in field_select (include/linux/mlx5/cq.h), and its op_mod. */
+enum {
+	MLX5_CQ_MODIFY_PERIOD = 1 << 0,
+	MLX5_CQ_MODIFY_COUNT = 1 << 1,
+	MLX5_CQ_MODIFY_OVERRUN = 1 << 2,
+	MLX5_CQ_MODIFY_PERIOD_MODE = 1 << 4,
+};
+
+enum {
+	MLX5_CQ_OPMOD_RESIZE = 1,
+};
+
+/* modify_cq_in field_select of a resize (op_mod MLX5_CQ_OPMOD_RESIZE). */
+enum {
+	MLX5_MODIFY_CQ_MASK_LOG_SIZE = 1 << 0,
+	MLX5_MODIFY_CQ_MASK_PG_OFFSET = 1 << 1,
+	MLX5_MODIFY_CQ_MASK_PG_SIZE = 1 << 2,
+};
+
+/* eqc.st (include/linux/mlx5/eq.h). */
+enum {
+	MLX5_EQ_STATE_ARMED = 0x9,
+	MLX5_EQ_STATE_FIRED = 0xa,
+	MLX5_EQ_STATE_ALWAYS_ARMED = 0xb,
 };
 
 /* ---- memory key context ---- */
@@ -368,5 +449,102 @@ enum {
 	MLX5_VPORT_STATE_OP_MOD_ESW_VPORT = 0x1,
 	MLX5_VPORT_STATE_OP_MOD_UPLINK = 0x2,
 };
+
+/* QUERY_VPORT_STATE state and admin_state (mlx5_ifc.h, vport.h). */
+enum {
+	MLX5_VPORT_STATE_DOWN = 0x0,
+	MLX5_VPORT_STATE_UP = 0x1,
+};
+
+enum {
+	MLX5_VPORT_ADMIN_STATE_DOWN = 0x0,
+	MLX5_VPORT_ADMIN_STATE_UP = 0x1,
+	MLX5_VPORT_ADMIN_STATE_AUTO = 0x2,
+};
+
+/* roce_addr_layout (include/linux/mlx5/device.h). */
+enum {
+	MLX5_ROCE_VERSION_1 = 0,
+	MLX5_ROCE_VERSION_2 = 2,
+};
+
+enum {
+	MLX5_ROCE_L3_TYPE_IPV4 = 0,
+	MLX5_ROCE_L3_TYPE_IPV6 = 1,
+};
+
+/* ---- port registers (ACCESS_REG) ---- */
+
+/* access_register_in.register_id (include/linux/mlx5/driver.h). */
+enum {
+	MLX5_REG_PMTU = 0x5003,
+	MLX5_REG_PTYS = 0x5004,
+};
+
+/* access_register_in.op_mod: mlx5_core_access_reg() sets !write. */
+enum {
+	MLX5_ACCESS_REG_WRITE = 0,
+	MLX5_ACCESS_REG_READ = 1,
+};
+
+/* ptys_reg.proto_mask (include/linux/mlx5/port.h). */
+enum {
+	MLX5_PTYS_IB = 1 << 0,
+	MLX5_PTYS_EN = 1 << 2,
+};
+
+/* Bits of ptys_reg.eth_proto_* (include/linux/mlx5/port.h enum
+ * mlx5e_link_mode); MLX5E_PROT_MASK() makes the mask of one. */
+enum {
+	MLX5E_1000BASE_CX_SGMII = 0,
+	MLX5E_1000BASE_KX = 1,
+	MLX5E_10GBASE_CX4 = 2,
+	MLX5E_10GBASE_KX4 = 3,
+	MLX5E_10GBASE_KR = 4,
+	MLX5E_20GBASE_KR2 = 5,
+	MLX5E_40GBASE_CR4 = 6,
+	MLX5E_40GBASE_KR4 = 7,
+	MLX5E_56GBASE_R4 = 8,
+	MLX5E_10GBASE_CR = 12,
+	MLX5E_10GBASE_SR = 13,
+	MLX5E_10GBASE_ER = 14,
+	MLX5E_40GBASE_SR4 = 15,
+	MLX5E_40GBASE_LR4 = 16,
+	MLX5E_50GBASE_SR2 = 18,
+	MLX5E_100GBASE_CR4 = 20,
+	MLX5E_100GBASE_SR4 = 21,
+	MLX5E_100GBASE_KR4 = 22,
+	MLX5E_100GBASE_LR4 = 23,
+	MLX5E_100BASE_TX = 24,
+	MLX5E_1000BASE_T = 25,
+	MLX5E_10GBASE_T = 26,
+	MLX5E_25GBASE_CR = 27,
+	MLX5E_25GBASE_KR = 28,
+	MLX5E_25GBASE_SR = 29,
+	MLX5E_50GBASE_CR2 = 30,
+	MLX5E_50GBASE_KR2 = 31,
+};
+
+/* Bits of ptys_reg.ext_eth_proto_* (enum mlx5e_ext_link_mode). */
+enum {
+	MLX5E_SGMII_100M = 0,
+	MLX5E_1000BASE_X_SGMII = 1,
+	MLX5E_5GBASE_R = 3,
+	MLX5E_10GBASE_XFI_XAUI_1 = 4,
+	MLX5E_40GBASE_XLAUI_4_XLPPI_4 = 5,
+	MLX5E_25GAUI_1_25GBASE_CR_KR = 6,
+	MLX5E_50GAUI_2_LAUI_2_50GBASE_CR2_KR2 = 7,
+	MLX5E_50GAUI_1_LAUI_1_50GBASE_CR_KR = 8,
+	MLX5E_CAUI_4_100GBASE_CR4_KR4 = 9,
+	MLX5E_100GAUI_2_100GBASE_CR2_KR2 = 10,
+	MLX5E_100GAUI_1_100GBASE_CR_KR = 11,
+	MLX5E_200GAUI_4_200GBASE_CR4_KR4 = 12,
+	MLX5E_200GAUI_2_200GBASE_CR2_KR2 = 13,
+	MLX5E_400GAUI_8_400GBASE_CR8 = 15,
+	MLX5E_400GAUI_4_400GBASE_CR4_KR4 = 16,
+	MLX5E_800GAUI_8_800GBASE_CR8_KR8 = 19,
+};
+
+#define MLX5E_PROT_MASK(link_mode) (UINT32_C(1) << (link_mode))
 
 #endif /* MLX5EMU_PRM_PRM_CMD_H */

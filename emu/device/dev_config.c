@@ -118,7 +118,8 @@ int emu_config_set(struct emu_config *cfg, const char *name,
 				 origin ? " (from " : "", origin ? origin : "",
 				 origin ? ")" : "", known);
 		}
-		return -ENOENT;
+		/* A mistake like any other: one answer, EINVAL. */
+		return -EINVAL;
 	}
 	if (s->id == EMU_SET_CONFIG_FILE && src == EMU_SRC_FILE) {
 		set_error(err, s, value, src, origin,

@@ -146,8 +146,9 @@ void emu_config_defaults(struct emu_config *cfg);
 
 /*
  * Applies one value from one source.  origin says where it was read, for the
- * message ("/etc/mlx5emu.conf:12"; NULL for the environment).  Returns 0, or
- * -ENOENT (unknown setting) or -EINVAL (bad value) with err filled in.
+ * message ("/etc/mlx5emu.conf:12"; NULL for the environment).  Returns 0,
+ * -EINVAL for any mistake (an unknown setting, a bad value) with err filled
+ * in, or -ENOMEM.
  */
 int emu_config_set(struct emu_config *cfg, const char *name,
 		   const char *value, enum emu_config_source src,
@@ -159,8 +160,8 @@ int emu_config_apply_env(struct emu_config *cfg,
 
 /*
  * Applies an INI file (the config file's syntax, docs/configuration.md) as
- * the EMU_SRC_FILE source: 0, or -ENOENT/-EINVAL/-errno with err naming
- * path:line (the first error in the file).  A file with an error changes
+ * the EMU_SRC_FILE source: 0, or -EINVAL with err naming path:line (the
+ * first error in the file; also a file that cannot be read), or -ENOMEM.  A file with an error changes
  * nothing in cfg.
  */
 int emu_config_apply_file(struct emu_config *cfg, const char *path,

@@ -187,7 +187,7 @@ int emu_config_apply_file(struct emu_config *cfg, const char *path,
 			snprintf(err->msg, sizeof(err->msg),
 				 "cannot read the config file %s (MLX5EMU_CONFIG): %s",
 				 path, strerror(e));
-		return -e;
+		return -EINVAL;
 	}
 	/* Apply into a copy: nothing of a bad file stays. */
 	work = malloc(sizeof(*work));

@@ -10,6 +10,7 @@
 
 #include "emu/device/dev_addr.h"
 #include "emu/device/dev_identity.h"
+#include "prm/prm_cmd.h"
 
 void emu_mac_from_ipv4(uint32_t ip, uint8_t mac[6])
 {
@@ -84,26 +85,6 @@ int emu_mac_from_gid(const uint8_t gid[16], uint8_t mac[6])
 	return -EINVAL;
 }
 
-/*
- * The kernel's iboe_get_mtu(): the largest IB MTU whose RoCE packet (GRH,
- * UDP, BTH, the largest extended headers, ICRC) fits the netdev MTU.
- */
-static uint8_t iboe_mtu(uint32_t netdev_mtu)
-{
-	const uint32_t overhead = 40 + 8 + 12 + 4 + 28 + 4;
-	uint32_t room = netdev_mtu > overhead ? netdev_mtu - overhead : 0;
-
-	if (room >= 4096)
-		return IBV_MTU_4096;
-	if (room >= 2048)
-		return IBV_MTU_2048;
-	if (room >= 1024)
-		return IBV_MTU_1024;
-	if (room >= 512)
-		return IBV_MTU_512;
-	return IBV_MTU_256;
-}
-
 static void build_port(struct emu_port_identity *p, int port_num, uint32_t ip)
 {
 	memset(p, 0, sizeof(*p));
@@ -117,16 +98,9 @@ static void build_port(struct emu_port_identity *p, int port_num, uint32_t ip)
 	p->state = IBV_PORT_ACTIVE;
 	p->phys_state = 5;			/* LinkUp */
 	p->link_layer = IBV_LINK_LAYER_ETHERNET;
-	p->max_mtu = IBV_MTU_4096;
 	p->netdev_mtu = EMU_NETDEV_MTU;
-	/* mlx5_ib: min(max_mtu, iboe_get_mtu(netdev mtu)); 1500 -> 1024. */
-	p->active_mtu = iboe_mtu(p->netdev_mtu);
-	if (p->active_mtu > p->max_mtu)
-		p->active_mtu = p->max_mtu;
-	p->active_width = 2;			/* IB_WIDTH_4X */
-	p->active_speed = 32;			/* IB_SPEED_EDR */
+	p->eth_link_mode = MLX5E_CAUI_4_100GBASE_CR4_KR4;	/* 100GBASE-CR4 */
 	p->port_cap_flags = EMU_PORT_CAP_FLAGS;
-	p->max_msg_sz = EMU_MAX_MSG_SZ;
 
 	/* The GID table of a real mlx5 RoCE port with one IPv4 address. */
 	p->gid_tbl_len = EMU_GID_TABLE_LEN;

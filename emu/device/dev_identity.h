@@ -56,17 +56,18 @@ struct emu_port_identity {
 	int udp_fd;			/* bound to ipv4:udp_port; -1 once closed */
 	uint64_t port_guid;		/* from mac, as node_guid */
 
-	/* The link, as mlx5_ib reports a 100GbE RoCE port (ib_port_attr). */
+	/* The link, as mlx5_ib reports a 100GbE RoCE port (ib_port_attr).
+	 * MTUs, width, speed and max_msg_sz are no constants here: the
+	 * kernel layer derives them from the firmware's PTYS and PMTU and
+	 * the capabilities, as mlx5_query_port_roce does. */
 	uint8_t state;			/* IBV_PORT_ACTIVE (4) */
 	uint8_t phys_state;		/* 5: LinkUp */
 	uint8_t link_layer;		/* IBV_LINK_LAYER_ETHERNET (2) */
-	uint8_t max_mtu;		/* IBV_MTU_4096 (5) */
-	uint8_t active_mtu;		/* IBV_MTU_1024 (3): follows netdev_mtu */
 	uint32_t netdev_mtu;		/* 1500, the netdev a real port has */
-	uint8_t active_width;		/* 2: 4X */
-	uint8_t active_speed;		/* 32: EDR, 25 Gb/s per lane */
+	/* The link mode the port comes up at (PTYS ext_eth_proto_oper):
+	 * MLX5E_CAUI_4_100GBASE_CR4_KR4, which mlx5_ib shows as 4X EDR. */
+	uint8_t eth_link_mode;
 	uint32_t port_cap_flags;	/* CM_SUP | IP_BASED_GIDS */
-	uint32_t max_msg_sz;		/* 1 GiB */
 	uint16_t lid, sm_lid;		/* 0 on RoCE */
 	uint8_t lmc, sm_sl;
 
@@ -135,7 +136,6 @@ struct emu_dev_identity {
 #define EMU_MLX5_UVERBS_ABI	1	/* uverbsN/abi_version */
 #define EMU_NETDEV_MTU		1500
 #define EMU_PORT_CAP_FLAGS	0x04010000u	/* IB_PORT_CM_SUP | IB_PORT_IP_BASED_GIDS */
-#define EMU_MAX_MSG_SZ		0x40000000u
 
 /* The derivations (pure; tested byte by byte). */
 

@@ -25,7 +25,9 @@
 #include <infiniband/verbs.h>
 
 #include "emu/device/dev_identity.h"
+#include "emu/device/dev_link.h"
 #include "emu/device/dev_sysfs.h"
+#include "prm/prm_cmd.h"
 
 #define PCI_ROOT "devices/pci0000:00"
 
@@ -34,29 +36,29 @@
 static int width_to_int(uint8_t width)
 {
 	switch (width) {
-	case 1:  return 1;	/* IB_WIDTH_1X */
-	case 16: return 2;	/* IB_WIDTH_2X */
-	case 2:  return 4;	/* IB_WIDTH_4X */
-	case 4:  return 8;	/* IB_WIDTH_8X */
-	case 8:  return 12;	/* IB_WIDTH_12X */
+	case EMU_IB_WIDTH_1X:  return 1;
+	case EMU_IB_WIDTH_2X:  return 2;
+	case EMU_IB_WIDTH_4X:  return 4;
+	case EMU_IB_WIDTH_8X:  return 8;
+	case EMU_IB_WIDTH_12X: return 12;
 	default: return -1;
 	}
 }
 
-void emu_sysfs_rate(uint8_t width, uint8_t speed, char *buf, size_t len)
+void emu_sysfs_rate(uint8_t width, uint16_t speed, char *buf, size_t len)
 {
 	const char *name;
 	int rate;		/* deci-Gb/s per lane, as rate_show() */
 
 	switch (speed) {
-	case 2:   name = " DDR";   rate = 50;   break;
-	case 4:   name = " QDR";   rate = 100;  break;
-	case 8:   name = " FDR10"; rate = 100;  break;
-	case 16:  name = " FDR";   rate = 140;  break;
-	case 32:  name = " EDR";   rate = 250;  break;
-	case 64:  name = " HDR";   rate = 500;  break;
-	case 128: name = " NDR";   rate = 1000; break;
-	default:  name = " SDR";   rate = 25;   break;
+	case EMU_IB_SPEED_DDR:   name = " DDR";   rate = 50;   break;
+	case EMU_IB_SPEED_QDR:   name = " QDR";   rate = 100;  break;
+	case EMU_IB_SPEED_FDR10: name = " FDR10"; rate = 100;  break;
+	case EMU_IB_SPEED_FDR:   name = " FDR";   rate = 140;  break;
+	case EMU_IB_SPEED_EDR:   name = " EDR";   rate = 250;  break;
+	case EMU_IB_SPEED_HDR:   name = " HDR";   rate = 500;  break;
+	case EMU_IB_SPEED_NDR:   name = " NDR";   rate = 1000; break;
+	default:                 name = " SDR";   rate = 25;   break;
 	}
 	rate *= width_to_int(width);
 	if (rate < 0) {
@@ -448,6 +450,8 @@ static void write_port(struct wctx *c, int ports_fd,
 		       const struct emu_port_identity *p)
 {
 	char name[8], rate[64];
+	uint16_t speed;
+	uint8_t width;
 	int fd, ga;
 
 	snprintf(name, sizeof(name), "%u", p->port_num);
@@ -457,7 +461,12 @@ static void write_port(struct wctx *c, int ports_fd,
 	put(c, fd, "phys_state", 0444, "%u: %s\n", p->phys_state,
 	    emu_sysfs_phys_state_name(p->phys_state));
 	put(c, fd, "link_layer", 0444, "%s\n", link_layer_name(p->link_layer));
-	emu_sysfs_rate(p->active_width, p->active_speed, rate, sizeof(rate));
+	/* rate_show() asks ib_query_port: what mlx5_ib makes of the link
+	 * mode the port runs at (4X QDR before it knows one). */
+	width = EMU_IB_WIDTH_4X;
+	speed = EMU_IB_SPEED_QDR;
+	emu_link_ib_rate(true, MLX5E_PROT_MASK(p->eth_link_mode), &width, &speed);
+	emu_sysfs_rate(width, speed, rate, sizeof(rate));
 	put(c, fd, "rate", 0444, "%s\n", rate);
 	put(c, fd, "lid", 0444, "0x%x\n", p->lid);
 	put(c, fd, "sm_lid", 0444, "0x%x\n", p->sm_lid);

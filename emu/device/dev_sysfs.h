@@ -90,7 +90,7 @@ int emu_sysfs_clean_stale(const char *dir);
 
 /* Kernel text forms (drivers/infiniband/core/sysfs.c), for tests and info. */
 /* rate_show(): "100 Gb/sec (4X EDR)". */
-void emu_sysfs_rate(uint8_t width, uint8_t speed, char *buf, size_t len);
+void emu_sysfs_rate(uint8_t width, uint16_t speed, char *buf, size_t len);
 /* state_show() and phys_state_show() names: "ACTIVE", "LinkUp". */
 const char *emu_sysfs_state_name(uint8_t state);
 const char *emu_sysfs_phys_state_name(uint8_t phys_state);

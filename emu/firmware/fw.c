@@ -24,8 +24,9 @@ void emu_fw_config_default(struct emu_fw_config *cfg)
 	for (unsigned int p = 0; p < EMU_FW_MAX_PORTS; p++) {
 		memcpy(cfg->port[p].mac, mac, sizeof(mac));
 		cfg->port[p].mac[5] = (uint8_t)(1 + p);
-		cfg->port[p].mtu = 1500;
+		cfg->port[p].mtu = 1500 + 22;
 		cfg->port[p].link_up = true;
+		cfg->port[p].eth_link_mode = MLX5E_CAUI_4_100GBASE_CR4_KR4;
 	}
 	cfg->node_guid = fw_guid_from_mac(cfg->port[0].mac);
 	cfg->system_image_guid = cfg->node_guid;
@@ -48,7 +49,11 @@ static int fw_config_check(const struct emu_fw_config *cfg)
 	if (cfg->ieee_vendor_id >> 24)
 		return -EINVAL;
 	for (unsigned int p = 0; p < cfg->num_ports; p++)
-		if (cfg->port[p].mtu < 68 || cfg->port[p].mtu > 9978)
+		if (cfg->port[p].mtu < EMU_FW_PORT_MIN_MTU ||
+		    cfg->port[p].mtu > EMU_FW_PORT_MAX_MTU ||
+		    cfg->port[p].eth_link_mode > 31 ||
+		    !(FW_PTYS_EXT_ETH_CAP &
+		      MLX5E_PROT_MASK(cfg->port[p].eth_link_mode)))
 			return -EINVAL;
 	return 0;
 }

@@ -31,10 +31,21 @@ struct emu_fw_caps;
 #define EMU_FW_PCI_VENDOR_ID 0x15b3
 #define EMU_FW_PCI_DEVICE_ID 0x101d	/* ConnectX-6 Dx: part id 4125 */
 
+/* The port's hardware MTU limit (PMTU max_mtu): a 9978-byte netdev MTU
+ * plus the Ethernet header, a VLAN tag and the FCS, as a ConnectX-6 Dx. */
+#define EMU_FW_PORT_MAX_MTU 10000
+#define EMU_FW_PORT_MIN_MTU 64	/* the smallest Ethernet frame */
+
 struct emu_fw_port_config {
 	uint8_t mac[6];		/* permanent address of the port */
-	uint16_t mtu;		/* Ethernet MTU (L3 payload), e.g. 1500 */
+	/* The port's MTU at power-on (PMTU admin_mtu and oper_mtu): whole
+	 * frames, Ethernet header, one VLAN tag and FCS included; the driver
+	 * sets its own with ACCESS_REG.  EMU_FW_PORT_MIN_MTU..MAX_MTU. */
+	uint16_t mtu;
 	bool link_up;		/* initial physical/logical state */
+	/* The link mode the port runs at: a bit of PTYS ext_eth_proto_*
+	 * (MLX5E_* of the extended set, prm_cmd.h), one the port supports. */
+	uint8_t eth_link_mode;
 };
 
 struct emu_fw_config {
@@ -53,7 +64,8 @@ struct emu_fw_config {
 };
 
 /*
- * The defaults: one port, link up, MTU 1500, MAC 02:c9:7f:00:00:01,
+ * The defaults: one port, link up at 100GBASE-CR4 (MLX5E_CAUI_4_100GBASE_
+ * CR4_KR4), MTU 1522 (a 1500-byte netdev), MAC 02:c9:7f:00:00:01,
  * GUIDs from the MAC as mlx5 forms them (mac[0..2]:03:00:mac[3..5]; the
  * device layer, emu/device, gives the real identity), firmware 22.36.1010,
  * PSID MT_0000000359, the ConnectX-6 Dx PCI and vendor ids.

@@ -121,7 +121,13 @@ static const struct fw_cmd_desc fw_cmds[MLX5_CMD_OP_DESTROY_UMEM + 1] = {
 	CMD(DESTROY_CQ, fw_cmd_destroy_cq, DESTROY, EMU_FW_OBJ_CQ,
 	    IN(destroy_cq_in), OUT(destroy_cq_out), OPM(0)),
 
-	/* Vports, ports, RoCE addresses. */
+	/* Vports, ports, RoCE addresses, port registers. */
+	[MLX5_CMD_OP_ACCESS_REG] = {
+		.handler = fw_cmd_access_reg, .inlen = IN(access_register_in),
+		.outlen = OUT(access_register_out), .cls = EMU_FW_CMD_GENERAL,
+		.obj = NO_OBJ, .kernel_only = true,
+		.op_mods = OPM(MLX5_ACCESS_REG_WRITE) | OPM(MLX5_ACCESS_REG_READ),
+	},
 	CMD(QUERY_VPORT_STATE, fw_cmd_query_vport_state, GENERAL, NO_OBJ,
 	    IN(query_vport_state_in), OUT(query_vport_state_out),
 	    OPM(MLX5_VPORT_STATE_OP_MOD_VNIC_VPORT) |

@@ -250,9 +250,9 @@ static enum fw_synd fw_cq_resize(struct fw_cmd *cmd, struct emu_fw_cq *cq)
 	struct fw_buf_desc d = { 0 };
 	enum fw_synd s;
 
-	if (!(sel & FW_CQ_RESIZE_LOG_SIZE) ||
-	    (sel & ~(FW_CQ_RESIZE_LOG_SIZE | FW_CQ_RESIZE_PG_OFFSET |
-		     FW_CQ_RESIZE_PG_SIZE)))
+	if (!(sel & MLX5_MODIFY_CQ_MASK_LOG_SIZE) ||
+	    (sel & ~(MLX5_MODIFY_CQ_MASK_LOG_SIZE | MLX5_MODIFY_CQ_MASK_PG_OFFSET |
+		     MLX5_MODIFY_CQ_MASK_PG_SIZE)))
 		return FW_SYND_CQ_BAD_FIELD_SELECT;
 	j.log_size = (uint8_t)PRM_GET(cqc, cqc, log_cq_size);
 	if (j.log_size > FW_CAP_GEN(cmd->fw, log_max_cq_sz))
@@ -260,9 +260,9 @@ static enum fw_synd fw_cq_resize(struct fw_cmd *cmd, struct emu_fw_cq *cq)
 	d.umem_valid = PRM_GET(modify_cq_in, cmd->in, cq_umem_valid);
 	d.umem_id = PRM_GET(modify_cq_in, cmd->in, cq_umem_id);
 	d.umem_offset = PRM_GET64(modify_cq_in, cmd->in, cq_umem_offset);
-	if (sel & FW_CQ_RESIZE_PG_OFFSET)
+	if (sel & MLX5_MODIFY_CQ_MASK_PG_OFFSET)
 		d.page_offset = PRM_GET(cqc, cqc, page_offset);
-	if (sel & FW_CQ_RESIZE_PG_SIZE)
+	if (sel & MLX5_MODIFY_CQ_MASK_PG_SIZE)
 		d.log_page_size = PRM_GET(cqc, cqc, log_page_size);
 	d.len = (size_t)cq->cqe_size << j.log_size;
 	d.pas = PRM_ARRAY_ADDR(modify_cq_in, cmd->in, pas, 0);
@@ -294,7 +294,7 @@ enum fw_synd fw_cmd_modify_cq(struct fw_cmd *cmd)
 	struct emu_fw_cq *cq;
 	enum fw_synd s;
 
-	if (cmd->op_mod == FW_CQ_OPMOD_RESIZE && !FW_CAP_GEN(fw, cq_resize))
+	if (cmd->op_mod == MLX5_CQ_OPMOD_RESIZE && !FW_CAP_GEN(fw, cq_resize))
 		return FW_SYND_CQ_RESIZE_NOT_SUPPORTED;
 	s = fw_cmd_obj_own(cmd, EMU_FW_OBJ_CQ,
 			   PRM_GET(modify_cq_in, cmd->in, cqn),
@@ -302,7 +302,7 @@ enum fw_synd fw_cmd_modify_cq(struct fw_cmd *cmd)
 	if (s)
 		return s;
 	cq = emu_fw_to_cq(obj);
-	if (cmd->op_mod == FW_CQ_OPMOD_RESIZE) {
+	if (cmd->op_mod == MLX5_CQ_OPMOD_RESIZE) {
 		s = fw_cq_resize(cmd, cq);
 		goto out;
 	}
@@ -310,17 +310,17 @@ enum fw_synd fw_cmd_modify_cq(struct fw_cmd *cmd)
 	sel = PRM_GET(modify_cq_in, cmd->in,
 		      modify_field_select_resize_field_select.modify_field_select.modify_field_select);
 	if (FW_CAP_GEN(fw, cq_moderation))
-		allowed |= FW_CQ_MODIFY_PERIOD | FW_CQ_MODIFY_COUNT;
+		allowed |= MLX5_CQ_MODIFY_PERIOD | MLX5_CQ_MODIFY_COUNT;
 	if (FW_CAP_GEN(fw, cq_oi))
-		allowed |= FW_CQ_MODIFY_OVERRUN;
+		allowed |= MLX5_CQ_MODIFY_OVERRUN;
 	if (FW_CAP_GEN(fw, cq_period_mode_modify))
-		allowed |= FW_CQ_MODIFY_PERIOD_MODE;
+		allowed |= MLX5_CQ_MODIFY_PERIOD_MODE;
 	mode = PRM_GET(cqc, cqc, cq_period_mode);
 	if (sel & ~allowed) {
 		s = FW_SYND_CQ_BAD_FIELD_SELECT;
 		goto out;
 	}
-	if ((sel & FW_CQ_MODIFY_PERIOD_MODE) &&
+	if ((sel & MLX5_CQ_MODIFY_PERIOD_MODE) &&
 	    (mode > 1 ||
 	     (mode == 1 && !FW_CAP_GEN(fw, cq_period_start_from_cqe)))) {
 		s = FW_SYND_CQ_BAD_PERIOD_MODE;
@@ -328,21 +328,21 @@ enum fw_synd fw_cmd_modify_cq(struct fw_cmd *cmd)
 	}
 
 	pthread_mutex_lock(&cq->lock);
-	if (sel & FW_CQ_MODIFY_PERIOD) {
+	if (sel & MLX5_CQ_MODIFY_PERIOD) {
 		PRM_SET(cqc, cq->cqc, cq_period, PRM_GET(cqc, cqc, cq_period));
 		atomic_store(&cq->cq_period, PRM_GET(cqc, cqc, cq_period));
 	}
-	if (sel & FW_CQ_MODIFY_COUNT) {
+	if (sel & MLX5_CQ_MODIFY_COUNT) {
 		PRM_SET(cqc, cq->cqc, cq_max_count,
 			PRM_GET(cqc, cqc, cq_max_count));
 		atomic_store(&cq->cq_max_count,
 			     PRM_GET(cqc, cqc, cq_max_count));
 	}
-	if (sel & FW_CQ_MODIFY_OVERRUN) {
+	if (sel & MLX5_CQ_MODIFY_OVERRUN) {
 		PRM_SET(cqc, cq->cqc, oi, PRM_GET(cqc, cqc, oi));
 		atomic_store(&cq->oi, PRM_GET(cqc, cqc, oi));
 	}
-	if (sel & FW_CQ_MODIFY_PERIOD_MODE) {
+	if (sel & MLX5_CQ_MODIFY_PERIOD_MODE) {
 		PRM_SET(cqc, cq->cqc, cq_period_mode, mode);
 		atomic_store(&cq->cq_period_mode, mode);
 	}

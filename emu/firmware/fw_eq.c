@@ -74,7 +74,7 @@ enum fw_synd fw_cmd_create_eq(struct fw_cmd *cmd)
 
 	if (log_size > FW_CAP_GEN(cmd->fw, log_max_eq_sz))
 		return FW_SYND_EQ_BAD_SIZE;
-	if (st != 0 && st != FW_EQC_ST_ARMED && st != FW_EQC_ST_FIRED)
+	if (st != 0 && st != MLX5_EQ_STATE_ARMED && st != MLX5_EQ_STATE_FIRED)
 		return FW_SYND_EQ_BAD_ST;
 	if (PRM_GET(eqc, eqc, intr) >= 1u << FW_CAP_GEN(cmd->fw, log_max_eq))
 		return FW_SYND_EQ_BAD_INTR;

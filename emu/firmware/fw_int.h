@@ -22,36 +22,6 @@
 #include "emu/firmware/fw_caps.h"
 #include "emu/firmware/fw_syndrome.h"
 
-/*
- * PRM numbers prm/prm_cmd.h does not carry (kernel names in comments);
- * to move there.
- */
-enum {
-	FW_EQC_ST_ARMED = 0x9,		/* MLX5_EQ_STATE_ARMED (linux/mlx5/eq.h) */
-	FW_EQC_ST_FIRED = 0xa,		/* MLX5_EQ_STATE_FIRED */
-	FW_EQC_ST_ALWAYS_ARMED = 0xb,	/* MLX5_EQ_STATE_ALWAYS_ARMED */
-};
-enum {					/* modify_cq_in field_select (cq.h) */
-	FW_CQ_MODIFY_PERIOD = 1 << 0,	/* MLX5_CQ_MODIFY_PERIOD */
-	FW_CQ_MODIFY_COUNT = 1 << 1,	/* MLX5_CQ_MODIFY_COUNT */
-	FW_CQ_MODIFY_OVERRUN = 1 << 2,	/* MLX5_CQ_MODIFY_OVERRUN */
-	FW_CQ_MODIFY_PERIOD_MODE = 1 << 4,	/* MLX5_CQ_MODIFY_PERIOD_MODE */
-	FW_CQ_OPMOD_RESIZE = 1,		/* MLX5_CQ_OPMOD_RESIZE */
-	FW_CQ_RESIZE_LOG_SIZE = 1 << 0,	/* MLX5_MODIFY_CQ_MASK_LOG_SIZE */
-	FW_CQ_RESIZE_PG_OFFSET = 1 << 1,	/* MLX5_MODIFY_CQ_MASK_PG_OFFSET */
-	FW_CQ_RESIZE_PG_SIZE = 1 << 2,	/* MLX5_MODIFY_CQ_MASK_PG_SIZE */
-};
-enum {					/* roce_addr_layout (device.h) */
-	FW_ROCE_VERSION_1 = 0,		/* MLX5_ROCE_VERSION_1 */
-	FW_ROCE_VERSION_2 = 2,		/* MLX5_ROCE_VERSION_2 */
-	FW_ROCE_L3_TYPE_IPV4 = 0,	/* MLX5_ROCE_L3_TYPE_IPV4 */
-	FW_ROCE_L3_TYPE_IPV6 = 1,	/* MLX5_ROCE_L3_TYPE_IPV6 */
-};
-enum {					/* vport states (mlx5_ifc.h) */
-	FW_VPORT_STATE_DOWN = 0x0,	/* MLX5_VPORT_STATE_DOWN */
-	FW_VPORT_STATE_UP = 0x1,	/* MLX5_VPORT_STATE_UP */
-};
-
 /* ---- object tables (fw_obj.c) ---- */
 
 struct fw_table {
@@ -111,11 +81,27 @@ void fw_obj_remove(struct emu_fw_obj *obj);
 
 struct fw_port {
 	uint8_t mac[6];
-	uint16_t mtu;
 	atomic_bool link_up;
-	pthread_mutex_t lock;	/* roce table */
+	pthread_mutex_t lock;	/* roce table, the registers below */
 	uint8_t (*roce)[32];	/* roce_addr_layout per index */
+	uint16_t admin_mtu, oper_mtu;		/* PMTU */
+	uint32_t eth_proto_admin, eth_proto_oper;	/* PTYS, extended set */
 };
+
+/*
+ * The extended Ethernet link modes of a ConnectX-6 Dx 100GbE port (PTYS
+ * ext_eth_proto_capability): 1, 10, 25, 40, 50 and 100 GbE, as the card
+ * is sold (emulator-assigned from that, bit by bit).
+ */
+#define FW_PTYS_EXT_ETH_CAP						\
+	(MLX5E_PROT_MASK(MLX5E_1000BASE_X_SGMII) |			\
+	 MLX5E_PROT_MASK(MLX5E_10GBASE_XFI_XAUI_1) |			\
+	 MLX5E_PROT_MASK(MLX5E_40GBASE_XLAUI_4_XLPPI_4) |		\
+	 MLX5E_PROT_MASK(MLX5E_25GAUI_1_25GBASE_CR_KR) |		\
+	 MLX5E_PROT_MASK(MLX5E_50GAUI_2_LAUI_2_50GBASE_CR2_KR2) |	\
+	 MLX5E_PROT_MASK(MLX5E_50GAUI_1_LAUI_1_50GBASE_CR_KR) |		\
+	 MLX5E_PROT_MASK(MLX5E_CAUI_4_100GBASE_CR4_KR4) |		\
+	 MLX5E_PROT_MASK(MLX5E_100GAUI_2_100GBASE_CR2_KR2))
 
 struct emu_fw {
 	struct emu_fw_config cfg;	/* cfg.caps points at caps */
@@ -180,6 +166,7 @@ enum fw_synd fw_cmd_query_hca_vport_gid(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_query_vport_state(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_query_roce_address(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_set_roce_address(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_access_reg(struct fw_cmd *cmd);		/* fw_reg.c */
 enum fw_synd fw_cmd_alloc_q_counter(struct fw_cmd *cmd);	/* fw_counter.c */
 enum fw_synd fw_cmd_dealloc_q_counter(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_query_q_counter(struct fw_cmd *cmd);

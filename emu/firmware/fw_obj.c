@@ -30,6 +30,18 @@
 char emu_fw_rcu_tsan_sync;
 #endif
 
+/*
+ * cds_lfht_for_each_entry without its last step, container_of of the NULL
+ * node that ends the walk (undefined pointer arithmetic, which clang's
+ * -fsanitize=pointer-overflow reports): obj is formed from live nodes only.
+ */
+#define fw_table_for_each(ht, iter, obj)					\
+	for (cds_lfht_first((ht), (iter));					\
+	     cds_lfht_iter_get_node(iter) &&					\
+	     ((obj) = caa_container_of(cds_lfht_iter_get_node(iter),		\
+				       struct emu_fw_obj, node), 1);		\
+	     cds_lfht_next((ht), (iter)))
+
 static const struct fw_obj_type_info fw_types[EMU_FW_OBJ_NTYPES] = {
 	[EMU_FW_OBJ_UCTX] = { .name = "UCTX", .size = sizeof(struct emu_fw_uctx) },
 	[EMU_FW_OBJ_UMEM] = {
@@ -257,7 +269,7 @@ void fw_tables_fini(struct emu_fw *fw)
 		struct emu_fw_obj *obj;
 
 		emu_fw_rcu_lock();
-		cds_lfht_for_each_entry(tb->ht, &iter, obj, node) {
+		fw_table_for_each(tb->ht, &iter, obj) {
 			/* Whatever used it is gone (destroyed before). */
 			atomic_store(&obj->users, -1);
 			fw_obj_unpublish(obj);
@@ -445,7 +457,7 @@ int emu_fw_obj_for_each(struct emu_fw *fw, enum emu_fw_obj_type type,
 	if ((unsigned int)type >= EMU_FW_OBJ_NTYPES)
 		return -EINVAL;
 	emu_fw_rcu_lock();
-	cds_lfht_for_each_entry(fw->tables[type].ht, &iter, obj, node) {
+	fw_table_for_each(fw->tables[type].ht, &iter, obj) {
 		if (atomic_load_explicit(&obj->users, memory_order_acquire) < 0)
 			continue;
 		ret = fn(obj, arg);

@@ -48,6 +48,8 @@
 #include <urcu/rculfhash.h>
 #include <urcu/ref.h>
 
+#include "prm/prm_cmd.h"
+
 struct emu_fw;
 
 /*
@@ -459,10 +461,11 @@ enum emu_fw_qp_kind {
 	EMU_FW_QP_KIND_DCT,	/* CREATE_DCT */
 };
 
-enum {				/* qpc.rq_type (kernel include/linux/mlx5/qp.h) */
-	EMU_FW_RQ_REGULAR = 0x0,	/* MLX5_NON_ZERO_RQ */
-	EMU_FW_RQ_SRQ = 0x1,		/* MLX5_SRQ_RQ */
-	EMU_FW_RQ_ZERO = 0x3,		/* MLX5_ZERO_LEN_RQ */
+/* qpc.rq_type, by the names the engines use (the numbers: prm_cmd.h). */
+enum {
+	EMU_FW_RQ_REGULAR = MLX5_NON_ZERO_RQ,
+	EMU_FW_RQ_SRQ = MLX5_SRQ_RQ,
+	EMU_FW_RQ_ZERO = MLX5_ZERO_LEN_RQ,
 };
 
 struct emu_fw_qp {

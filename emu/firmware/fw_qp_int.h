@@ -10,31 +10,6 @@
 
 #include "emu/firmware/fw_int.h"
 
-/* opt_param_mask bits: Linux include/linux/mlx5/qp.h enum mlx5_qp_optpar. */
-enum {
-	FW_QP_OPT_ALT_ADDR_PATH = 1u << 0,
-	FW_QP_OPT_RRE = 1u << 1,
-	FW_QP_OPT_RAE = 1u << 2,
-	FW_QP_OPT_RWE = 1u << 3,
-	FW_QP_OPT_PKEY_INDEX = 1u << 4,
-	FW_QP_OPT_Q_KEY = 1u << 5,
-	FW_QP_OPT_RNR_TIMEOUT = 1u << 6,
-	FW_QP_OPT_PRIMARY_ADDR_PATH = 1u << 7,
-	FW_QP_OPT_SRA_MAX = 1u << 8,
-	FW_QP_OPT_RRA_MAX = 1u << 9,
-	FW_QP_OPT_PM_STATE = 1u << 10,
-	FW_QP_OPT_RETRY_COUNT = 1u << 12,
-	FW_QP_OPT_RNR_RETRY = 1u << 13,
-	FW_QP_OPT_ACK_TIMEOUT = 1u << 14,
-	FW_QP_OPT_LAG_TX_AFF = 1u << 15,
-	FW_QP_OPT_PRI_PORT = 1u << 16,
-	FW_QP_OPT_SRQN = 1u << 18,
-	FW_QP_OPT_CQN_RCV = 1u << 19,
-	FW_QP_OPT_DC_HS = 1u << 20,
-	FW_QP_OPT_DC_KEY = 1u << 21,
-	FW_QP_OPT_COUNTER_SET_ID = 1u << 25,
-};
-
 /* The service classes the rules tell apart (mlx5_ib's opt_mask ST index;
  * XRC initiator and target share MLX5_QP_ST_XRC). */
 enum fw_qp_class {

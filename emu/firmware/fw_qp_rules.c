@@ -96,7 +96,7 @@ const char *fw_qp_class_name(enum fw_qp_class cls)
 
 /* ---- opt_param_mask: mlx5_ib's opt_mask[][][] ---- */
 
-#define O(b) FW_QP_OPT_##b
+#define O(b) MLX5_QP_OPTPAR_##b
 
 static const uint32_t fw_qp_opt_table[FW_TR_N][FW_QPCL_N] = {
 	[FW_TR_INIT2INIT] = {
@@ -212,25 +212,25 @@ uint32_t fw_qp_opt_groups(uint32_t m)
 	static const struct {
 		uint32_t bit, groups;
 	} map[] = {
-		{ FW_QP_OPT_ALT_ADDR_PATH, F(ALT_PATH) },
-		{ FW_QP_OPT_RRE, F(RRE) },
-		{ FW_QP_OPT_RAE, F(RAE) },
-		{ FW_QP_OPT_RWE, F(RWE) },
-		{ FW_QP_OPT_PKEY_INDEX, F(PKEY) },
-		{ FW_QP_OPT_Q_KEY, F(QKEY) },
-		{ FW_QP_OPT_RNR_TIMEOUT, F(MIN_RNR) },
-		{ FW_QP_OPT_PRIMARY_ADDR_PATH, F(PATH) },
-		{ FW_QP_OPT_SRA_MAX, F(SRA) },
-		{ FW_QP_OPT_RRA_MAX, F(RRA) },
-		{ FW_QP_OPT_PM_STATE, F(PM) },
-		{ FW_QP_OPT_RETRY_COUNT, F(RETRY) },
-		{ FW_QP_OPT_RNR_RETRY, F(RETRY) },
-		{ FW_QP_OPT_ACK_TIMEOUT, F(ACK_TIMEOUT) },
-		{ FW_QP_OPT_LAG_TX_AFF, F(LAG) },
-		{ FW_QP_OPT_PRI_PORT, F(PORT) },
-		{ FW_QP_OPT_SRQN, F(SRQN) },
-		{ FW_QP_OPT_CQN_RCV, F(CQN_RCV) },
-		{ FW_QP_OPT_COUNTER_SET_ID, F(COUNTER) },
+		{ MLX5_QP_OPTPAR_ALT_ADDR_PATH, F(ALT_PATH) },
+		{ MLX5_QP_OPTPAR_RRE, F(RRE) },
+		{ MLX5_QP_OPTPAR_RAE, F(RAE) },
+		{ MLX5_QP_OPTPAR_RWE, F(RWE) },
+		{ MLX5_QP_OPTPAR_PKEY_INDEX, F(PKEY) },
+		{ MLX5_QP_OPTPAR_Q_KEY, F(QKEY) },
+		{ MLX5_QP_OPTPAR_RNR_TIMEOUT, F(MIN_RNR) },
+		{ MLX5_QP_OPTPAR_PRIMARY_ADDR_PATH, F(PATH) },
+		{ MLX5_QP_OPTPAR_SRA_MAX, F(SRA) },
+		{ MLX5_QP_OPTPAR_RRA_MAX, F(RRA) },
+		{ MLX5_QP_OPTPAR_PM_STATE, F(PM) },
+		{ MLX5_QP_OPTPAR_RETRY_COUNT, F(RETRY) },
+		{ MLX5_QP_OPTPAR_RNR_RETRY, F(RETRY) },
+		{ MLX5_QP_OPTPAR_ACK_TIMEOUT, F(ACK_TIMEOUT) },
+		{ MLX5_QP_OPTPAR_LAG_TX_AFF, F(LAG) },
+		{ MLX5_QP_OPTPAR_PRI_PORT, F(PORT) },
+		{ MLX5_QP_OPTPAR_SRQN, F(SRQN) },
+		{ MLX5_QP_OPTPAR_CQN_RCV, F(CQN_RCV) },
+		{ MLX5_QP_OPTPAR_COUNTER_SET_ID, F(COUNTER) },
 	};
 	uint32_t g = 0;
 

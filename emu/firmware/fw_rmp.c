@@ -20,18 +20,13 @@
 
 #include "emu/firmware/fw_qp_int.h"
 
-enum {				/* wq.wq_type (kernel mlx5_ifc.h MLX5_WQ_TYPE_*) */
-	FW_WQ_TYPE_LINKED_LIST = 0,
-	FW_WQ_TYPE_CYCLIC = 1,
-};
-
 #define RMP_PAS_BYTE_OFF (PRM_BYTE_OFF(create_rmp_in, ctx) + \
 			  PRM_BYTE_OFF(rmpc, wq) + PRM_BYTE_OFF(wq, pas))
 
 static bool fw_wq_features(const void *wq)
 {
-	/* Linked list (0) or cyclic (1); not the striding kinds. */
-	return PRM_GET(wq, wq, wq_type) > FW_WQ_TYPE_CYCLIC ||
+	/* Linked list or cyclic; not the striding kinds. */
+	return PRM_GET(wq, wq, wq_type) > MLX5_WQ_TYPE_CYCLIC ||
 	       PRM_GET(wq, wq, wq_signature) ||
 	       PRM_GET(wq, wq, end_padding_mode) ||
 	       PRM_GET(wq, wq, cd_slave) ||
@@ -58,7 +53,7 @@ enum fw_synd fw_cmd_create_rmp(struct fw_cmd *cmd)
 		return FW_SYND_SRQ_FEATURE_NOT_SUPPORTED;
 	if (PRM_GET(rmpc, rmpc, state) != MLX5_RMPC_STATE_RDY)
 		return FW_SYND_SRQ_BAD_STATE;
-	p.cyclic = PRM_GET(wq, wq, wq_type) == FW_WQ_TYPE_CYCLIC;
+	p.cyclic = PRM_GET(wq, wq, wq_type) == MLX5_WQ_TYPE_CYCLIC;
 	p.log_size = PRM_GET(wq, wq, log_wq_sz);
 	p.log_stride = PRM_GET(wq, wq, log_wq_stride);
 	p.lwm = PRM_GET(wq, wq, lwm);

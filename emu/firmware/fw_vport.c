@@ -22,16 +22,11 @@
 _Static_assert(FW_ROCE_ADDR_BYTES == sizeof(((struct fw_port *)0)->roce[0]),
 	       "roce table entry is one roce_addr_layout");
 
-/* Ethernet header + VLAN tag + FCS: the hardware MTU the kernel programs
- * for a netdev MTU (MLX5E_SW2HW_MTU). */
-#define FW_ETH_HW_MTU_OVERHEAD (14 + 4 + 4)
-
 enum {
 	FW_PORT_PHYS_STATE_DISABLED = 3,	/* IB PortPhysicalState */
 	FW_PORT_PHYS_STATE_LINK_UP = 5,
 	FW_PORT_STATE_DOWN = 1,			/* IB PortState */
 	FW_PORT_STATE_ACTIVE = 4,
-	FW_VPORT_ADMIN_STATE_AUTO = 2,		/* MLX5_VPORT_ADMIN_STATE_AUTO */
 };
 
 int fw_ports_init(struct emu_fw *fw)
@@ -41,7 +36,11 @@ int fw_ports_init(struct emu_fw *fw)
 		struct fw_port *port = &fw->port[p];
 
 		memcpy(port->mac, fw->cfg.port[p].mac, sizeof(port->mac));
-		port->mtu = fw->cfg.port[p].mtu;
+		port->admin_mtu = fw->cfg.port[p].mtu;
+		port->oper_mtu = fw->cfg.port[p].mtu;
+		port->eth_proto_admin = FW_PTYS_EXT_ETH_CAP;
+		port->eth_proto_oper =
+			MLX5E_PROT_MASK(fw->cfg.port[p].eth_link_mode);
 		atomic_init(&port->link_up, fw->cfg.port[p].link_up);
 		pthread_mutex_init(&port->lock, NULL);
 		port->roce = calloc(fw->roce_table_size ? fw->roce_table_size : 1,
@@ -162,25 +161,29 @@ enum fw_synd fw_cmd_query_vport_state(struct fw_cmd *cmd)
 		return FW_SYND_OTHER_VPORT_NOT_SUPPORTED;
 	up = atomic_load(&cmd->fw->port[0].link_up);
 	PRM_SET(query_vport_state_out, cmd->out, admin_state,
-		FW_VPORT_ADMIN_STATE_AUTO);
+		MLX5_VPORT_ADMIN_STATE_AUTO);
 	PRM_SET(query_vport_state_out, cmd->out, state,
-		up ? FW_VPORT_STATE_UP : FW_VPORT_STATE_DOWN);
+		up ? MLX5_VPORT_STATE_UP : MLX5_VPORT_STATE_DOWN);
 	return FW_SYND_OK;
 }
 
 enum fw_synd fw_cmd_query_nic_vport_context(struct fw_cmd *cmd)
 {
 	const struct emu_fw *fw = cmd->fw;
-	const struct fw_port *port = &fw->port[0];
+	struct fw_port *port = &cmd->fw->port[0];
 	void *ctx = PRM_ADDR_OF(query_nic_vport_context_out, cmd->out,
 				nic_vport_context);
+	uint16_t mtu;
 	void *perm = PRM_ADDR_OF(nic_vport_context, ctx, permanent_address);
 
 	if (PRM_GET(query_nic_vport_context_in, cmd->in, other_vport))
 		return FW_SYND_OTHER_VPORT_NOT_SUPPORTED;
 	PRM_SET(nic_vport_context, ctx, roce_en, FW_CAP_GEN(fw, roce));
-	PRM_SET(nic_vport_context, ctx, mtu,
-		port->mtu + FW_ETH_HW_MTU_OVERHEAD);
+	/* The MTU the port runs with (the driver programs both alike). */
+	pthread_mutex_lock(&port->lock);
+	mtu = port->oper_mtu;
+	pthread_mutex_unlock(&port->lock);
+	PRM_SET(nic_vport_context, ctx, mtu, mtu);
 	PRM_SET64(nic_vport_context, ctx, system_image_guid,
 		  fw->cfg.system_image_guid);
 	PRM_SET64(nic_vport_context, ctx, port_guid, fw_port_guid(fw, 0));
@@ -298,9 +301,9 @@ enum fw_synd fw_cmd_set_roce_address(struct fw_cmd *cmd)
 	if (index >= fw->roce_table_size)
 		return FW_SYND_ROCE_ADDR_BAD_INDEX;
 	/* Versions and L3 types as advertised (bit v / bit l3 + 1). */
-	if ((ver != FW_ROCE_VERSION_1 && ver != FW_ROCE_VERSION_2) ||
+	if ((ver != MLX5_ROCE_VERSION_1 && ver != MLX5_ROCE_VERSION_2) ||
 	    !(FW_CAP_ROCE(fw, roce_version) & (1u << ver)) ||
-	    (l3 != FW_ROCE_L3_TYPE_IPV4 && l3 != FW_ROCE_L3_TYPE_IPV6) ||
+	    (l3 != MLX5_ROCE_L3_TYPE_IPV4 && l3 != MLX5_ROCE_L3_TYPE_IPV6) ||
 	    !(FW_CAP_ROCE(fw, l3_type) & (1u << (l3 + 1))))
 		return FW_SYND_ROCE_ADDR_BAD_VERSION;
 	pthread_mutex_lock(&fw->port[p].lock);

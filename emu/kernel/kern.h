@@ -22,6 +22,7 @@
 #include "emu/kernel/kern_devx_rules.h"
 #include "backend/backend.h"
 #include "backend/backend_impl.h"
+#include "prm/prm.h"
 
 struct emu_fw;
 
@@ -36,7 +37,14 @@ struct kern_dev {
 	uint32_t eqn[KERN_NUM_COMP_VECTORS];	/* kernel-owned completion EQs */
 	uint32_t eq_uar;			/* UAR index of those EQs */
 	int refs;				/* open contexts */
+	pthread_mutex_t cq_lock;		/* guards cqs */
+	struct cds_list_head cqs;		/* CQs on those EQs (kern_cq.c) */
+	/* The general capabilities in effect, read at bring-up as
+	 * mlx5_core caches them (mdev->caps). */
+	uint8_t cap_gen[PRM_ST_SZ_BYTES(cmd_hca_cap)];
 };
+
+#define KERN_CAP_GEN(kdev, fld) PRM_GET(cmd_hca_cap, (kdev)->cap_gen, fld)
 
 /*
  * A ucontext: what the kernel keeps for one opened device file (the
@@ -75,6 +83,7 @@ struct mlx5be_obj {
 	struct cds_list_head node;
 	uint64_t enc_id;		/* (create opcode << 32) | id, as devx.c */
 	uint32_t bulk;			/* flow counters allocated in bulk */
+	enum kern_destroy_flow flow;	/* how devx_obj_cleanup destroys it */
 	size_t destroy_inlen, destroy_outlen;
 	uint8_t destroy_in[KERN_DEVX_DESTROY_INBOX_MAX];	/* from the create */
 };
@@ -103,6 +112,13 @@ int kern_fw_exec(struct kern_dev *kdev, const void *in, size_t inlen,
 /* Executes a kernel-internal command (uid 0); -EREMOTEIO on bad status. */
 int kern_fw_exec_checked(struct kern_dev *kdev, void *in, size_t inlen,
 			 void *out, size_t outlen);
+
+/* kern_cq.c: the CQs on the completion EQs (mlx5_eq_add_cq/del_cq). */
+void kern_dev_cqs_init(struct kern_dev *kdev);
+int kern_dev_cq_attach(struct kern_dev *kdev, uint32_t eqn, uint32_t cqn);
+void kern_dev_cq_detach(struct kern_dev *kdev, uint32_t cqn);
+/* Whether CQ cqn is on a completion EQ, and which (@eqn may be NULL). */
+bool kern_dev_cq_find(struct kern_dev *kdev, uint32_t cqn, uint32_t *eqn);
 
 
 /* kern_ctx.c */
@@ -153,6 +169,18 @@ int kern_obj_query_async(struct mlx5be_obj *obj, const void *in, size_t inlen,
 			 struct mlx5be_cmd_comp *comp);
 int kern_cmd_comp_get(struct mlx5be_cmd_comp *comp,
 		      struct mlx5be_async_cmd_resp *resp);
+
+/* kern_port.c: port attributes, GIDs, the port MTU. */
+int kern_query_port(struct mlx5be_ctx *ctx, uint32_t port,
+		    struct mlx5be_port_attr *attr);
+int kern_query_gid(struct mlx5be_ctx *ctx, uint32_t port, uint32_t index,
+		   struct mlx5be_gid_entry *entry);
+int kern_gid_l2_addr(struct mlx5be_ctx *ctx, uint32_t port,
+		     uint32_t sgid_index, const uint8_t dgid[16], uint8_t mac[6],
+		     uint16_t *vlan);
+/* mlx5e's netdev coming up: PMTU admin_mtu for a netdev MTU (1-based port). */
+int kern_port_set_mtu(struct kern_dev *kdev, unsigned int port,
+		      uint32_t netdev_mtu);
 
 /* kern_umem.c */
 /* The page size the kernel picks for a umem (0: none of @bitmap fits). */

@@ -2,9 +2,10 @@
 /*
  * Devices as the kernel holds them.  A device is brought up on its first
  * open, as the driver probes a PCI function: firmware with the device's
- * identity, the RoCE address table programmed (SET_ROCE_ADDRESS, as mlx5_ib
- * does when GIDs appear), a kernel UAR and the completion EQs whose numbers
- * query_eqn hands out.  It then lives until the process ends; a forked
+ * identity, its capabilities read (QUERY_HCA_CAP), the RoCE address table
+ * programmed (SET_ROCE_ADDRESS, as mlx5_ib does when GIDs appear), a kernel
+ * UAR and the completion EQs whose numbers query_eqn hands out, and each
+ * port's MTU set as mlx5e sets it for its netdev (PMTU).  It then lives until the process ends; a forked
  * child starts over with fresh devices.
  */
 #include "emu/firmware/fw_objs.h"	/* first: liburcu, bp flavour */
@@ -104,10 +105,11 @@ static int kern_dev_set_gids(struct kern_dev *kdev,
 			PRM_SET(roce_addr_layout, addr, source_mac_31_0,
 				(uint32_t)port->mac[2] << 24 | port->mac[3] << 16 |
 					port->mac[4] << 8 | port->mac[5]);
-			/* PRM encodings: RoCE v1 0, v2 2; L3 IPv4 0, IPv6 1. */
 			PRM_SET(roce_addr_layout, addr, roce_version,
-				g->type == EMU_GID_TYPE_ROCE_V2 ? 2 : 0);
-			PRM_SET(roce_addr_layout, addr, roce_l3_type, v4 ? 0 : 1);
+				g->type == EMU_GID_TYPE_ROCE_V2 ?
+				MLX5_ROCE_VERSION_2 : MLX5_ROCE_VERSION_1);
+			PRM_SET(roce_addr_layout, addr, roce_l3_type,
+				v4 ? MLX5_ROCE_L3_TYPE_IPV4 : MLX5_ROCE_L3_TYPE_IPV6);
 			ret = kern_fw_exec_checked(kdev, in, sizeof(in), out, sizeof(out));
 			if (ret)
 				return ret;
@@ -169,6 +171,42 @@ static int kern_dev_create_eqs(struct kern_dev *kdev)
 	return 0;
 }
 
+/* mlx5_core caches the capabilities in effect when it initialises. */
+static int kern_dev_query_caps(struct kern_dev *kdev)
+{
+	uint8_t in[PRM_ST_SZ_BYTES(query_hca_cap_in)] = {};
+	size_t outlen = PRM_ST_SZ_BYTES(query_hca_cap_out);
+	uint8_t *out = calloc(1, outlen);
+	int ret;
+
+	if (!out)
+		return -ENOMEM;
+	PRM_SET(query_hca_cap_in, in, opcode, MLX5_CMD_OP_QUERY_HCA_CAP);
+	PRM_SET(query_hca_cap_in, in, op_mod,
+		MLX5_CAP_GENERAL << 1 | HCA_CAP_OPMOD_GET_CUR);
+	ret = kern_fw_exec_checked(kdev, in, sizeof(in), out, outlen);
+	if (!ret)
+		memcpy(kdev->cap_gen,
+		       PRM_ADDR_OF(query_hca_cap_out, out, capability),
+		       sizeof(kdev->cap_gen));
+	free(out);
+	return ret;
+}
+
+/* Each port's netdev comes up with its MTU (mlx5e programs PMTU). */
+static int kern_dev_set_mtus(struct kern_dev *kdev,
+			     const struct emu_dev_identity *id)
+{
+	for (int p = 0; p < id->num_ports; p++) {
+		int ret = kern_port_set_mtu(kdev, (unsigned int)p + 1,
+					    id->ports[p].netdev_mtu);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static struct kern_dev *kern_dev_create(int index)
 {
 	const struct emu_dev_identity *id = emu_device_identity(index);
@@ -179,12 +217,13 @@ static struct kern_dev *kern_dev_create(int index)
 	if (!kdev)
 		return NULL;
 	kdev->index = index;
+	kern_dev_cqs_init(kdev);
 	emu_fw_config_default(&cfg);
 	cfg.num_ports = id->num_ports;
 	for (int p = 0; p < id->num_ports; p++) {
 		memcpy(cfg.port[p].mac, id->ports[p].mac, 6);
-		cfg.port[p].mtu = id->ports[p].netdev_mtu;
 		cfg.port[p].link_up = id->ports[p].state == 4; /* ACTIVE */
+		cfg.port[p].eth_link_mode = id->ports[p].eth_link_mode;
 	}
 	cfg.node_guid = id->node_guid;
 	cfg.system_image_guid = id->sys_image_guid;
@@ -199,7 +238,8 @@ static struct kern_dev *kern_dev_create(int index)
 	if (!kdev->fw)
 		goto err_free;
 	emu_trace_attach(kdev->fw, id->name);	/* when the trace is on */
-	if (kern_dev_set_gids(kdev, id) || kern_dev_create_eqs(kdev))
+	if (kern_dev_query_caps(kdev) || kern_dev_set_gids(kdev, id) ||
+	    kern_dev_create_eqs(kdev) || kern_dev_set_mtus(kdev, id))
 		goto err_fw;
 	emu_fault_attach(kdev->fw, index);	/* rules see commands from here */
 	/* The device executes work from now on (the engine thread starts

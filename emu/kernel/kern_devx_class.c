@@ -39,7 +39,7 @@ bool kern_kcond_holds(enum kcond c, const void *in)
 
 size_t kern_kcond_in_end(enum kcond c)
 {
-	return c == KC_NUM_PSV1 ? kfld_end(CREATE_PSV_IN_NUM_PSV) : 0;
+	return c == KC_NUM_PSV1 ? kfld_word_end(CREATE_PSV_IN_NUM_PSV) : 0;
 }
 
 /* ---- creatable objects (struct kcreate) ---- */

@@ -126,21 +126,21 @@ size_t kern_devx_in_span(uint16_t opcode)
 
 	if (c) {
 		if (c->id_in_inbox)
-			span = max_sz(span, kfld_end(c->id));
+			span = max_sz(span, kfld_word_end(c->id));
 		span = max_sz(span, kern_kcond_in_end(c->cond));
 		for (size_t i = 0; i < ARRAY_LEN(c->copy) && c->copy[i].src.bits; i++)
-			span = max_sz(span, kfld_end(c->copy[i].src));
+			span = max_sz(span, kfld_word_end(c->copy[i].src));
 	}
 	if (t)
-		span = max_sz(span, kfld_end(t->id));
+		span = max_sz(span, kfld_word_end(t->id));
 	for (size_t i = 0; u && i < ARRAY_LEN(u->bit) && u->bit[i].bits; i++)
-		span = max_sz(span, kfld_end(u->bit[i]));
+		span = max_sz(span, kfld_word_end(u->bit[i]));
 	switch (opcode) {
 	case MLX5_CMD_OP_CREATE_MKEY:
 		span = max_sz(span, KERN_DEVX_MKEY_IN_MIN);
 		break;
 	case MLX5_CMD_OP_CREATE_CQ:
-		span = max_sz(span, kfld_end((struct kfld)F(create_cq_in, cq_context.c_eqn)));
+		span = max_sz(span, kfld_word_end((struct kfld)F(create_cq_in, cq_context.c_eqn)));
 		break;
 	case MLX5_CMD_OP_ALLOC_FLOW_COUNTER:
 		span = max_sz(span, BYTES(alloc_flow_counter_in));
@@ -157,7 +157,7 @@ size_t kern_devx_out_span(uint16_t opcode)
 	size_t span = (size_t)PRM_ST_SZ_BYTES(mbox_out);
 
 	if (c && !c->id_in_inbox)
-		span = max_sz(span, kfld_end(c->id));
+		span = max_sz(span, kfld_word_end(c->id));
 	return span;
 }
 

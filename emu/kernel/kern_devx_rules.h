@@ -128,6 +128,8 @@ uint32_t kern_mbox_syndrome(const void *out);
 /*
  * Bytes of the inbox / outbox of `opcode` that the rules below may touch
  * (at least the 16-byte command header); 16 for opcodes with no rule.
+ * Whole 32-bit words: the PRM accessors read and write the dword holding a
+ * field, so a buffer of this many bytes takes every rule.
  */
 size_t kern_devx_in_span(uint16_t opcode);
 size_t kern_devx_out_span(uint16_t opcode);

@@ -47,6 +47,16 @@ static inline size_t kfld_end(struct kfld f)
 	return ((size_t)f.off + f.bits + 7) / 8;
 }
 
+/*
+ * End of the 32-bit words holding the field: what kfld_get/kfld_set read
+ * and write (the PRM accessors work on whole big-endian dwords), so the
+ * bytes a buffer must have for them.
+ */
+static inline size_t kfld_word_end(struct kfld f)
+{
+	return ((size_t)f.off + f.bits + 31) / 32 * 4;
+}
+
 /* Mailbox conditions devx.c puts on a command's class. */
 enum kcond {
 	KC_NONE,

@@ -20,7 +20,10 @@
 /*
  * A private, zero-padded copy of the caller's mailbox, checked in the
  * kernel's order (lengths, vhca_tunnel_id, uid, method class) and stamped
- * with the context's uid.
+ * with the context's uid.  The copy is made first and covers every word
+ * the rules read or write (kern_devx_in_span), so no rule touches a byte
+ * outside it, however short the caller's inbox is; the checks read the
+ * copy, where bytes past inlen are zero.
  */
 static void *kern_cmd_prepare(struct kern_uctx *uctx, const void *in,
 			      size_t inlen, size_t outlen,
@@ -30,9 +33,11 @@ static void *kern_cmd_prepare(struct kern_uctx *uctx, const void *in,
 	uint16_t uid;
 	void *buf;
 
-	*err = kern_devx_check(method, in, inlen, outlen, uctx->uid, 0, false, &uid);
-	if (*err)
+	/* The length rule comes first; nothing of the inbox is read before. */
+	if (inlen < KERN_DEVX_CMD_IN_MIN || inlen > KERN_DEVX_ATTR_LEN_MAX) {
+		*err = -EINVAL;
 		return NULL;
+	}
 	span = kern_devx_in_span(kern_mbox_opcode(in));
 	buf = calloc(1, inlen > span ? inlen : span);
 	if (!buf) {
@@ -40,14 +45,15 @@ static void *kern_cmd_prepare(struct kern_uctx *uctx, const void *in,
 		return NULL;
 	}
 	memcpy(buf, in, inlen);
-	if (method == KERN_DEVX_OBJ_CREATE) {
+	*err = kern_devx_check(method, buf, inlen, outlen, uctx->uid, 0, false,
+			       &uid);
+	if (!*err && method == KERN_DEVX_OBJ_CREATE)
 		*err = kern_devx_prepare_create(buf, inlen, uid);
-		if (*err) {
-			free(buf);
-			return NULL;
-		}
-	} else {
+	else if (!*err)
 		kern_mbox_set_uid(buf, uid);
+	if (*err) {
+		free(buf);
+		return NULL;
 	}
 	return buf;
 }
@@ -81,17 +87,25 @@ struct mlx5be_obj *kern_obj_create(struct mlx5be_ctx *ctx, const void *in,
 				   size_t inlen, void *out, size_t outlen)
 {
 	struct kern_uctx *uctx = ctx->uctx;
-	struct mlx5be_obj *obj;
-	void *buf;
+	struct mlx5be_obj *obj = NULL;
+	size_t kout_len;
+	void *buf, *kout = NULL;
 	int ret;
 
 	buf = kern_cmd_prepare(uctx, in, inlen, outlen, KERN_DEVX_OBJ_CREATE, &ret);
 	if (!buf)
 		goto err;
+	/* The kernel's own outbox (uverbs copies out_len of it back): the
+	 * created id is read from it, which must hold that field whatever
+	 * out_len the caller gave. */
+	kout_len = kern_devx_out_span(kern_mbox_opcode(buf));
+	if (kout_len < outlen)
+		kout_len = outlen;
+	kout = calloc(1, kout_len);
 	obj = calloc(1, sizeof(*obj));
-	if (!obj) {
+	if (!kout || !obj) {
 		ret = -ENOMEM;
-		goto err_buf;
+		goto err_obj;
 	}
 	obj->uctx = uctx;
 	obj->bulk = kern_devx_flow_counter_bulk(buf);
@@ -103,14 +117,21 @@ struct mlx5be_obj *kern_obj_create(struct mlx5be_ctx *ctx, const void *in,
 		goto err_obj;
 	}
 	pthread_mutex_lock(&uctx->lock);
-	ret = kern_cmd_run(uctx, buf, inlen, out, outlen);
+	ret = kern_cmd_run(uctx, buf, inlen, kout, outlen);
+	if (!ret || ret == -EREMOTEIO)
+		memcpy(out, kout, outlen);	/* firmware answered */
 	if (ret)
 		goto err_unlock;
-	ret = kern_devx_created_obj_id(buf, out, &obj->enc_id);
+	ret = kern_devx_created_obj_id(buf, kout, &obj->enc_id);
 	if (!ret)
-		ret = kern_devx_build_destroy(buf, out, obj->destroy_in,
+		ret = kern_devx_build_destroy(buf, kout, obj->destroy_in,
 					      &obj->destroy_inlen,
 					      &obj->destroy_outlen);
+	obj->flow = kern_devx_destroy_flow(buf, false);
+	/* mlx5_create_cq: on the EQ's table once firmware made it. */
+	if (!ret && obj->flow == KERN_DESTROY_CQ)
+		ret = kern_dev_cq_attach(uctx->kdev, kern_devx_cq_eqn(buf),
+					 kern_devx_dec_obj_id(obj->enc_id));
 	if (ret) {
 		/* Cannot track it: undo, as the kernel would on a late error. */
 		uint8_t dout[64];
@@ -122,6 +143,7 @@ struct mlx5be_obj *kern_obj_create(struct mlx5be_ctx *ctx, const void *in,
 	}
 	cds_list_add_tail(&obj->node, &uctx->objs);
 	pthread_mutex_unlock(&uctx->lock);
+	free(kout);
 	free(buf);
 	return obj;
 
@@ -129,7 +151,7 @@ err_unlock:
 	pthread_mutex_unlock(&uctx->lock);
 err_obj:
 	free(obj);
-err_buf:
+	free(kout);
 	free(buf);
 err:
 	errno = -ret;
@@ -186,20 +208,48 @@ int kern_obj_query(struct mlx5be_obj *obj, const void *in, size_t inlen,
 	return kern_obj_cmd(obj, in, inlen, out, outlen, KERN_DEVX_OBJ_QUERY);
 }
 
-/* Destroys with the stored command; the status maps to an errno. */
-static int kern_obj_destroy_locked(struct mlx5be_obj *obj)
+/* Runs a command of the kernel's own; the status maps to an errno. */
+static int kern_obj_exec(struct mlx5be_obj *obj, const void *in, size_t inlen,
+			 size_t outlen)
 {
 	uint8_t out[64] = {};
-	size_t outlen = obj->destroy_outlen;
 	int ret;
 
 	if (outlen > sizeof(out))
 		outlen = sizeof(out);
-	ret = kern_fw_exec(obj->uctx->kdev, obj->destroy_in, obj->destroy_inlen,
-			   out, outlen);
+	ret = kern_fw_exec(obj->uctx->kdev, in, inlen, out, outlen);
 	if (ret)
 		return ret;
-	ret = kern_devx_status_errno(KERN_CMD_DESTROY, kern_mbox_status(out));
+	return kern_devx_status_errno(KERN_CMD_DESTROY, kern_mbox_status(out));
+}
+
+/*
+ * devx_obj_cleanup: a DCT is drained first (mlx5_core_destroy_dct, whose
+ * drain error stops the destroy), a CQ leaves its EQ's table first
+ * (mlx5_core_destroy_cq), anything else is the destroy built from the
+ * create.  Firmware drains at once (the DCT_DRAINED event the kernel then
+ * waits for is the engine's to raise), so the destroy follows directly.
+ */
+static int kern_obj_destroy_locked(struct mlx5be_obj *obj)
+{
+	int ret;
+
+	if (obj->flow == KERN_DESTROY_DCT) {
+		uint8_t drain[KERN_DEVX_DESTROY_INBOX_MAX];
+		size_t drain_inlen;
+
+		ret = kern_devx_build_drain_dct(obj->destroy_in, drain,
+						&drain_inlen);
+		if (!ret)
+			ret = kern_obj_exec(obj, drain, drain_inlen,
+					    obj->destroy_outlen);
+		if (ret)
+			return ret;
+	} else if (obj->flow == KERN_DESTROY_CQ) {
+		kern_dev_cq_detach(obj->uctx->kdev, kern_devx_dec_obj_id(obj->enc_id));
+	}
+	ret = kern_obj_exec(obj, obj->destroy_in, obj->destroy_inlen,
+			    obj->destroy_outlen);
 	if (ret)
 		return ret;
 	cds_list_del(&obj->node);

@@ -5,6 +5,7 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 #include "provider/core/cmd.h"
+#include "provider/core/error.h"
 #include "provider/core/context.h"
 
 int prov_cmd_status_errno(const void *out)
@@ -51,6 +52,27 @@ int prov_obj_destroy(struct prov_context *pctx, struct mlx5be_obj *obj)
 	int ret = pctx->be->obj_destroy(obj);
 
 	return ret < 0 ? -ret : ret;
+}
+
+int prov_devx_obj_query(struct prov_context *pctx, struct mlx5be_obj *obj,
+			const void *in, size_t inlen, void *out, size_t outlen)
+{
+	if (!obj)
+		return prov_err(EINVAL);
+	if (!pctx->be->obj_query)
+		return prov_err(EOPNOTSUPP);
+	return prov_be_err(pctx->be->obj_query(obj, in, inlen, out, outlen));
+}
+
+int prov_devx_obj_modify(struct prov_context *pctx, struct mlx5be_obj *obj,
+			 const void *in, size_t inlen, void *out,
+			 size_t outlen)
+{
+	if (!obj)
+		return prov_err(EINVAL);
+	if (!pctx->be->obj_modify)
+		return prov_err(EOPNOTSUPP);
+	return prov_be_err(pctx->be->obj_modify(obj, in, inlen, out, outlen));
 }
 
 struct mlx5be_umem *prov_umem_reg(struct prov_context *pctx, void *addr,

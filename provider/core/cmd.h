@@ -32,6 +32,18 @@ struct mlx5be_obj *prov_obj_create(struct prov_context *pctx, const void *in,
 /* Destroys a PRM object; 0 or a positive errno. */
 int prov_obj_destroy(struct prov_context *pctx, struct mlx5be_obj *obj);
 
+/*
+ * mlx5dv_devx_{cq,qp,srq,...}_query and _modify: the DEVX object methods
+ * run on the PRM object behind a verbs object (the kernel's handle of that
+ * object), answering as those entry points do: the errno, also set in
+ * errno; a firmware failure is EREMOTEIO with the outbox filled in.
+ */
+int prov_devx_obj_query(struct prov_context *pctx, struct mlx5be_obj *obj,
+			const void *in, size_t inlen, void *out, size_t outlen);
+int prov_devx_obj_modify(struct prov_context *pctx, struct mlx5be_obj *obj,
+			 const void *in, size_t inlen, void *out,
+			 size_t outlen);
+
 /* Registers @size bytes at @addr (4 KiB pages); NULL with errno. */
 struct mlx5be_umem *prov_umem_reg(struct prov_context *pctx, void *addr,
 				  size_t size, uint32_t access, uint32_t *id);

@@ -37,6 +37,8 @@
 #include "shell/abi_export.h"
 #include "provider/core/bits.h"
 #include "provider/core/caps.h"
+#include "provider/core/cmd.h"
+#include "provider/core/error.h"
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/verbs_ctx.h"
@@ -241,7 +243,8 @@ static int cq_create_cmd(struct prov_cq *cq, const struct ibv_cq_init_attr_ex *a
 	if (ret)
 		return -ret;
 	PRM_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
-	PRM_SET(create_cq_in, in, cq_context.cqe_sz, cq->cqe_sz == 128 ? 1 : 0);
+	PRM_SET(create_cq_in, in, cq_context.cqe_sz, cq->cqe_sz == 128 ?
+		MLX5_CQC_CQE_SZ_128_BYTES : MLX5_CQC_CQE_SZ_64_BYTES);
 	PRM_SET(create_cq_in, in, cq_context.log_cq_size, prov_log2_floor(cq->ncqe));
 	PRM_SET(create_cq_in, in, cq_context.uar_page, vc->cq_uar_page);
 	PRM_SET(create_cq_in, in, cq_context.c_eqn, eqn);
@@ -457,6 +460,31 @@ int mlx5emu_abi_ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	}
 	errno = EOPNOTSUPP;
 	return EOPNOTSUPP;
+}
+
+/* The DEVX object methods on the CQ's own object (mlx5_devx_cq_query). */
+MLX5EMU_ABI(mlx5dv_devx_cq_query);
+int mlx5emu_abi_mlx5dv_devx_cq_query(struct ibv_cq *ibcq, const void *in,
+				     size_t inlen, void *out, size_t outlen)
+{
+	struct prov_cq *cq;
+
+	if (!ibcq)
+		return prov_err(EINVAL);
+	cq = to_prov_cq(ibcq);
+	return prov_devx_obj_query(cq->pctx, cq->obj, in, inlen, out, outlen);
+}
+
+MLX5EMU_ABI(mlx5dv_devx_cq_modify);
+int mlx5emu_abi_mlx5dv_devx_cq_modify(struct ibv_cq *ibcq, const void *in,
+				      size_t inlen, void *out, size_t outlen)
+{
+	struct prov_cq *cq;
+
+	if (!ibcq)
+		return prov_err(EINVAL);
+	cq = to_prov_cq(ibcq);
+	return prov_devx_obj_modify(cq->pctx, cq->obj, in, inlen, out, outlen);
 }
 
 void prov_cq_set_ops(struct prov_context *pctx)

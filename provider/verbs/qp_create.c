@@ -75,14 +75,14 @@ static uint32_t qp_rq_type(const struct prov_qp *qp,
 			   const struct ibv_qp_init_attr_ex *attr)
 {
 	if (attr->qp_type == IBV_QPT_XRC_RECV)
-		return 1;	/* MLX5_SRQ_RQ */
+		return MLX5_SRQ_RQ;
 	if (qp->dc == PROV_QP_DCI || attr->qp_type == IBV_QPT_XRC_SEND)
-		return 3;	/* MLX5_ZERO_LEN_RQ */
+		return MLX5_ZERO_LEN_RQ;
 	if (attr->srq)
-		return 1;
+		return MLX5_SRQ_RQ;
 	if (!qp->rq.wqe_cnt)
-		return 3;
-	return 0;		/* MLX5_NON_ZERO_RQ */
+		return MLX5_ZERO_LEN_RQ;
+	return MLX5_NON_ZERO_RQ;
 }
 
 static int qp_create_cmd(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
@@ -118,7 +118,7 @@ static int qp_create_cmd(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 	if (qp->create_flags & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB)
 		PRM_SET(qpc, qpc, block_lb_mc, 1);
 	if (qp->create_flags & IBV_QP_CREATE_PCI_WRITE_END_PADDING)
-		PRM_SET(qpc, qpc, end_padding_mode, 1);	/* ALIGN */
+		PRM_SET(qpc, qpc, end_padding_mode, MLX5_WQ_END_PAD_MODE_ALIGN);
 	if (qp->rq.wqe_cnt) {
 		PRM_SET(qpc, qpc, log_rq_stride, qp->rq.wqe_shift - 4);
 		PRM_SET(qpc, qpc, log_rq_size, prov_ilog32(qp->rq.wqe_cnt) - 1);

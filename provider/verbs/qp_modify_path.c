@@ -84,7 +84,7 @@ static int rate_to_mlx5(struct prov_context *pctx, enum ibv_rate rate,
 			code = 6;
 			break;
 		default:
-			code = r + 5;	/* MLX5_STAT_RATE_OFFSET */
+			code = r + MLX5_STAT_RATE_OFFSET;
 			break;
 		}
 		if ((1u << code) & support) {

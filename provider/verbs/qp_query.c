@@ -34,6 +34,8 @@
 #include "shell/abi_export.h"
 #include "provider/devx/devx.h"
 #include "provider/core/caps.h"
+#include "provider/core/cmd.h"
+#include "provider/core/error.h"
 #include "provider/core/context.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/verbs_ctx.h"
@@ -304,12 +306,7 @@ int mlx5emu_abi_mlx5dv_devx_qp_query(struct ibv_qp *ibqp, const void *in,
 	if (!ibqp)
 		return prov_err(EINVAL);
 	qp = prov_qp_real(to_prov_qp(ibqp));
-	if (!qp->obj)
-		return prov_err(EINVAL);
-	if (!qp->pctx->be->obj_query)
-		return prov_err(EOPNOTSUPP);
-	return prov_be_err(qp->pctx->be->obj_query(qp->obj, in, inlen, out,
-						     outlen));
+	return prov_devx_obj_query(qp->pctx, qp->obj, in, inlen, out, outlen);
 }
 
 MLX5EMU_ABI(mlx5dv_devx_qp_modify);
@@ -322,13 +319,9 @@ int mlx5emu_abi_mlx5dv_devx_qp_modify(struct ibv_qp *ibqp, const void *in,
 	if (!ibqp)
 		return prov_err(EINVAL);
 	qp = prov_qp_real(to_prov_qp(ibqp));
-	if (!qp->obj)
-		return prov_err(EINVAL);
-	if (!qp->pctx->be->obj_modify)
-		return prov_err(EOPNOTSUPP);
-	ret = qp->pctx->be->obj_modify(qp->obj, in, inlen, out, outlen);
+	ret = prov_devx_obj_modify(qp->pctx, qp->obj, in, inlen, out, outlen);
 	if (ret)
-		return prov_be_err(ret);
+		return ret;
 	if (inlen >= PRM_ST_SZ_BYTES(general_obj_in_cmd_hdr))
 		prov_qp_set_operational_state(qp, prov_qp_opcode_state(
 			PRM_GET(general_obj_in_cmd_hdr, in, opcode)));

@@ -40,6 +40,8 @@
 #include "shell/abi_export.h"
 #include "provider/devx/devx.h"
 #include "provider/core/caps.h"
+#include "provider/core/cmd.h"
+#include "provider/core/error.h"
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/pd.h"
@@ -182,7 +184,7 @@ static int srq_create_rmp(struct prov_srq *srq, struct ibv_pd *pd,
 
 	PRM_SET(create_rmp_in, in, opcode, MLX5_CMD_OP_CREATE_RMP);
 	PRM_SET(rmpc, rmpc, state, MLX5_RMPC_STATE_RDY);
-	PRM_SET(wq, wq, wq_type, 0);	/* linked list */
+	PRM_SET(wq, wq, wq_type, MLX5_WQ_TYPE_LINKED_LIST);
 	PRM_SET(wq, wq, wq_signature, srq->wq_sig);
 	PRM_SET(wq, wq, log_wq_pg_sz, 0);
 	PRM_SET(wq, wq, log_wq_stride, srq->wqe_shift);
@@ -685,10 +687,7 @@ int mlx5emu_abi_mlx5dv_devx_srq_query(struct ibv_srq *ibsrq, const void *in,
 	if (!ibsrq)
 		return prov_err(EINVAL);
 	srq = to_prov_srq(ibsrq);
-	if (!srq->pctx->be->obj_query)
-		return prov_err(EOPNOTSUPP);
-	return prov_be_err(srq->pctx->be->obj_query(srq->obj, in, inlen, out,
-						      outlen));
+	return prov_devx_obj_query(srq->pctx, srq->obj, in, inlen, out, outlen);
 }
 
 MLX5EMU_ABI(mlx5dv_devx_srq_modify);
@@ -700,10 +699,7 @@ int mlx5emu_abi_mlx5dv_devx_srq_modify(struct ibv_srq *ibsrq, const void *in,
 	if (!ibsrq)
 		return prov_err(EINVAL);
 	srq = to_prov_srq(ibsrq);
-	if (!srq->pctx->be->obj_modify)
-		return prov_err(EOPNOTSUPP);
-	return prov_be_err(srq->pctx->be->obj_modify(srq->obj, in, inlen, out,
-						       outlen));
+	return prov_devx_obj_modify(srq->pctx, srq->obj, in, inlen, out, outlen);
 }
 
 void prov_srq_set_ops(struct prov_context *pctx)

@@ -5,7 +5,7 @@ BUILD=$1
 SRC=$2
 TRACE_PROG=${3:-}
 MLX5EMU=$BUILD/bin/mlx5emu
-EXAMPLE=$BUILD/examples/mlx5emu-devx-example
+EXAMPLE=$BUILD/bin/mlx5emu-devx-example
 TMP=$(mktemp -d /tmp/mlx5emu-cli-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP" || exit 1

@@ -53,8 +53,20 @@ expect_in "$line" "-> OK delayed(rule 1: delay opcode=ALLOC_PD ms=30) out{pd=0x1
 checks=$((checks + 1))
 grep -qE ' [3-9][0-9]\.[0-9]+ms$| [0-9]{3,}\.[0-9]+ms$| [0-9.]+s$' <<<"$line" || fail "the delay shows in the duration: $line"
 
-# A bad rule: the program is told why, naming the setting.
+# A bad rule given with --fault: mlx5emu refuses it before the program
+# starts, naming the option and the rule (125: mlx5emu itself failed).
 out=$("$MLX5EMU" run --fault 'explode opcode=CREATE_CQ' -- "$EXAMPLE" 2>&1); rc=$?
-expect_in "$out" "MLX5EMU_FAULTS" "bad rule named"
+expect_rc $rc 125 "a bad --fault rule"
+expect_in "$out" "mlx5emu run: --fault 'explode opcode=CREATE_CQ': fault rule \"explode opcode=CREATE_CQ\": unknown action \"explode\"" "the option and the rule named"
+expect_not_in "$out" "MLX5EMU_FAULTS" "not blamed on the environment"
+expect_not_in "$out" "ALLOC_PD" "the program did not run"
+# Every rule of an option is checked, also after a good one.
+out=$("$MLX5EMU" run --fault 'fail opcode=CREATE_CQ; fail opcod=ALLOC_PD' -- true 2>&1); rc=$?
+expect_rc $rc 125 "a bad second rule in one --fault"
+expect_in "$out" "unknown key \"opcod\"" "the second rule's mistake"
+# A bad rule in the environment is the environment's: the program's device
+# open says so.
+out=$(MLX5EMU_FAULTS='explode opcode=CREATE_CQ' "$MLX5EMU" run -- "$EXAMPLE" 2>&1); rc=$?
+expect_in "$out" "MLX5EMU_FAULTS" "a bad rule in the environment named"
 
 finish

@@ -44,6 +44,23 @@ out=$(MLX5EMU_NUM_PORTS=9 "$MLX5EMU" info 2>&1); rc=$?
 expect_rc $rc 1 "bad setting"
 expect_in "$out" "MLX5EMU_NUM_PORTS" "bad setting named"
 "$MLX5EMU" info --bogus 2>/dev/null; expect_rc $? 2 "bad option"
+# Options are checked up front and named, not left to a device open that
+# would blame the environment the command set.
+out=$("$MLX5EMU" info --config missing.conf 2>&1); rc=$?
+expect_rc $rc 2 "--config missing.conf"
+expect_in "$out" "mlx5emu info: --config missing.conf: No such file or directory" "--config named"
+expect_not_in "$out" "MLX5EMU_CONFIG" "--config not blamed on the environment"
+out=$("$MLX5EMU" info --devices 17 2>&1); rc=$?
+expect_rc $rc 2 "--devices 17"
+expect_in "$out" "mlx5emu info: --devices '17': expected a number from 0 to 16" "--devices named"
+out=$("$MLX5EMU" info --ports 3 2>&1); rc=$?
+expect_rc $rc 2 "--ports 3"
+expect_in "$out" "mlx5emu info: --ports '3': expected a number from 1 to 2" "--ports named"
+# A file that is there but wrong is reported with its path and line.
+printf '[device]\nnum_portz = 1\n' >bad.conf
+out=$("$MLX5EMU" info --config bad.conf 2>&1); rc=$?
+expect_rc $rc 1 "--config bad.conf"
+expect_in "$out" "unknown setting \"device.num_portz\" (from $TMP/bad.conf:2)" "the file's line named"
 out=$("$MLX5EMU" info --help)
 expect_in "$out" "mlx5emu info - print the emulated devices" "info --help"
 

@@ -5,11 +5,20 @@ Copies the suite shipped by python3-pyverbs (dpkg -L python3-pyverbs:
 .../rdma-core/tests, most modules gzipped) into a temporary directory named
 'tests', runs `/usr/bin/python3 run_tests.py -v` from inside it with
 LD_LIBRARY_PATH=<dropin>, parses unittest's per-test lines into
-{test id: pass|skip|fail|error} and compares them with pyverbs.expected
-(one '<id> <result>' line per test, sorted).
+{test id: (pass|skip|fail|error, reason)} and compares them with
+pyverbs.expected (one '<id> <result> [| <reason>]' line per test, sorted).
+
+A test's reason is why it ended as it did: the skip message; the last line
+of the traceback of a failure or error; and for a pass, every exception an
+assertRaises of the test caught (recorded by running the suite with
+unittest's assertRaises context patched), since a test that expects an
+error passes whatever the error was.  Numbers that change from run to run
+(addresses, object numbers of 4 or more digits) are masked as N.
 
   * a test doing WORSE than expected (pass -> skip/fail/error,
     skip -> fail/error, or missing from the run) fails, and is listed;
+  * a test with the same result for another REASON fails, and is listed
+    with both (rerun with --update once the new reason is right);
   * a test doing BETTER is listed under 'improved' and does not fail;
   * 'Ran N tests' must be the suite's full size (273 for rdma-core 44),
     otherwise the run aborted (typically an ImportError: one unresolved
@@ -19,11 +28,13 @@ LD_LIBRARY_PATH=<dropin>, parses unittest's per-test lines into
 
 Extra run_tests.py arguments (e.g. --dev mlx5_0 --port 1) come from after
 '--' and from $MLX5EMU_PYVERBS_ARGS (shell-quoted).  `--update` rewrites the
-expectations file from the run.  `--partial` allows a filtered run (e.g.
+expectations file from the run, keeping its comment lines (the ones above a
+test stay above it).  `--partial` allows a filtered run (e.g.
 -- -k test_pd): only the tests that ran are compared.
 """
 import argparse
 import gzip
+import json
 import os
 import re
 import shlex
@@ -64,6 +75,42 @@ for lib in sys.argv[1:]:
 """
 
 
+# run_tests.py under unittest patched to record, for each test, the
+# exceptions its assertRaises contexts caught ([test id, "Type: message"] per
+# JSON line in $MLX5EMU_PYVERBS_RAISED).
+RAISED_BOOT = r"""
+import json, os, runpy, sys, unittest, unittest.case
+out = open(os.environ["MLX5EMU_PYVERBS_RAISED"], "a")
+current = []
+run = unittest.TestCase.run
+def run_recording(self, result=None):
+    current.append(self.id())
+    try:
+        return run(self, result)
+    finally:
+        current.pop()
+unittest.TestCase.run = run_recording
+exit_ = unittest.case._AssertRaisesContext.__exit__
+def exit_recording(self, exc_type, exc, tb):
+    caught = exit_(self, exc_type, exc, tb)
+    if caught and exc_type is not None and current:
+        out.write(json.dumps([current[-1], "%s: %s" % (exc_type.__name__, exc)]) + "\n")
+        out.flush()
+    return caught
+unittest.case._AssertRaisesContext.__exit__ = exit_recording
+sys.argv = ["run_tests.py"] + sys.argv[1:]
+runpy.run_path(os.path.abspath("run_tests.py"), run_name="__main__")
+"""
+VOLATILE = re.compile(r"0x[0-9a-fA-F]{4,}|(?<![\w.])\d{4,}(?![\w.])")
+
+
+def normalize(reason):
+    """One line, run-to-run noise masked, no '|' or '#' (the file's own)."""
+    reason = " ".join(reason.split())
+    reason = VOLATILE.sub("N", reason)
+    return reason.replace("|", "/").replace("#", "No.")
+
+
 def log(msg=""):
     print(msg, flush=True)
 
@@ -99,8 +146,15 @@ def test_id(m):
     return cls if cls.endswith("." + meth) else cls + "." + meth
 
 
-def parse(text):
-    """unittest -v output (stderr) -> {test id: result}."""
+def skip_reason(st):
+    """The message of a "skipped '...'" status."""
+    return st[len("skipped "):].strip()[1:-1] if st.startswith("skipped ") else None
+
+
+def parse(text, blocks=None, raised=None):
+    """unittest -v output (stderr) -> ({test id: result}, {test id: reason}),
+    the reasons from blocks (failure_blocks) and raised ({test id: [the
+    exceptions its assertRaises caught]})."""
     main, sub = {}, {}
     current, pending_sub = None, False
     for line in text.splitlines():
@@ -120,7 +174,7 @@ def parse(text):
         # after a subtest's status the parent's own status may still follow
         current = current if pending_sub else None
         pending_sub = False
-    out = {}
+    out, reasons = {}, {}
     for tid in set(main) | set(sub):
         res = [STATUS_MAP.get(st, "skip") for st in main.get(tid, [])]
         sres = [STATUS_MAP.get(st, "skip") for st in sub.get(tid, [])]
@@ -131,7 +185,15 @@ def parse(text):
             out[tid] = res[-1]
         else:
             out[tid] = "skip"
-    return out
+        if out[tid] in ("fail", "error"):
+            why = [b.rstrip().split("\n")[-1] for b in (blocks or {}).get(tid, [])]
+        elif out[tid] == "skip":
+            why = [skip_reason(st) for st in main.get(tid, []) + sub.get(tid, [])
+                   if skip_reason(st) is not None]
+        else:
+            why = ["raised " + r for r in (raised or {}).get(tid, [])]
+        reasons[tid] = " / ".join(sorted(set(normalize(w) for w in why if w.strip())))
+    return out, reasons
 
 
 def failure_blocks(text):
@@ -148,17 +210,34 @@ def failure_blocks(text):
 
 
 def read_expected(path):
-    exp = {}
+    """{test id: (result, reason)}, and the comment lines: those above the
+    first test (key "") and those above each later test (its id)."""
+    exp, comments, pending = {}, {}, []
     with open(path) as f:
         for n, line in enumerate(f, 1):
-            fields = line.split("#", 1)[0].split()
-            if not fields:
+            if line.lstrip().startswith("#") or not line.strip():
+                pending.append(line.rstrip("\n"))
                 continue
+            entry, _, reason = line.rstrip("\n").partition("|")
+            fields = entry.split()
             if len(fields) != 2 or fields[1] not in RESULTS:
-                die(TAG, "%s:%d: expected '<test id> <%s>', got %r"
+                die(TAG, "%s:%d: expected '<test id> <%s> [| <reason>]', got %r"
                     % (path, n, "|".join(RESULTS), line.rstrip()))
-            exp[fields[0]] = fields[1]
-    return exp
+            comments["" if not exp else fields[0]] = pending
+            pending = []
+            exp[fields[0]] = (fields[1], reason.strip())
+    return exp, comments
+
+
+def write_expected(path, results, reasons, comments):
+    with open(path, "w") as f:
+        for c in comments.get("", []):
+            f.write(c + "\n")
+        for tid in sorted(results):
+            for c in comments.get(tid, []):
+                f.write(c + "\n")
+            f.write("%s %s%s\n" % (tid, results[tid],
+                                   " | " + reasons[tid] if reasons.get(tid) else ""))
 
 
 def kill_group(proc):
@@ -268,8 +347,11 @@ def compare_run(a, dropin, env, src, workdir, run_args):
                ": the suite does not import (traceback above)" if not listed else ""))
 
     t0 = time.monotonic()
+    raised_path = os.path.join(workdir, "raised.jsonl")
+    renv = dict(env, MLX5EMU_PYVERBS_RAISED=raised_path)
     rc, timed_out, stdout, stderr = run_group(
-        [a.python, "run_tests.py", "-v"] + run_args, tdir, env, a.timeout, workdir, "run")
+        [a.python, "-c", RAISED_BOOT, "-v"] + run_args, tdir, renv, a.timeout, workdir,
+        "run")
     elapsed = time.monotonic() - t0
     if a.log:
         with open(a.log, "w") as f:
@@ -279,7 +361,17 @@ def compare_run(a, dropin, env, src, workdir, run_args):
     ran = int(ran[-1]) if ran else 0
     final = FINAL.findall(stderr)
     summary = ("%s (%s)" % final[-1] if final and final[-1][1] else final[-1][0]) if final else "no summary"
-    results = parse(stderr)
+    raised = {}
+    if os.path.exists(raised_path):
+        with open(raised_path, errors="replace") as f:
+            for line in f:
+                try:
+                    tid, text = json.loads(line)
+                except ValueError:
+                    continue
+                raised.setdefault(tid, []).append(text)
+    blocks = failure_blocks(stderr)
+    results, reasons = parse(stderr, blocks, raised)
     log("run_tests.py exited %s after %.1f s: Ran %d tests, %s"
         % ("by timeout" if timed_out else rc, elapsed, ran, summary))
 
@@ -301,14 +393,16 @@ def compare_run(a, dropin, env, src, workdir, run_args):
             log("\n".join(problems + ["not in the run: " + t for t in missing]))
             log(count_line)
             die(TAG, "not updating %s from an incomplete run" % a.expected)
-        with open(a.expected, "w") as f:
-            for tid in sorted(t for t in results if t in listed):
-                f.write("%s %s\n" % (tid, results[tid]))
+        comments = read_expected(a.expected)[1] if os.path.exists(a.expected) else {}
+        write_expected(a.expected, {t: r for t, r in results.items() if t in listed},
+                       reasons, comments)
         log("wrote %s (%d tests)" % (a.expected, len(listed)))
         log(count_line)
         return 0
 
-    expected = read_expected(a.expected)
+    expected, _ = read_expected(a.expected)
+    exp_reasons = {t: r for t, (_, r) in expected.items()}
+    expected = {t: res for t, (res, _) in expected.items()}
     if not a.partial and len(expected) != SUITE_SIZE:
         problems.append("%s lists %d tests, expected %d" % (a.expected, len(expected), SUITE_SIZE))
     stale = sorted(set(expected) - listed)
@@ -316,7 +410,7 @@ def compare_run(a, dropin, env, src, workdir, run_args):
         problems.append("%s names tests the suite does not have:\n    %s"
                         % (a.expected, "\n    ".join(stale)))
 
-    worse, better, changed, unexpected = [], [], [], []
+    worse, better, changed, unexpected, reasoned = [], [], [], [], []
     for tid in sorted(set(expected) | set(results)):
         exp, got = expected.get(tid), results.get(tid)
         if exp is None:
@@ -330,9 +424,10 @@ def compare_run(a, dropin, env, src, workdir, run_args):
             better.append((tid, exp, got))
         elif got != exp:
             changed.append((tid, exp, got))
+        elif reasons.get(tid, "") != exp_reasons.get(tid, ""):
+            reasoned.append((tid, got, exp_reasons.get(tid, ""), reasons.get(tid, "")))
     bad_unexpected = [(t, g) for t, g in unexpected if g in ("fail", "error")]
 
-    blocks = failure_blocks(stderr)
     if worse:
         log("\nWORSE than %s (%d):" % (os.path.basename(a.expected), len(worse)))
         for tid, exp, got in worse:
@@ -352,6 +447,11 @@ def compare_run(a, dropin, env, src, workdir, run_args):
             log("  %s: %s" % (tid, got))
             for b in blocks.get(tid, [])[:3]:
                 log(b)
+    if reasoned:
+        log("\nThe same result for ANOTHER REASON (%d; review, then --update):" % len(reasoned))
+        for tid, got, exp, now in reasoned:
+            log("  %s: %s\n      expected: %s\n      now:      %s"
+                % (tid, got, exp or "(none)", now or "(none)"))
     if changed:
         log("\nChanged between fail and error (%d; not a failure):" % len(changed))
         for tid, exp, got in changed:
@@ -362,6 +462,8 @@ def compare_run(a, dropin, env, src, workdir, run_args):
             log("  %s: expected %s, got %s" % (tid, exp, got))
     if worse:
         problems.append("%d tests did worse than expected" % len(worse))
+    if reasoned:
+        problems.append("%d tests ended as expected for another reason" % len(reasoned))
     if bad_unexpected:
         problems.append("%d unexpected failing entries (class/module fixtures, "
                         "import errors)" % len(bad_unexpected))

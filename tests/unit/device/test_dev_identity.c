@@ -175,13 +175,10 @@ START_TEST(port_identity)
 	ck_assert_uint_eq(p->state, IBV_PORT_ACTIVE);
 	ck_assert_uint_eq(p->phys_state, 5);
 	ck_assert_uint_eq(p->link_layer, IBV_LINK_LAYER_ETHERNET);
-	ck_assert_uint_eq(p->max_mtu, IBV_MTU_4096);
 	ck_assert_uint_eq(p->netdev_mtu, 1500);
-	ck_assert_uint_eq(p->active_mtu, IBV_MTU_1024);
-	ck_assert_uint_eq(p->active_width, 2);	/* 4X */
-	ck_assert_uint_eq(p->active_speed, 32);	/* 25.0 Gbps (EDR) */
+	/* 100GBASE-CR4 (ext PTYS bit 9, MLX5E_CAUI_4_100GBASE_CR4_KR4). */
+	ck_assert_uint_eq(p->eth_link_mode, 9);
 	ck_assert_uint_eq(p->port_cap_flags, 0x04010000);
-	ck_assert_uint_eq(p->max_msg_sz, 0x40000000);
 	ck_assert_uint_eq(p->lid, 0);
 	ck_assert_uint_eq(p->sm_lid, 0);
 	ck_assert_uint_eq(p->lmc, 0);

@@ -20,6 +20,8 @@ block of any other kind fails the test:
                        the configuration (NAME as MLX5EMU_CONFIG, plus the
                        variables) gives exactly these settings away from
                        their defaults ("name = value"), or "error: MESSAGE"
+  sh, text             not run here: tests/docs/doc_commands.py runs the
+                       commands, against an installation
   console              a transcript: each "$ COMMAND" runs in bash in the
                        scratch directory (where the files above are), with
                        the drop-in libraries first in LD_LIBRARY_PATH and no
@@ -181,9 +183,11 @@ class Checker:
                           (cmd, "\n  ".join(got), "\n  ".join(want)))
 
     def check(self):
+        # sh and text blocks are tests/docs/doc_commands.py's: it runs the
+        # commands against an installation.
         kinds = {"abnf": None, "rules": self.rules, "rules-errors": self.rules_errors,
                  "c": self.c, "ini": self.ini, "settings": self.settings,
-                 "console": self.console}
+                 "console": self.console, "sh": None, "text": None}
         for line, kind, attrs, body in blocks(self.a.doc):
             if kind not in kinds:
                 self.fail(line, "block kind %r is not checked by any test" % kind)

@@ -22,34 +22,11 @@ static void teardown(void)
 	qpt_fixture_fini(&fw, &env);
 }
 
-#define DCTC(m) PRM_ADDR_OF(create_dct_in, (m)->in, dct_context_entry)
+#define DCTC(m) QPT_DCTC(m)
 
-/* A good CREATE_DCT, as mlx5_ib's mlx5_ib_modify_dct fills it at RTR. */
 static void dct_mbox(struct fwt_mbox *m)
 {
-	void *c;
-
-	fwt_mbox_init(m, MLX5_CMD_OP_CREATE_DCT, 0, env.uid,
-		      PRM_ST_SZ_BYTES(create_dct_in),
-		      PRM_ST_SZ_BYTES(create_dct_out));
-	c = DCTC(m);
-	PRM_SET(dctc, c, pd, env.pd);
-	PRM_SET(dctc, c, srqn_xrqn, env.srq);
-	PRM_SET(dctc, c, cqn, env.cq);
-	PRM_SET64(dctc, c, dc_access_key, UINT64_C(0x1122334455667788));
-	PRM_SET(dctc, c, user_index, 0x77);
-	PRM_SET(dctc, c, rre, 1);
-	PRM_SET(dctc, c, rwe, 1);
-	PRM_SET(dctc, c, rae, 1);
-	PRM_SET(dctc, c, atomic_mode, MLX5_QPC_ATOMIC_MODE_IB_SPEC);
-	PRM_SET(dctc, c, pkey_index, 0);
-	PRM_SET(dctc, c, port, 1);
-	PRM_SET(dctc, c, min_rnr_nak, 12);
-	PRM_SET(dctc, c, mtu, MLX5_QPC_MTU_1K_BYTES);
-	PRM_SET(dctc, c, my_addr_index, QPT_GID_V2);
-	PRM_SET(dctc, c, hop_limit, 64);
-	PRM_SET(dctc, c, tclass, 0x10);
-	PRM_SET(dctc, c, flow_label, 0x54321);
+	qpt_dct_mbox(&env, m);
 }
 
 static uint32_t dct_create(void)

@@ -356,3 +356,30 @@ struct emu_fw_qp *qpt_get(struct emu_fw *fw, uint32_t qpn)
 	ck_assert_ptr_nonnull(obj);
 	return emu_fw_to_qp(obj);
 }
+
+void qpt_dct_mbox(struct qpt_env *e, struct fwt_mbox *m)
+{
+	void *c;
+
+	fwt_mbox_init(m, MLX5_CMD_OP_CREATE_DCT, 0, e->uid,
+		      PRM_ST_SZ_BYTES(create_dct_in),
+		      PRM_ST_SZ_BYTES(create_dct_out));
+	c = QPT_DCTC(m);
+	PRM_SET(dctc, c, pd, e->pd);
+	PRM_SET(dctc, c, srqn_xrqn, e->srq);
+	PRM_SET(dctc, c, cqn, e->cq);
+	PRM_SET64(dctc, c, dc_access_key, UINT64_C(0x1122334455667788));
+	PRM_SET(dctc, c, user_index, 0x77);
+	PRM_SET(dctc, c, rre, 1);
+	PRM_SET(dctc, c, rwe, 1);
+	PRM_SET(dctc, c, rae, 1);
+	PRM_SET(dctc, c, atomic_mode, MLX5_QPC_ATOMIC_MODE_IB_SPEC);
+	PRM_SET(dctc, c, pkey_index, 0);
+	PRM_SET(dctc, c, port, 1);
+	PRM_SET(dctc, c, min_rnr_nak, 12);
+	PRM_SET(dctc, c, mtu, MLX5_QPC_MTU_1K_BYTES);
+	PRM_SET(dctc, c, my_addr_index, QPT_GID_V2);
+	PRM_SET(dctc, c, hop_limit, 64);
+	PRM_SET(dctc, c, tclass, 0x10);
+	PRM_SET(dctc, c, flow_label, 0x54321);
+}

@@ -58,6 +58,11 @@ void qpt_create_mbox(struct qpt_env *e, struct fwt_mbox *m, enum qpt_type t);
 #define QPT_QPC(m) PRM_ADDR_OF(create_qp_in, (m)->in, qpc)
 uint32_t qpt_create(struct qpt_env *e, enum qpt_type t);
 
+/* A good CREATE_DCT on e's PD, CQ and SRQ, as mlx5_ib's
+ * mlx5_ib_modify_dct fills it at RTR. */
+void qpt_dct_mbox(struct qpt_env *e, struct fwt_mbox *m);
+#define QPT_DCTC(m) PRM_ADDR_OF(create_dct_in, (m)->in, dct_context_entry)
+
 /* A transition inbox (any of the nine); its qpc is QPT_TR_QPC. */
 void qpt_tr_mbox(struct fwt_mbox *m, uint16_t opcode, uint16_t uid,
 		 uint32_t qpn, uint32_t opt);

@@ -14,17 +14,30 @@
 
 /* ---- the firmware hook ---- */
 
+#define KBT_HISTORY 16
+
 static atomic_ulong kbt_ncmds;
 static _Atomic uint16_t kbt_last_uid, kbt_last_op;
+static _Atomic uint16_t kbt_history[KBT_HISTORY];
 static _Atomic(struct emu_fw *) kbt_hooked;
+static _Atomic uint16_t kbt_fail_op;
+static _Atomic uint8_t kbt_fail_status;
+static _Atomic uint32_t kbt_fail_syndrome;
 
 static bool kbt_pre_cmd(void *arg, const void *in, size_t inlen,
 			uint16_t opcode, uint16_t op_mod, uint16_t uid,
 			uint8_t *status, uint32_t *syndrome)
 {
-	atomic_fetch_add(&kbt_ncmds, 1);
+	unsigned long n = atomic_fetch_add(&kbt_ncmds, 1);
+
+	atomic_store(&kbt_history[n % KBT_HISTORY], opcode);
 	atomic_store(&kbt_last_uid, uid);
 	atomic_store(&kbt_last_op, opcode);
+	if (opcode && opcode == atomic_load(&kbt_fail_op)) {
+		*status = atomic_load(&kbt_fail_status);
+		*syndrome = atomic_load(&kbt_fail_syndrome);
+		return true;
+	}
 	return false;
 }
 
@@ -43,6 +56,26 @@ uint16_t kbt_fw_last_uid(void)
 uint16_t kbt_fw_last_opcode(void)
 {
 	return atomic_load(&kbt_last_op);
+}
+
+uint16_t kbt_fw_opcode(unsigned int back)
+{
+	unsigned long n = atomic_load(&kbt_ncmds);
+
+	ck_assert_uint_lt(back, KBT_HISTORY);
+	ck_assert_uint_gt(n, back);
+	return atomic_load(&kbt_history[(n - 1 - back) % KBT_HISTORY]);
+}
+
+void kbt_fw_fail(uint16_t opcode, const char *syndrome_name)
+{
+	const struct fw_syndrome *e = syndrome_name ?
+				      fw_syndrome_by_name(syndrome_name) : NULL;
+
+	ck_assert(!syndrome_name || e);
+	atomic_store(&kbt_fail_status, e ? e->status : 0);
+	atomic_store(&kbt_fail_syndrome, e ? e->value : 0);
+	atomic_store(&kbt_fail_op, opcode);
 }
 
 /* ---- contexts ---- */
@@ -270,6 +303,8 @@ int main(void)
 	srunner_add_suite(sr, kbt_ctx_suite());
 	srunner_add_suite(sr, kbt_import_suite());
 	srunner_add_suite(sr, kbt_fork_suite());
+	srunner_add_suite(sr, kbt_destroy_suite());
+	srunner_add_suite(sr, kbt_port_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

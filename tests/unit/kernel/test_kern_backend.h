@@ -32,6 +32,8 @@ Suite *kbt_async_suite(void);
 Suite *kbt_ctx_suite(void);
 Suite *kbt_import_suite(void);
 Suite *kbt_fork_suite(void);
+Suite *kbt_destroy_suite(void);
+Suite *kbt_port_suite(void);
 
 /* ---- contexts and the firmware behind them ---- */
 
@@ -45,6 +47,11 @@ uint16_t kbt_uid(const struct mlx5be_ctx *ctx);
 unsigned long kbt_fw_cmds(void);
 uint16_t kbt_fw_last_uid(void);
 uint16_t kbt_fw_last_opcode(void);
+/* The opcode of the command @back commands before the last (0: the last). */
+uint16_t kbt_fw_opcode(unsigned int back);
+/* From now on firmware answers @opcode with the named syndrome (its status)
+ * without running it; kbt_fw_fail(0, NULL) stops that. */
+void kbt_fw_fail(uint16_t opcode, const char *syndrome_name);
 
 /* Live firmware objects of every type. */
 struct kbt_counts {

@@ -558,6 +558,62 @@ START_TEST(test_destroy_errno)
 }
 END_TEST
 
+/* ---- short inboxes ---- */
+
+/*
+ * Inboxes of opcode @op and every length in [lo, hi), each in exactly its
+ * own length of heap (AddressSanitizer sees a byte read or written past
+ * it): created, or modified through @obj (naming @id where MODIFY_CQ puts
+ * its cqn, inside the header).  Each fails with @err, and reaches firmware
+ * as BAD_INLEN when @err is EREMOTEIO.
+ */
+static void ck_short_inboxes(uint16_t op, size_t lo, size_t hi,
+			     struct mlx5be_obj *obj, uint32_t id, int err)
+{
+	for (size_t len = lo; len < hi; len++) {
+		uint8_t out[64];
+		uint8_t *in = calloc(1, len);
+		int ret;
+
+		ck_assert_ptr_nonnull(in);
+		PRM_SET(mbox_in, in, opcode, op);
+		errno = 0;
+		if (obj) {
+			PRM_SET(modify_cq_in, in, cqn, id);
+			ret = -BE->obj_modify(obj, in, len, out, sizeof(out));
+		} else {
+			ck_assert_ptr_null(BE->obj_create(ctx, in, len, out, sizeof(out)));
+			ret = errno;
+		}
+		ck_assert_msg(ret == err, "opcode 0x%x inlen %zu: errno %d, want %d",
+			      op, len, ret, err);
+		if (err == EREMOTEIO)
+			ck_synd(out, "BAD_INLEN");
+		free(in);
+	}
+}
+
+/*
+ * An inbox cut short of the 32-bit word that holds a *_umem_valid bit: the
+ * kernel's copy must cover the whole word it sets.  CREATE_CQ: the c_eqn
+ * read from the zero padding is EQ 0, no completion EQ (ENOENT); MODIFY_CQ
+ * and CREATE_QP reach firmware, which refuses the short inbox.
+ */
+START_TEST(test_short_inbox)
+{
+	struct kbt_cq cq;
+
+	kbt_cq_create(ctx, &cq);
+	ck_short_inboxes(MLX5_CMD_OP_CREATE_CQ, KERN_DEVX_CMD_IN_MIN,
+			 PRM_ST_SZ_BYTES(create_cq_in), NULL, 0, ENOENT);
+	ck_short_inboxes(MLX5_CMD_OP_MODIFY_CQ, KERN_DEVX_CMD_IN_MIN,
+			 PRM_ST_SZ_BYTES(modify_cq_in), cq.obj, cq.cqn, EREMOTEIO);
+	ck_short_inboxes(MLX5_CMD_OP_CREATE_QP, 96, PRM_ST_SZ_BYTES(create_qp_in),
+			 NULL, 0, EREMOTEIO);
+	kbt_cq_destroy(&cq);
+}
+END_TEST
+
 /* ---- completion EQs ---- */
 
 /* mlx5_create_cq: an EQ that is no kernel completion EQ is ENOENT,
@@ -630,6 +686,7 @@ Suite *kbt_cmd_suite(void)
 	tcase_add_test(tc, test_fw_error_general);
 	tcase_add_test(tc, test_destroy_from_create);
 	tcase_add_test(tc, test_destroy_errno);
+	tcase_add_test(tc, test_short_inbox);
 	tcase_add_test(tc, test_create_cq_bad_eqn);
 	tcase_add_test(tc, test_query_eqn);
 	suite_add_tcase(s, tc);

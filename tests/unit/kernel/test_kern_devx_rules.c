@@ -1251,8 +1251,38 @@ START_TEST(test_spans_minimum)
 	}
 	ck_assert_uint_eq(kern_devx_in_span(MLX5_CMD_OP_NOP), 16);
 	ck_assert_uint_eq(kern_devx_out_span(MLX5_CMD_OP_CREATE_PSV), 20);
-	ck_assert_uint_eq(kern_devx_in_span(MLX5_CMD_OP_CREATE_QP), (0x860 + 1 + 7) / 8);
+	/* Whole dwords: wq_umem_valid (bit 0x860) lives in bytes 268..271. */
+	ck_assert_uint_eq(kern_devx_in_span(MLX5_CMD_OP_CREATE_QP), 272);
 	ck_assert_uint_eq(kern_devx_in_span(MLX5_CMD_OP_ATTACH_TO_MCG), 32);
+}
+END_TEST
+
+/*
+ * A span is whole 32-bit words, since the accessors read and write whole
+ * words: a buffer of exactly kern_devx_in_span bytes takes every rule,
+ * the *_umem_valid writes included, without a byte past its end changing
+ * (AddressSanitizer also sees the span's heap block).
+ */
+START_TEST(test_spans_cover_words)
+{
+	for (size_t i = 0; i < NOPS; i++) {
+		uint16_t op = (uint16_t)all_ops[i].value;
+		size_t span = kern_devx_in_span(op);
+		uint8_t *buf = malloc(span + 4);
+
+		ck_assert_msg(span % 4 == 0, "%s: in span %zu", all_ops[i].name, span);
+		ck_assert_msg(kern_devx_out_span(op) % 4 == 0, "%s: out span %zu",
+			      all_ops[i].name, kern_devx_out_span(op));
+		ck_assert_ptr_nonnull(buf);
+		memset(buf, 0, span);
+		memset(buf + span, 0xa5, 4);
+		set_op(buf, op);
+		kern_devx_set_umem_valid(buf);
+		for (size_t b = span; b < span + 4; b++)
+			ck_assert_msg(buf[b] == 0xa5, "%s: byte %zu past the span of %zu written",
+				      all_ops[i].name, b, span);
+		free(buf);
+	}
 }
 END_TEST
 
@@ -1307,6 +1337,7 @@ static Suite *kern_devx_rules_suite(void)
 	tcase_add_test(tc, test_check_lengths);
 	tcase_add_test(tc, test_check_order_and_classes);
 	tcase_add_test(tc, test_spans_minimum);
+	tcase_add_test(tc, test_spans_cover_words);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -156,6 +156,30 @@ START_TEST(test_query_port_sysfs)
 }
 END_TEST
 
+/*
+ * A configuration that lowers log_max_msg lowers max_msg_sz with it (the
+ * kernel reports 1 << log_max_msg), and the default port of a ConnectX-6
+ * Dx 100GbE shows 4X EDR at the active MTU of a 1500-byte netdev.
+ */
+START_TEST(test_query_port_follows_caps)
+{
+	struct ibv_port_attr a;
+	struct ibv_context *c;
+	struct qt_caps k;
+
+	setenv("MLX5EMU_CAPS", "log_max_msg=20", 1);
+	c = qt_open(false);
+	qt_read_caps(c, &k);
+	ck_assert_uint_eq(QT_GEN(&k, log_max_msg), 20);
+	ck_assert_int_eq(ibv_query_port(c, 1, &a), 0);
+	ck_assert_uint_eq(a.max_msg_sz, 0x100000);
+	ck_assert_uint_eq(a.active_width, 2);	/* 4X */
+	ck_assert_uint_eq(a.active_speed, 32);	/* EDR */
+	ck_assert_int_eq(a.active_mtu, IBV_MTU_1024);
+	ck_assert_int_eq(ibv_close_device(c), 0);
+}
+END_TEST
+
 static Suite *query_port_suite(void)
 {
 	Suite *s = suite_create("query_port");
@@ -168,6 +192,10 @@ static Suite *query_port_suite(void)
 	tcase_add_test(tc, test_query_port_short_len);
 	tcase_add_test(tc, test_query_port_long_len);
 	tcase_add_test(tc, test_query_port_sysfs);
+	suite_add_tcase(s, tc);
+	/* Its own process and environment (Check forks each test). */
+	tc = tcase_create("port_caps");
+	tcase_add_test(tc, test_query_port_follows_caps);
 	suite_add_tcase(s, tc);
 	return s;
 }
