@@ -160,6 +160,16 @@ enum {
 	MLX5_GENERAL_OBJECT_TYPES_FLOW_TABLE_ALIAS = 0xff15,
 };
 
+/* ---- CQ context ---- */
+/* MODIFY_CQ's op_mod for a resize and the fields it selects (kernel
+ * include/linux/mlx5/cq.h). */
+enum {
+	MLX5_CQ_OPMOD_RESIZE = 1,
+	MLX5_MODIFY_CQ_MASK_LOG_SIZE = 1 << 0,
+	MLX5_MODIFY_CQ_MASK_PG_OFFSET = 1 << 1,
+	MLX5_MODIFY_CQ_MASK_PG_SIZE = 1 << 2,
+};
+
 /* ---- QP context ---- */
 /* qpc.state as the PRM encodes it (kernel MLX5_QPC_STATE_*). */
 enum {

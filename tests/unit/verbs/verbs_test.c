@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ut_run.h"
 #include "verbs_test.h"
 
 int vt_max_cqe(struct ibv_context *ctx)
@@ -79,11 +80,5 @@ void *vt_alloc(size_t len)
 
 int vt_run(Suite *s)
 {
-	SRunner *sr = srunner_create(s);
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed;
+	return ut_run(s);
 }
