@@ -64,6 +64,30 @@ for lib in sys.argv[1:]:
 """
 
 
+# run_tests.py under a time limit per test method: SIGALRM interrupts a test
+# blocked in a verb (a completion that never comes) and fails that test with
+# a TimeoutError instead of stalling the run.  argv: LIMIT run_tests.py-args.
+RUN_BOOT = r"""
+import os, runpy, signal, sys, unittest
+limit = int(sys.argv.pop(1))
+if limit > 0:
+    def expired(signum, frame):
+        raise TimeoutError("mlx5emu: the test ran past %d s" % limit)
+    untimed_run = unittest.TestCase.run
+    def timed_run(self, result=None):
+        old = signal.signal(signal.SIGALRM, expired)
+        signal.alarm(limit)
+        try:
+            return untimed_run(self, result)
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
+    unittest.TestCase.run = timed_run
+sys.argv[0] = os.path.abspath("run_tests.py")
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
 def log(msg=""):
     print(msg, flush=True)
 
@@ -207,6 +231,9 @@ def main():
     ap.add_argument("--timeout", type=float,
                     default=float(os.environ.get("MLX5EMU_PYVERBS_TIMEOUT", 1800)),
                     help="limit for the whole run in seconds (default %(default)s)")
+    ap.add_argument("--test-timeout", type=int,
+                    default=int(os.environ.get("MLX5EMU_PYVERBS_TEST_TIMEOUT", 120)),
+                    help="limit for each test in seconds, 0 for none (default %(default)s)")
     ap.add_argument("--log", help="also write the run's full output to this file")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     ap.add_argument("run_args", nargs="*", help="extra run_tests.py arguments (after --)")
@@ -269,7 +296,8 @@ def compare_run(a, dropin, env, src, workdir, run_args):
 
     t0 = time.monotonic()
     rc, timed_out, stdout, stderr = run_group(
-        [a.python, "run_tests.py", "-v"] + run_args, tdir, env, a.timeout, workdir, "run")
+        [a.python, "-c", RUN_BOOT, str(a.test_timeout), "-v"] + run_args, tdir, env,
+        a.timeout, workdir, "run")
     elapsed = time.monotonic() - t0
     if a.log:
         with open(a.log, "w") as f:
