@@ -5,7 +5,8 @@
  * consumes one CQE, next_poll the next, end_poll publishes the consumer
  * index and lets go; start_poll and next_poll give ENOENT when the CQ is
  * empty (start_poll then holds nothing), EINVAL for attributes with a
- * comp_mask, -2 for a CQE no queue owns.  Each CQE is parsed as
+ * comp_mask, -2 for a CQE no queue owns; a start_poll that finds nothing
+ * tells the device (the progress op).  Each CQE is parsed as
  * ibv_poll_cq parses it (wr_id and status at once, the queue retired up
  * to it) and kept; the read functions decode that copy lazily, and only
  * those of the wc_flags the CQ was created with are installed.  As in
@@ -69,6 +70,8 @@ static int ex_start_poll(struct ibv_cq_ex *ex, struct ibv_poll_cq_attr *attr)
 	/* Empty or failed: no end_poll follows, so unlock here. */
 	if (err)
 		prov_cq_unlock(cq);
+	if (err == ENOENT)
+		prov_progress(cq->pctx, MLX5BE_PROGRESS_POLL);
 	return err;
 }
 

@@ -25,6 +25,8 @@
  * the arm dword of the doorbell record (sn << 28 | cmd | ci) and rings the
  * UAR (offset MLX5_CQ_DOORBELL) with that dword and the CQN, as
  * mlx5_arm_cq does.  The ibv_cq_ex functions (cq_ex.c) parse the same way.
+ * A poll that finds nothing tells the device (the progress op), once the
+ * CQ is let go.
  */
 #include <endian.h>
 #include <errno.h>
@@ -285,6 +287,8 @@ int prov_cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	}
 	prov_cq_update_ci(cq);
 	prov_cq_unlock(cq);
+	if (!npolled && err == CQ_EMPTY)
+		prov_progress(cq->pctx, MLX5BE_PROGRESS_POLL);
 	return err == CQ_POLL_ERR ? err : npolled;
 }
 

@@ -3,8 +3,8 @@
  * Inside the core: the send side's behaviour no public entry reaches.
  *
  *   - the backend's progress op after every post that posted something
- *     (MLX5BE_PROGRESS_DOORBELL), sends and receives alike,
- *     never after one that posted nothing;
+ *     (MLX5BE_PROGRESS_DOORBELL), never after one that posted nothing,
+ *     and after a poll that found the CQ empty (MLX5BE_PROGRESS_POLL);
  *   - atomics when the device does none: EOPNOTSUPP on RC (libmlx5's
  *     check), posted as they are on UC (libmlx5 has none there), refused
  *     by the ibv_wr_* API at creation;
@@ -29,6 +29,7 @@
 #include "shell/abi_export.h"
 #include "provider/core/caps.h"
 #include "provider/core/context.h"
+#include "provider/verbs/cq.h"
 #include "provider/verbs/qp.h"
 #include "dp_cqe.h"
 #include "ut_core.h"
@@ -166,6 +167,7 @@ START_TEST(test_progress)
 	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 };
 	struct ibv_send_wr *sbad;
 	struct ibv_recv_wr *rbad;
+	struct ibv_wc wc;
 
 	ck_assert_ptr_nonnull(srq);
 	ck_assert_int_eq(ibv_post_send(qp, &swr, &sbad), 0);
@@ -186,6 +188,25 @@ START_TEST(test_progress)
 	ck_assert_int_eq(ibv_post_recv(qp, &rwr, &rbad), EINVAL);
 	ck_assert_int_eq(ibv_post_srq_recv(srq, &rwr, &rbad), EINVAL);
 	ck_assert_uint_eq(progress_calls, 3);
+	/* Polling: only when nothing is there. */
+	progress_why = 0;
+	dp_cqe_write(to_prov_cq(cq)->buf.buf, to_prov_cq(cq)->ncqe, 64, 0,
+		     MLX5_CQE_REQ, to_prov_qp(qp)->uidx, qp->qp_num, 0x0a, 0);
+	ck_assert_int_eq(ibv_poll_cq(cq, 1, &wc), 1);
+	ck_assert_uint_eq(progress_calls, 3);
+	ck_assert_int_eq(ibv_poll_cq(cq, 1, &wc), 0);
+	ck_assert_uint_eq(progress_calls, 4);
+	ck_assert_uint_eq(progress_why, MLX5BE_PROGRESS_POLL);
+	{
+		struct ibv_cq_init_attr_ex ca = { .cqe = 4 };
+		struct ibv_poll_cq_attr pa = { 0 };
+		struct ibv_cq_ex *ex = pctx->vctx.create_cq_ex(ctx, &ca);
+
+		ck_assert_ptr_nonnull(ex);
+		ck_assert_int_eq(ibv_start_poll(ex, &pa), ENOENT);
+		ck_assert_uint_eq(progress_calls, 5);
+		ck_assert_int_eq(mlx5emu_abi_ibv_destroy_cq(ibv_cq_ex_to_cq(ex)), 0);
+	}
 	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_qp(qp), 0);
 	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_srq(srq), 0);
 }
