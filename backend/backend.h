@@ -210,6 +210,12 @@ struct mlx5be_ops {
 	void (*progress)(struct mlx5be_ctx *ctx, unsigned int why);
 };
 
+/* Why the provider calls progress. */
+enum {
+	MLX5BE_PROGRESS_DOORBELL = 1,	/* sends or receives were posted */
+	MLX5BE_PROGRESS_POLL = 2,	/* a CQ was polled and found empty */
+};
+
 /*
  * The backend bound for this process: the one the setting backend.kind
  * chooses (emu, hw or auto; docs/configuration.md), picked at the first

@@ -160,6 +160,8 @@ enum {
 	MLX5_GENERAL_OBJECT_TYPES_FLOW_TABLE_ALIAS = 0xff15,
 };
 
+/* ---- CQ context ---- */
+
 /* ---- QP context ---- */
 /* qpc.state as the PRM encodes it (kernel MLX5_QPC_STATE_*). */
 enum {

@@ -201,3 +201,20 @@ unsigned int prov_caps_atomic_cap(struct prov_context *pctx)
 		return IBV_ATOMIC_HCA;
 	return IBV_ATOMIC_NONE;
 }
+
+bool prov_caps_mem_mgt_ext(struct prov_context *pctx)
+{
+	return !PROV_CAP_GEN(pctx, umr_modify_entity_size_disabled);
+}
+
+bool prov_caps_cvlan_strip(struct prov_context *pctx)
+{
+	return PROV_CAP_GEN(pctx, eth_net_offloads) && PROV_CAP_ETH(pctx, vlan_cap);
+}
+
+bool prov_caps_flow_steering(struct prov_context *pctx)
+{
+	return PROV_CAP_GEN(pctx, port_type) == MLX5_CAP_PORT_TYPE_ETH &&
+	       PROV_CAP_GEN(pctx, nic_flow_table) &&
+	       prov_caps_get(pctx, MLX5_CAP_FLOW_TABLE);
+}

@@ -94,4 +94,16 @@ enum {
  * responses (get_atomic_caps() in mlx5_ib main.c), else IBV_ATOMIC_NONE. */
 unsigned int prov_caps_atomic_cap(struct prov_context *pctx);
 
+/* The memory management extensions (IB_DEVICE_MEM_MGT_EXTENSIONS: send
+ * with invalidate, local invalidation, fast registration), as mlx5_ib
+ * derives them. */
+bool prov_caps_mem_mgt_ext(struct prov_context *pctx);
+
+/* Customer VLAN stripping on raw packet QPs (IBV_RAW_PACKET_CAP_CVLAN_
+ * STRIPPING), and flow steering (IB_DEVICE_MANAGED_FLOW_STEERING: mlx5_ib
+ * sets it when its NIC RX bypass namespace exists, an Ethernet port with
+ * nic_flow_table and a flow-table page). */
+bool prov_caps_cvlan_strip(struct prov_context *pctx);
+bool prov_caps_flow_steering(struct prov_context *pctx);
+
 #endif /* MLX5EMU_PROVIDER_CORE_CAPS_H */

@@ -57,4 +57,12 @@ struct prov_context *prov_context_create(struct prov_device *dev,
 /* Closes the backend context and frees @pctx (its areas are gone). */
 void prov_context_destroy(struct prov_context *pctx);
 
+/* Work was posted or a CQ found empty (MLX5BE_PROGRESS_*): tells a device
+ * that wants to know. */
+static inline void prov_progress(struct prov_context *pctx, unsigned int why)
+{
+	if (pctx->be->progress)
+		pctx->be->progress(pctx->bectx, why);
+}
+
 #endif /* MLX5EMU_PROVIDER_CORE_CONTEXT_H */

@@ -4,28 +4,33 @@
  * verbs.c/device.c, libmlx5 verbs.c create_cq) over the upstream kernel
  * (uverbs CQ_CREATE, mlx5_ib_create_cq) behave.  The CQE ring is
  * page-aligned memory of ncqe = roundup_pow_of_two(cqe + 1) entries of 64
- * bytes (or 128: MLX5_CQE_SIZE), every entry's op_own MLX5_CQE_INVALID << 4;
- * the doorbell record (set_ci, arm) is 8 bytes in its own umem; CREATE_CQ
- * names both umems, the EQ of the comp vector and the context's UAR page.
+ * or 128 bytes, every entry's op_own MLX5_CQE_INVALID << 4; the doorbell
+ * record (set_ci, arm) is 8 bytes in its own umem; CREATE_CQ names both
+ * umems, the EQ of the comp vector and the context's UAR page.  The CQE
+ * size is mlx5dv_create_cq's cqe_size when given, else MLX5_CQE_SIZE, else
+ * 64.
  *
- * Errors (NULL + errno):
- *   EINVAL      cqe <= 0 (ibv_create_cq) or 0; more than max_cqe
- *               ((1 << log_max_cq_sz) - 1) entries; comp_vector not below
- *               num_comp_vectors; unknown comp_mask bits or creation
- *               flags; IBV_CQ_INIT_ATTR_MASK_PD (no parent domains);
- *               MLX5_CQE_SIZE other than 64 or 128
- *   EOPNOTSUPP  wc_flags libibverbs does not know; WITH_TM_INFO without
- *               tag matching; completion wallclock without a real-time
- *               CQE clock or clock info
+ * Errors (NULL + errno), in libmlx5's order, then the kernel's:
+ *   EINVAL      cqe <= 0 (ibv_create_cq) or 0; unknown comp_mask bits or
+ *               creation flags; unknown mlx5dv comp_mask bits;
+ *               IBV_CQ_INIT_ATTR_MASK_PD (no parent domains); more than
+ *               2^24 entries; a CQE size (attribute or MLX5_CQE_SIZE) other
+ *               than 64 or 128; CQE compression or padding, or unknown
+ *               mlx5dv flags (the device offers neither); more than
+ *               max_cqe ((1 << log_max_cq_sz) - 1) entries; comp_vector
+ *               not below num_comp_vectors
+ *   EOPNOTSUPP  wc_flags libibverbs does not know, or whose data the
+ *               device does not produce: tag matching, completion
+ *               timestamps without a core clock (hca_core_clock), CVLAN
+ *               without VLAN stripping, flow tags without flow steering;
+ *               completion wallclock without a real-time CQE clock or
+ *               clock info
  *   EBADF       a completion channel of another context (uverbs fd lookup)
  *   ENOMEM      the buffer (or MLX_CQ_ALLOC_TYPE=HUGE without huge pages:
  *               the mmap errno)
  * ibv_destroy_cq: EBUSY while QPs/SRQs/WQs use the CQ, no command sent;
  * otherwise it waits, as libibverbs does, until every event read from the
- * channel for this CQ is acknowledged.  ibv_resize_cq: the device does not
- * advertise cq_resize, so mlx5_ib_resize_cq's ENOSYS (after libmlx5's own
- * checks: EINVAL for a negative or oversized cqe, 0 when the rounded size
- * is the current one).
+ * channel for this CQ is acknowledged.  ibv_resize_cq is cq_resize.c's.
  */
 #include <errno.h>
 #include <limits.h>
@@ -41,9 +46,16 @@
 #include "provider/core/error.h"
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
+#include "provider/verbs/cq_int.h"
+#include "provider/verbs/query.h"
 #include "provider/verbs/verbs_ctx.h"
 
 #define PROV_CQ_DBR_SIZE 64	/* one cache line per record, 8 bytes used */
+
+/* libmlx5's MLX5_DV_CREATE_CQ_SUP_COMP_MASK. */
+#define PROV_CQ_DV_COMP_MASK                                                  \
+	(MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE |                             \
+	 MLX5DV_CQ_INIT_ATTR_MASK_FLAGS | MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE)
 
 /* What rdma-core 44's libibverbs knows (IBV_CREATE_CQ_SUP_WC_FLAGS). */
 #define PROV_CQ_LIB_WC_FLAGS                                                  \
@@ -95,16 +107,68 @@ int prov_cq_dv(struct ibv_cq *ibcq, struct mlx5dv_cq *out)
 	out->cq_uar = prov_verbs_ctx(cq->pctx)->cq_uar;
 	out->cqn = cq->cqn;
 	out->comp_mask = 0;
+	cq->dv_owned = true;
 	return 0;
 }
 
-/* get_cqe_size(): MLX5_CQE_SIZE, 64 by default. */
-static int cq_cqe_size(void)
+/* get_cqe_size(): the attribute's, else MLX5_CQE_SIZE, else 64. */
+static int cq_cqe_size(const struct mlx5dv_cq_init_attr *dv)
 {
-	const char *env = getenv("MLX5_CQE_SIZE");
-	int size = env ? atoi(env) : 64;
+	const char *env;
+	int size = 64;
 
+	if (dv && (dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE)) {
+		size = dv->cqe_size;
+	} else {
+		env = getenv("MLX5_CQE_SIZE");
+		if (env)
+			size = atoi(env);
+	}
 	return size == 64 || size == 128 ? size : -EINVAL;
+}
+
+/* The data of these wc_flags comes from the device only when it offers it. */
+static int cq_check_device(struct prov_context *pctx, uint64_t wc_flags)
+{
+	if ((wc_flags & IBV_WC_EX_WITH_TM_INFO) && !PROV_CAP_GEN(pctx, tag_matching))
+		return EOPNOTSUPP;
+	if ((wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) &&
+	    !PROV_CAP_GEN(pctx, device_frequency_khz))
+		return EOPNOTSUPP;
+	if ((wc_flags & IBV_WC_EX_WITH_CVLAN) && !prov_caps_cvlan_strip(pctx))
+		return EOPNOTSUPP;
+	if ((wc_flags & IBV_WC_EX_WITH_FLOW_TAG) && !prov_caps_flow_steering(pctx))
+		return EOPNOTSUPP;
+	return 0;
+}
+
+/* The mlx5dv attributes checked once the buffer exists, as libmlx5 does:
+ * compression and padding only where the device offers them. */
+static int cq_check_dv(struct prov_context *pctx,
+		       const struct mlx5dv_cq_init_attr *dv, uint32_t cqe_sz)
+{
+	struct prov_device_resp resp;
+
+	if (!dv)
+		return 0;
+	prov_query_device_resp(pctx, &resp);
+	if ((dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE) &&
+	    !(resp.cqe_comp_caps.max_num &&
+	      (dv->cqe_comp_res_format & resp.cqe_comp_caps.supported_format)))
+		return EINVAL;
+	if (dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_FLAGS) {
+		if (dv->flags & ~(uint32_t)(MLX5DV_CQ_INIT_ATTR_FLAGS_RESERVED - 1))
+			return EINVAL;
+		if ((dv->flags & MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD) &&
+		    (!resp.cqe_128b_pad || cqe_sz != 128))
+			return EINVAL;
+	}
+	/* Accepted compression or padding would need the device to offer
+	 * them: the checks above refuse both. */
+	if ((dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE) ||
+	    ((dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_FLAGS) && dv->flags))
+		return EOPNOTSUPP;
+	return 0;
 }
 
 /* mlx5_cq_fill_pfns()'s refusal, and whether wallclock is the raw stamp. */
@@ -135,7 +199,7 @@ static int cq_check_wallclock(struct prov_context *pctx, uint64_t wc_flags,
 /* libmlx5's create_cq() checks, in its order; 0 or an errno. */
 static int cq_check_attr(struct prov_context *pctx,
 			 const struct ibv_cq_init_attr_ex *attr, bool extended,
-			 bool *rt_ts)
+			 const struct mlx5dv_cq_init_attr *dv, bool *rt_ts)
 {
 	int err;
 
@@ -148,18 +212,17 @@ static int cq_check_attr(struct prov_context *pctx,
 		return EINVAL;
 	if (attr->wc_flags & ~(uint64_t)PROV_CQ_LIB_WC_FLAGS)
 		return EOPNOTSUPP;
-	/* No tag matching on this device: fail early, not at the SRQ. */
-	if ((attr->wc_flags & IBV_WC_EX_WITH_TM_INFO) &&
-	    !PROV_CAP_GEN(pctx, tag_matching))
-		return EOPNOTSUPP;
+	/* Fail early (a tag-matching SRQ would fail only later). */
+	err = cq_check_device(pctx, attr->wc_flags);
+	if (err)
+		return err;
+	if (dv && (dv->comp_mask & ~(uint64_t)PROV_CQ_DV_COMP_MASK))
+		return EINVAL;
 	/* Only a parent domain may be given, and there are none. */
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
 		return EINVAL;
-	if (extended) {
-		err = cq_check_wallclock(pctx, attr->wc_flags, rt_ts);
-		if (err)
-			return err;
-	}
+	if (extended)
+		return cq_check_wallclock(pctx, attr->wc_flags, rt_ts);
 	return 0;
 }
 
@@ -189,6 +252,20 @@ static void cq_free_mem(struct prov_cq *cq)
 	prov_qbuf_free(&cq->buf);
 }
 
+int prov_cq_ring_alloc(struct prov_qbuf *buf, uint32_t ncqe, uint32_t cqe_sz)
+{
+	size_t len = (size_t)ncqe * cqe_sz;
+	int err = prov_qbuf_alloc(buf, len, "MLX_CQ");
+
+	if (err)
+		return err;
+	memset(buf->buf, 0, len);
+	for (uint32_t i = 0; i < ncqe; i++)
+		prov_cqe64_of(prov_cqe_at(buf->buf, ncqe, cqe_sz, i),
+			      cqe_sz)->op_own = MLX5_CQE_INVALID << 4;
+	return 0;
+}
+
 /* Buffer, doorbell record and their umems; 0 or an errno. */
 static int cq_alloc_mem(struct prov_cq *cq, uint32_t *buf_id, uint32_t *dbr_id)
 {
@@ -196,17 +273,9 @@ static int cq_alloc_mem(struct prov_cq *cq, uint32_t *buf_id, uint32_t *dbr_id)
 	size_t len = (size_t)cq->ncqe * cq->cqe_sz;
 	int err;
 
-	err = prov_qbuf_alloc(&cq->buf, len, "MLX_CQ");
+	err = prov_cq_ring_alloc(&cq->buf, cq->ncqe, cq->cqe_sz);
 	if (err)
 		return err;
-	memset(cq->buf.buf, 0, len);
-	for (uint32_t i = 0; i < cq->ncqe; i++) {
-		struct mlx5_cqe64 *cqe = (struct mlx5_cqe64 *)
-			((char *)cq->buf.buf + (size_t)i * cq->cqe_sz +
-			 (cq->cqe_sz == 128 ? 64 : 0));
-
-		cqe->op_own = MLX5_CQE_INVALID << 4;
-	}
 	err = posix_memalign((void **)&cq->dbrec, PROV_CQ_DBR_SIZE,
 			     PROV_CQ_DBR_SIZE);
 	if (err) {
@@ -288,7 +357,8 @@ static void cq_init_verbs(struct prov_cq *cq, struct ibv_context *context,
 
 static struct prov_cq *create_cq(struct ibv_context *context,
 				 const struct ibv_cq_init_attr_ex *attr,
-				 bool extended)
+				 bool extended,
+				 const struct mlx5dv_cq_init_attr *dv)
 {
 	struct prov_context *pctx = to_prov_context(context);
 	unsigned long long ncqe;
@@ -297,7 +367,7 @@ static struct prov_cq *create_cq(struct ibv_context *context,
 	bool rt_ts = false;
 	int cqe_sz, err;
 
-	err = cq_check_attr(pctx, attr, extended, &rt_ts);
+	err = cq_check_attr(pctx, attr, extended, dv, &rt_ts);
 	if (err)
 		goto err;
 	ncqe = prov_roundup_pow2((uint64_t)attr->cqe + 1);
@@ -305,7 +375,7 @@ static struct prov_cq *create_cq(struct ibv_context *context,
 		err = EINVAL;
 		goto err;
 	}
-	cqe_sz = cq_cqe_size();
+	cqe_sz = cq_cqe_size(dv);
 	if (cqe_sz < 0) {
 		err = -cqe_sz;
 		goto err;
@@ -327,6 +397,8 @@ static struct prov_cq *create_cq(struct ibv_context *context,
 	atomic_init(&cq->use, 0);
 
 	err = cq_alloc_mem(cq, &buf_id, &dbr_id);
+	if (!err)
+		err = cq_check_dv(pctx, dv, cq->cqe_sz);
 	if (err)
 		goto err_mem;
 	err = cq_check_kernel(pctx, context, attr, cq->ncqe);
@@ -371,7 +443,7 @@ struct ibv_cq *mlx5emu_abi_ibv_create_cq(struct ibv_context *context, int cqe,
 		errno = EINVAL;
 		return NULL;
 	}
-	cq = create_cq(context, &attr, false);
+	cq = create_cq(context, &attr, false, NULL);
 	return cq ? ibv_cq_ex_to_cq(&cq->ex) : NULL;
 }
 
@@ -390,7 +462,22 @@ static struct ibv_cq_ex *prov_create_cq_ex(struct ibv_context *context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	cq = create_cq(context, attr, true);
+	cq = create_cq(context, attr, true, NULL);
+	return cq ? &cq->ex : NULL;
+}
+
+MLX5EMU_ABI(mlx5dv_create_cq);
+struct ibv_cq_ex *mlx5emu_abi_mlx5dv_create_cq(struct ibv_context *context,
+					       struct ibv_cq_init_attr_ex *cq_attr,
+					       struct mlx5dv_cq_init_attr *mlx5_cq_attr)
+{
+	struct prov_cq *cq;
+
+	if (!context || !cq_attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = create_cq(context, cq_attr, true, mlx5_cq_attr);
 	return cq ? &cq->ex : NULL;
 }
 
@@ -437,29 +524,6 @@ int mlx5emu_abi_ibv_destroy_cq(struct ibv_cq *ibcq)
 	}
 	free(cq);
 	return 0;
-}
-
-MLX5EMU_ABI(ibv_resize_cq);
-int mlx5emu_abi_ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
-{
-	struct prov_cq *cq;
-
-	if (!ibcq || cqe < 0) {
-		errno = EINVAL;
-		return EINVAL;
-	}
-	if ((long long)cqe * 64 > INT_MAX)
-		return EINVAL;
-	cq = to_prov_cq(ibcq);
-	if (prov_roundup_pow2((uint64_t)cqe + 1) == cq->ncqe)
-		return 0;
-	/* mlx5_ib_resize_cq without the cq_resize capability. */
-	if (!PROV_CAP_GEN(cq->pctx, cq_resize)) {
-		errno = ENOSYS;
-		return ENOSYS;
-	}
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
 }
 
 /* The DEVX object methods on the CQ's own object (mlx5_devx_cq_query). */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Completion queues (cq.c: create/destroy; cq_poll.c: polling, arming,
- * the ibv_cq_ex poll functions; comp_channel.c: completion channels and
- * their events).
+ * Completion queues (cq.c: create/destroy, mlx5dv_create_cq; cq_poll.c:
+ * polling and arming; cq_ex.c: the ibv_cq_ex poll functions; cq_resize.c:
+ * ibv_resize_cq; comp_channel.c: completion channels and their events;
+ * cq_int.h: what those files share).
  */
 #ifndef MLX5EMU_PROVIDER_VERBS_CQ_H
 #define MLX5EMU_PROVIDER_VERBS_CQ_H
@@ -100,6 +101,7 @@ struct prov_cq {
 	pthread_spinlock_t lock;	/* the consumer side */
 	bool single_threaded;
 	bool extended;			/* created by create_cq_ex */
+	bool dv_owned;			/* handed out by mlx5dv_init_obj */
 	uint64_t wc_flags;
 	uint32_t cons_index;
 	uint32_t arm_sn;
@@ -131,7 +133,8 @@ void prov_cq_unuse(struct ibv_cq *cq);
 /* The firmware CQ number. */
 uint32_t prov_cq_cqn(struct ibv_cq *cq);
 
-/* What mlx5dv_init_obj(MLX5DV_OBJ_CQ) gives: 0 or an errno. */
+/* What mlx5dv_init_obj(MLX5DV_OBJ_CQ) gives (the application polls the
+ * CQ from then on): 0 or an errno. */
 int prov_cq_dv(struct ibv_cq *cq, struct mlx5dv_cq *out);
 
 /*
@@ -141,7 +144,7 @@ int prov_cq_dv(struct ibv_cq *cq, struct mlx5dv_cq *out);
  */
 void prov_cq_comp_event(struct ibv_cq *cq);
 
-/* The poll functions (cq_poll.c). */
+/* The poll functions (cq_poll.c, cq_ex.c). */
 int prov_cq_poll(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int prov_cq_arm(struct ibv_cq *cq, int solicited);
 void prov_cq_ex_set_poll_ops(struct prov_cq *cq);

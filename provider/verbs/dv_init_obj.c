@@ -6,18 +6,23 @@
  * types are then filled in that order, stopping at the first error, which
  * is returned (not -1/errno).
  *
- * Served: MLX5DV_OBJ_QP (qp_dv.c), MLX5DV_OBJ_SRQ (srq.c) and
- * MLX5DV_OBJ_PD (pdn).  Naming CQ, RWQ, DM or AH is EOPNOTSUPP: their areas
- * do not give these views (and no ibv_wq exists: create_wq is not
- * offered).  Both versions (MLX5_1.0 and MLX5_1.2) land here; the 1.0
- * difference is CQ-only.
+ * Served: MLX5DV_OBJ_QP (qp_dv.c), MLX5DV_OBJ_CQ (cq.c;
+ * from then on the application polls the CQ and a QP's reset leaves its
+ * CQEs alone), MLX5DV_OBJ_SRQ (srq.c), MLX5DV_OBJ_AH (the address vector)
+ * and MLX5DV_OBJ_PD (pdn).  RWQ and DM belong to objects that do not exist
+ * (create_wq and alloc_dm are not offered); naming one is EOPNOTSUPP.  The
+ * MLX5_1.0 version differs for CQs only: its cq_uar points at the
+ * context's pointer to the CQ doorbell page.
  */
 #include <errno.h>
 
 #include "provider/devx/devx.h"
 #include "shell/abi_export.h"
+#include "provider/verbs/ah.h"
+#include "provider/verbs/cq.h"
 #include "provider/verbs/pd.h"
 #include "provider/verbs/qp.h"
+#include "provider/verbs/verbs_ctx.h"
 
 #define PROV_DV_OBJ_KNOWN                                                     \
 	(MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ | MLX5DV_OBJ_SRQ | MLX5DV_OBJ_RWQ |     \
@@ -32,12 +37,19 @@ static int init_pd(struct ibv_pd *pd, struct mlx5dv_pd *out)
 	return 0;
 }
 
+static int init_ah(struct ibv_ah *ah, struct mlx5dv_ah *out)
+{
+	if (!ah || !out)
+		return EINVAL;
+	out->comp_mask = 0;
+	out->av = prov_ah_av(ah);
+	return 0;
+}
+
 MLX5EMU_ABI(mlx5dv_init_obj);
 int mlx5emu_abi_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 {
-	static const uint64_t unserved[] = {
-		MLX5DV_OBJ_CQ, MLX5DV_OBJ_RWQ, MLX5DV_OBJ_DM, MLX5DV_OBJ_AH,
-	};
+	static const uint64_t unserved[] = { MLX5DV_OBJ_RWQ, MLX5DV_OBJ_DM };
 	int ret = 0;
 
 	if (!obj || !(obj_type & PROV_DV_OBJ_KNOWN))
@@ -48,9 +60,27 @@ int mlx5emu_abi_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 	/* libmlx5's order: QP, CQ, SRQ, RWQ, DM, AH, PD; first error wins. */
 	if (obj_type & MLX5DV_OBJ_QP)
 		ret = prov_qp_dv(obj->qp.in, obj->qp.out);
+	if (!ret && (obj_type & MLX5DV_OBJ_CQ))
+		ret = prov_cq_dv(obj->cq.in, obj->cq.out);
 	if (!ret && (obj_type & MLX5DV_OBJ_SRQ))
 		ret = prov_srq_dv(obj->srq.in, obj->srq.out);
+	if (!ret && (obj_type & MLX5DV_OBJ_AH))
+		ret = init_ah(obj->ah.in, obj->ah.out);
 	if (!ret && (obj_type & MLX5DV_OBJ_PD))
 		ret = init_pd(obj->pd.in, obj->pd.out);
+	return ret;
+}
+
+/* mlx5dv_init_obj@MLX5_1.0: no symbol of rdma-core's headers names it. */
+extern __typeof__(mlx5dv_init_obj) mlx5emu_abi_mlx5dv_init_obj__MLX5_1_0
+	__attribute__((visibility("default")));
+int mlx5emu_abi_mlx5dv_init_obj__MLX5_1_0(struct mlx5dv_obj *obj,
+					  uint64_t obj_type)
+{
+	int ret = mlx5emu_abi_mlx5dv_init_obj(obj, obj_type);
+
+	if (!ret && (obj_type & MLX5DV_OBJ_CQ))
+		obj->cq.out->cq_uar = &prov_verbs_ctx(to_prov_context(
+			obj->cq.in->context))->cq_uar;
 	return ret;
 }

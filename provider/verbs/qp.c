@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Queue pairs at work: receive posting, the operational state that
- * bounds it, and the op slots of the QP area (creation in qp_create.c,
- * destruction in qp_destroy.c, transitions in qp_modify.c).
+ * bounds posting, and the op slots of the QP area (creation in
+ * qp_create.c, destruction in qp_destroy.c, transitions in qp_modify.c,
+ * sending in qp_send.c and qp_wr.c).
  *
  * ibv_post_recv writes receive WQEs and the doorbell record exactly as
- * libmlx5 does (EINVAL for too many SGEs or a QP in RESET, ENOMEM when
- * the RQ is full).  ibv_post_send returns EOPNOTSUPP (rdma-core's answer
- * for a missing op): building and executing send WQEs is the next step;
- * applications that write their own WQEs use mlx5dv_init_obj.
+ * libmlx5 44 does: one data segment per SGE of non-zero length, a
+ * terminating entry with the invalid lkey when the WQE has room, under
+ * MLX5_QP_SIGNATURE a signature segment first (its XOR covering the
+ * segments, the QPN and the RQ head as the post found it); EINVAL for too
+ * many SGEs or a QP not yet in INIT, ENOMEM when the RQ is full.  The work
+ * requests before a failing one are posted, then the device is told.
  */
 #include <endian.h>
 #include <errno.h>
@@ -18,6 +21,7 @@
 #include "provider/verbs/cq.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/qp_int.h"
+#include "provider/verbs/sq.h"
 #include "provider/verbs/verbs_ctx.h"
 
 void prov_qp_set_operational_state(struct prov_qp *qp, enum ibv_qp_state st)
@@ -36,24 +40,45 @@ void prov_qp_set_operational_state(struct prov_qp *qp, enum ibv_qp_state st)
 	default:
 		break;
 	}
+	prov_qp_wr_set_state(qp, st);
 }
 
 /* ---- posting ---- */
 
-static bool qp_rq_overflow(struct prov_qp *qp, int nreq)
+bool prov_wq_overflow(struct prov_wq *wq, unsigned int nreq, struct ibv_cq *ibcq)
 {
-	struct prov_cq *cq;
-	unsigned int cur = qp->rq.head - qp->rq.tail;
+	struct prov_cq *cq = ibcq ? to_prov_cq(ibcq) : NULL;
+	unsigned int cur = wq->head - wq->tail;
 
-	if (cur + (unsigned int)nreq < qp->rq.max_post)
+	if (cur + nreq < wq->max_post)
 		return false;
-	cq = qp->vqp.qp.recv_cq ? to_prov_cq(qp->vqp.qp.recv_cq) : NULL;
 	if (cq && !cq->single_threaded)
 		pthread_spin_lock(&cq->lock);
-	cur = qp->rq.head - qp->rq.tail;
+	cur = wq->head - wq->tail;
 	if (cq && !cq->single_threaded)
 		pthread_spin_unlock(&cq->lock);
-	return cur + (unsigned int)nreq >= qp->rq.max_post;
+	return cur + nreq >= wq->max_post;
+}
+
+/* libmlx5's struct mlx5_rwqe_sig: a receive WQE's first segment under
+ * MLX5_QP_SIGNATURE. */
+struct rq_sig_seg {
+	uint8_t rsvd0[4];
+	uint8_t signature;
+	uint8_t rsvd1[11];
+};
+
+/* set_sig_seg(): the signatures (calc_sig) of @nsge + 1 segments, of the
+ * QPN and of @idx, as the host stores them, XORed. */
+static void rq_signature(struct prov_qp *qp, struct rq_sig_seg *sig, int nsge,
+			 uint16_t idx)
+{
+	uint32_t qpn = qp->vqp.qp.qp_num;
+	uint8_t s = (uint8_t)~prov_xor8(sig, (size_t)(nsge + 1) * 16);
+
+	s ^= (uint8_t)~prov_xor8(&qpn, sizeof(qpn));
+	s ^= (uint8_t)~prov_xor8(&idx, sizeof(idx));
+	sig->signature = s;
 }
 
 /* mlx5_post_recv(). */
@@ -64,13 +89,15 @@ static int prov_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct mlx5_wqe_data_seg *scat;
 	unsigned int ind;
 	int err = 0, nreq;
+	struct rq_sig_seg *sig;
 
 	pthread_spin_lock(&qp->rq.lock);
 	ind = qp->rq.wqe_cnt ? qp->rq.head & (qp->rq.wqe_cnt - 1) : 0;
 	for (nreq = 0; wr; ++nreq, wr = wr->next) {
 		int j = 0;
 
-		if (qp_rq_overflow(qp, nreq)) {
+		if (prov_wq_overflow(&qp->rq, (unsigned int)nreq,
+				     qp->vqp.qp.recv_cq)) {
 			err = ENOMEM;
 			*bad_wr = wr;
 			goto out;
@@ -80,10 +107,11 @@ static int prov_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			*bad_wr = wr;
 			goto out;
 		}
-		scat = (struct mlx5_wqe_data_seg *)((char *)qp->buf.buf +
-			qp->rq.offset + ((size_t)ind << qp->rq.wqe_shift));
+		sig = (struct rq_sig_seg *)((char *)qp->buf.buf + qp->rq.offset +
+					    ((size_t)ind << qp->rq.wqe_shift));
+		scat = (struct mlx5_wqe_data_seg *)sig;
 		if (qp->wq_sig) {
-			memset(scat, 0, (size_t)1 << qp->rq.wqe_shift);
+			memset(sig, 0, (size_t)1 << qp->rq.wqe_shift);
 			++scat;
 		}
 		for (int i = 0; i < wr->num_sge; ++i) {
@@ -99,6 +127,9 @@ static int prov_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			scat[j].lkey = htobe32(PROV_INVALID_LKEY);
 			scat[j].addr = 0;
 		}
+		/* libmlx5 signs every WQE of a post with the head it found. */
+		if (qp->wq_sig)
+			rq_signature(qp, sig, wr->num_sge, qp->rq.head & 0xffff);
 		qp->rq.wrid[ind] = wr->wr_id;
 		ind = (ind + 1) & (qp->rq.wqe_cnt - 1);
 	}
@@ -111,18 +142,9 @@ out:
 				 htobe32(qp->rq.head & 0xffff), __ATOMIC_RELEASE);
 	}
 	pthread_spin_unlock(&qp->rq.lock);
+	if (nreq)
+		prov_progress(qp->pctx, MLX5BE_PROGRESS_DOORBELL);
 	return err;
-}
-
-/* The provider builds no send WQEs: rdma-core's answer for a missing op,
- * with the whole list unposted. */
-static int prov_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-			  struct ibv_send_wr **bad_wr)
-{
-	(void)ibqp;
-	if (bad_wr)
-		*bad_wr = wr;
-	return EOPNOTSUPP;
 }
 
 MLX5EMU_ABI(ibv_qp_to_qp_ex);

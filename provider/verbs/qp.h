@@ -101,6 +101,7 @@ enum {
 struct prov_wq {
 	uint64_t *wrid;
 	unsigned int *wqe_head;		/* SQ: first WQEBB of each WQE */
+	uint32_t *wr_data;		/* SQ: the wc opcode a CQE cannot tell */
 	unsigned int wqe_cnt;		/* WQEs (RQ) or WQEBBs (SQ) */
 	unsigned int max_post;
 	unsigned int head;
@@ -124,6 +125,27 @@ struct prov_qp_bf {
 	bool nc;			/* the context's non-cached page */
 	unsigned int count;		/* QPs on it */
 	const struct mlx5dv_devx_uar *uar;	/* from the DEVX pool */
+	/* Ringing (sq.c): the half of the register the next write goes to,
+	 * flipped after each; a shared register is rung under its lock. */
+	unsigned int offset;
+	bool need_lock;
+	pthread_spinlock_t lock;
+};
+
+/*
+ * The ibv_wr_* batch being built between wr_start and wr_complete
+ * (libmlx5's cur_* fields of struct mlx5_qp).
+ */
+struct prov_wr_batch {
+	struct mlx5_wqe_ctrl_seg *ctrl;	/* the WQE being built; NULL when
+					 * its builder failed */
+	void *data;			/* where its next segment goes */
+	unsigned int size;		/* its size so far, in 16-byte units */
+	unsigned int setters;		/* setters called on it */
+	unsigned int nreq;		/* WQEs built */
+	bool inl;			/* inline data: BlueFlame preferred */
+	int err;			/* the batch's first error */
+	unsigned int cur_post_rb;	/* sq.cur_post at wr_start */
 };
 
 /* What kind of QP: a verbs type, or DC through IBV_QPT_DRIVER. */
@@ -158,6 +180,12 @@ struct prov_qp {
 	uint8_t sq_signal_bits;
 	bool wq_sig;
 	struct prov_qp_bf *bf;
+
+	/* The send path (sq.c, qp_send.c, qp_wr.c). */
+	void *sq_end;			/* end of the SQ ring (libmlx5's qend) */
+	bool atomics_enabled;		/* the device does atomics */
+	struct prov_wr_batch wr;
+	struct mlx5dv_qp_ex dv_qp;	/* mlx5dv_qp_ex_from_ibv_qp_ex */
 
 	uint32_t create_flags;		/* ibv_qp_create_flags accepted */
 	uint32_t mlx5_flags;		/* mlx5dv creation flags accepted */
@@ -270,6 +298,7 @@ static inline struct prov_xrcd *to_prov_xrcd(struct ibv_xrcd *xrcd)
 struct prov_qp_ctx {
 	pthread_mutex_t lock;
 	bool shut_up_bf;		/* MLX5_SHUT_UP_BF */
+	bool prefer_bf;			/* MLX5_POST_SEND_PREFER_BF */
 	unsigned int max_dedicated;	/* low-latency registers */
 	unsigned int max_shared;
 	unsigned int n_dedicated;

@@ -8,10 +8,8 @@
  * and its user index (cqe_version 1) as user_index.  And ibv_open_qp, a
  * new handle on an XRC target QP.
  *
- * Errors: NULL + errno, in the order the layers check (see qp_check.c and
- * qp_caps.c), then
- *   EOPNOTSUPP send_ops_flags (the ibv_wr_* API comes with work request
- *              execution)
+ * Errors: NULL + errno, in the order the layers check (see qp_check.c,
+ * qp_wr.c for send_ops_flags, and qp_caps.c), then
  *   EINVAL     (mlx5_ib) a receive queue on a QP type that has none
  *              (qp_caps.c), a DCT without SRQ or receive CQ (qp_dv.c)
  *   ENOMEM     buffers, user indexes
@@ -30,10 +28,13 @@
 #include "provider/verbs/pd.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/qp_int.h"
+#include "provider/verbs/sq.h"
 #include "provider/verbs/verbs_ctx.h"
 
 /* ---- CQ polling callbacks ---- */
 
+/* The WQE at @wqe_counter completed: everything before it is retired with
+ * it (unsignaled WQEs complete silently). */
 static uint64_t qp_sq_complete(struct prov_cq_rsc *rsc, uint16_t wqe_counter,
 			       enum ibv_wc_opcode *opcode)
 {
@@ -41,11 +42,11 @@ static uint64_t qp_sq_complete(struct prov_cq_rsc *rsc, uint16_t wqe_counter,
 						offsetof(struct prov_qp, rsc));
 	unsigned int idx;
 
-	(void)opcode;
 	if (!qp->sq.wqe_cnt)
 		return 0;
 	idx = wqe_counter & (qp->sq.wqe_cnt - 1);
 	qp->sq.tail = qp->sq.wqe_head[idx] + 1;
+	*opcode = (enum ibv_wc_opcode)qp->sq.wr_data[idx];
 	return qp->sq.wrid[idx];
 }
 
@@ -220,6 +221,8 @@ static void qp_init_verbs(struct prov_qp *qp, struct ibv_context *context,
 		qp->vqp.comp_mask |= PROV_VERBS_QP_XRCD;
 		qp->vqp.xrcd = (struct prov_verbs_xrcd *)attr->xrcd;
 	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		qp->vqp.comp_mask |= PROV_VERBS_QP_EX;
 }
 
 struct prov_qp *prov_qp_alloc(struct prov_context *pctx)
@@ -281,11 +284,13 @@ struct ibv_qp *prov_qp_create(struct ibv_context *context,
 		qp_init_verbs(qp, context, attr);
 		return &qp->vqp.qp;
 	}
-	/* Send operations are the ibv_wr_* API, which is not offered. */
+	/* libmlx5: atomics on the device's word, then the ibv_wr_* API. */
+	qp->atomics_enabled = prov_caps_atomic_cap(pctx) != IBV_ATOMIC_NONE;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ||
 	    (dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS))) {
-		err = EOPNOTSUPP;
-		goto err;
+		err = prov_qp_wr_init(qp, attr, dv);
+		if (err)
+			goto err;
 	}
 	qp->wq_sig = getenv("MLX5_QP_SIGNATURE") != NULL;
 	if (qp->wq_sig)

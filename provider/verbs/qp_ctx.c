@@ -55,6 +55,14 @@ static bool env_shut_up_bf(void)
 	return env && strcmp(env, "0");
 }
 
+/* get_always_bf(): BlueFlame for every lone WQE unless "0". */
+static bool env_prefer_bf(void)
+{
+	const char *env = getenv("MLX5_POST_SEND_PREFER_BF");
+
+	return !env || strcmp(env, "0");
+}
+
 /* get_uar_info(): 0 or an errno. */
 static int qp_ctx_uar_counts(struct prov_qp_ctx *qc)
 {
@@ -95,6 +103,7 @@ int prov_qp_ctx_init(struct prov_context *pctx)
 	}
 	pthread_mutex_init(&qc->lock, NULL);
 	qc->shut_up_bf = env_shut_up_bf();
+	qc->prefer_bf = env_prefer_bf();
 	pctx->qp_ctx = qc;
 	return 0;
 }
@@ -114,6 +123,7 @@ void prov_qp_ctx_fini(struct prov_context *pctx)
 	/* The registers themselves belong to the DEVX pool, freed next. */
 	while ((bf = qc->bfs)) {
 		qc->bfs = bf->next;
+		pthread_spin_destroy(&bf->lock);
 		free(bf);
 	}
 	pthread_mutex_destroy(&qc->lock);
@@ -146,6 +156,9 @@ static struct prov_qp_bf *bf_new(struct prov_context *pctx, bool dedicated)
 	bf->mmap_off = uar->mmap_off;
 	bf->buf_size = (UINT32_C(1) << PROV_CAP_GEN(pctx, log_bf_reg_size)) / 2;
 	bf->dedicated = dedicated;
+	/* QPs sharing a register must not interleave their writes. */
+	bf->need_lock = !dedicated;
+	pthread_spin_init(&bf->lock, PTHREAD_PROCESS_PRIVATE);
 	bf->next = qc->bfs;
 	qc->bfs = bf;
 	if (dedicated)
@@ -176,6 +189,7 @@ static struct prov_qp_bf *bf_nc(struct prov_context *pctx)
 	qc->nc_bf->page_id = nc->page_id;
 	qc->nc_bf->mmap_off = nc->mmap_off;
 	qc->nc_bf->nc = true;
+	pthread_spin_init(&qc->nc_bf->lock, PTHREAD_PROCESS_PRIVATE);
 	qc->nc_bf->next = qc->bfs;
 	qc->bfs = qc->nc_bf;
 	return qc->nc_bf;
@@ -202,8 +216,9 @@ int prov_qp_bf_get(struct prov_context *pctx, struct prov_qp_bf **out)
 	}
 	if (qc->n_shared < qc->max_shared && !bf_new(pctx, false))
 		goto out;
+	/* The least used, the oldest of equals (the list is newest first). */
 	for (it = qc->bfs; it; it = it->next)
-		if (!it->dedicated && !it->nc && (!bf || it->count < bf->count))
+		if (!it->dedicated && !it->nc && (!bf || it->count <= bf->count))
 			bf = it;
 	if (!bf)
 		errno = ENOMEM;

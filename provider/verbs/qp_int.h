@@ -17,6 +17,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/mlx5dv.h>
@@ -43,6 +44,17 @@ enum {
 	PROV_QPF_DCI_STREAM = 1 << 11,
 };
 
+/* The XOR of @len bytes (libmlx5's calc_sig() is its complement). */
+static inline uint8_t prov_xor8(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	uint8_t x = 0;
+
+	while (len--)
+		x ^= *b++;
+	return x;
+}
+
 static inline bool prov_qp_is_xrc_tgt(enum ibv_qp_type t)
 {
 	return t == IBV_QPT_XRC_RECV;
@@ -65,6 +77,13 @@ static inline uint32_t prov_qp_st(const struct prov_qp *qp, enum ibv_qp_type t)
 		return MLX5_QPC_ST_RC;
 	}
 }
+
+/*
+ * qp.c: mlx5_wq_overflow(): would @nreq more WQEs overrun @wq?  Its tail
+ * moves as @cq is polled, so a full-looking queue is looked at again
+ * under that CQ's lock.  A queue of no WQEs is always full.
+ */
+bool prov_wq_overflow(struct prov_wq *wq, unsigned int nreq, struct ibv_cq *cq);
 
 /* qp_caps.c: mlx5_calc_wq_size(): the buffer size (RQ first) in *size,
  * 0 or an errno; the caps in @attr come back as libmlx5 reports them. */

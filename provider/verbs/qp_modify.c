@@ -47,6 +47,7 @@
 #include "provider/core/caps.h"
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
+#include "provider/verbs/cq_int.h"
 #include "provider/verbs/pd.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/qp_int.h"
@@ -189,28 +190,16 @@ static void qp_cq_clean(struct ibv_cq *ibcq, uint32_t rsn,
 	struct prov_cq *cq;
 	uint32_t prod, nfreed = 0;
 
-	if (!ibcq)
+	/* A CQ the application polls itself is left as it is. */
+	if (!ibcq || to_prov_cq(ibcq)->dv_owned)
 		return;
 	cq = to_prov_cq(ibcq);
-	if (!cq->single_threaded)
-		pthread_spin_lock(&cq->lock);
-	for (prod = cq->cons_index;; ++prod) {
-		struct mlx5_cqe64 *c = (struct mlx5_cqe64 *)((char *)cq->buf.buf +
-			(size_t)(prod & (cq->ncqe - 1)) * cq->cqe_sz +
-			(cq->cqe_sz == 128 ? 64 : 0));
-		uint8_t op_own = __atomic_load_n(&c->op_own, __ATOMIC_ACQUIRE);
-
-		if ((op_own >> 4) == MLX5_CQE_INVALID ||
-		    ((op_own & MLX5_CQE_OWNER_MASK) ^ !!(prod & cq->ncqe)))
-			break;
+	prov_cq_lock(cq);
+	for (prod = cq->cons_index; prov_cq_sw_cqe(cq, prod); ++prod)
 		if (prod == cq->cons_index + cq->ncqe - 1)
 			break;
-	}
 	while ((int)(--prod - cq->cons_index) >= 0) {
-		char *cqe = (char *)cq->buf.buf +
-			    (size_t)(prod & (cq->ncqe - 1)) * cq->cqe_sz;
-		struct mlx5_cqe64 *c64 = (struct mlx5_cqe64 *)
-			(cq->cqe_sz == 64 ? cqe : cqe + 64);
+		struct mlx5_cqe64 *c64 = prov_cq_cqe64(cq, prod);
 
 		if ((be32toh(c64->srqn_uidx) & 0xffffff) == rsn) {
 			uint8_t opcode = c64->op_own >> 4;
@@ -225,26 +214,20 @@ static void qp_cq_clean(struct ibv_cq *ibcq, uint32_t rsn,
 						       be16toh(c64->wqe_counter));
 			++nfreed;
 		} else if (nfreed) {
-			char *dest = (char *)cq->buf.buf +
-				     (size_t)((prod + nfreed) & (cq->ncqe - 1)) *
-				     cq->cqe_sz;
-			struct mlx5_cqe64 *d64 = (struct mlx5_cqe64 *)
-				(cq->cqe_sz == 64 ? dest : dest + 64);
+			void *dest = prov_cq_entry(cq, prod + nfreed);
+			struct mlx5_cqe64 *d64 = prov_cqe64_of(dest, cq->cqe_sz);
 			uint8_t owner = d64->op_own & MLX5_CQE_OWNER_MASK;
 
-			memcpy(dest, cqe, cq->cqe_sz);
+			memcpy(dest, prov_cq_entry(cq, prod), cq->cqe_sz);
 			d64->op_own = (uint8_t)(owner |
 				(d64->op_own & ~MLX5_CQE_OWNER_MASK));
 		}
 	}
 	if (nfreed) {
 		cq->cons_index += nfreed;
-		__atomic_store_n(&cq->dbrec[PROV_CQ_SET_CI],
-				 htobe32(cq->cons_index & 0xffffff),
-				 __ATOMIC_RELEASE);
+		prov_cq_update_ci(cq);
 	}
-	if (!cq->single_threaded)
-		pthread_spin_unlock(&cq->lock);
+	prov_cq_unlock(cq);
 }
 
 /* libmlx5's reset of a QP moved to RESET. */

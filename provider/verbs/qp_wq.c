@@ -110,9 +110,11 @@ void prov_qp_free_mem(struct prov_qp *qp)
 			 &qp->db_umem);
 	free(qp->sq.wrid);
 	free(qp->sq.wqe_head);
+	free(qp->sq.wr_data);
 	free(qp->rq.wrid);
 	qp->sq.wrid = NULL;
 	qp->sq.wqe_head = NULL;
+	qp->sq.wr_data = NULL;
 	qp->rq.wrid = NULL;
 }
 
@@ -128,7 +130,8 @@ int prov_qp_alloc_mem(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 	if (qp->sq.wqe_cnt) {
 		qp->sq.wrid = calloc(qp->sq.wqe_cnt, sizeof(*qp->sq.wrid));
 		qp->sq.wqe_head = calloc(qp->sq.wqe_cnt, sizeof(*qp->sq.wqe_head));
-		if (!qp->sq.wrid || !qp->sq.wqe_head)
+		qp->sq.wr_data = calloc(qp->sq.wqe_cnt, sizeof(*qp->sq.wr_data));
+		if (!qp->sq.wrid || !qp->sq.wqe_head || !qp->sq.wr_data)
 			return ENOMEM;
 	}
 	if (qp->rq.wqe_cnt) {
@@ -147,6 +150,7 @@ int prov_qp_alloc_mem(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 		return err;
 	memset(qp->buf.buf, 0, qp->buf_size);
 	qp->sq_start = (char *)qp->buf.buf + qp->sq.offset;
+	qp->sq_end = (char *)qp->sq_start + (size_t)qp->sq.wqe_cnt * PROV_SEND_WQE_BB;
 	/* An XRC target's queues are never used: nothing to register. */
 	if (prov_qp_is_xrc_tgt(attr->qp_type))
 		return 0;

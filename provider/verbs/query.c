@@ -239,7 +239,7 @@ static void fill_eth_caps(struct prov_context *pctx, struct ibv_device_attr_ex *
 			a->device_cap_flags |= IBV_DEVICE_RAW_IP_CSUM;
 			attr->raw_packet_caps |= IBV_RAW_PACKET_CAP_IP_CSUM;
 		}
-		if (PROV_CAP_ETH(pctx, vlan_cap))
+		if (prov_caps_cvlan_strip(pctx))
 			attr->raw_packet_caps |= IBV_RAW_PACKET_CAP_CVLAN_STRIPPING;
 		if (PROV_CAP_ETH(pctx, scatter_fcs)) {
 			attr->device_cap_flags_ex |= IBV_DEVICE_RAW_SCATTER_FCS;
@@ -369,7 +369,7 @@ int prov_query_device_attr(struct prov_context *pctx,
 				       IBV_DEVICE_MEM_WINDOW_TYPE_2B;
 		a->max_mw = 1 << PROV_CAP_GEN(pctx, log_max_mkey);
 	}
-	if (!PROV_CAP_GEN(pctx, umr_modify_entity_size_disabled))
+	if (prov_caps_mem_mgt_ext(pctx))
 		a->device_cap_flags |= IBV_DEVICE_MEM_MGT_EXTENSIONS;
 	fill_eth_caps(pctx, attr);
 	if (PROV_CAP_GEN(pctx, ipoib_basic_offloads))
@@ -378,14 +378,8 @@ int prov_query_device_attr(struct prov_context *pctx,
 	 * max_dm_size needs the device-memory page's memic fields, which prm/
 	 * does not describe; device memory is not emulated (docs/), so the
 	 * size stays 0 as for a device without `device_memory`.
-	 *
-	 * IB_DEVICE_MANAGED_FLOW_STEERING: the kernel sets it when its NIC RX
-	 * bypass namespace exists (an Ethernet port with nic_flow_table and a
-	 * flow-table page that supports NIC RX tables).
 	 */
-	if (PROV_CAP_GEN(pctx, port_type) == MLX5_CAP_PORT_TYPE_ETH &&
-	    PROV_CAP_GEN(pctx, nic_flow_table) &&
-	    prov_caps_get(pctx, MLX5_CAP_FLOW_TABLE))
+	if (prov_caps_flow_steering(pctx))
 		a->device_cap_flags |= IBV_DEVICE_MANAGED_FLOW_STEERING;
 	if (PROV_CAP_GEN(pctx, end_pad))
 		attr->device_cap_flags_ex |= IBV_DEVICE_PCI_WRITE_END_PADDING;

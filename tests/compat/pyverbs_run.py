@@ -75,19 +75,31 @@ for lib in sys.argv[1:]:
 """
 
 
-# run_tests.py under unittest patched to record, for each test, the
-# exceptions its assertRaises contexts caught ([test id, "Type: message"] per
-# JSON line in $MLX5EMU_PYVERBS_RAISED).
-RAISED_BOOT = r"""
-import json, os, runpy, sys, unittest, unittest.case
+# run_tests.py with two additions: each test method runs under a time limit
+# (SIGALRM interrupts a test blocked in a verb, a completion that never
+# comes, and fails it with a TimeoutError instead of stalling the run), and
+# the exceptions its assertRaises contexts caught are recorded ([test id,
+# "Type: message"] per JSON line in $MLX5EMU_PYVERBS_RAISED).
+# argv: LIMIT run_tests.py-args.
+RUN_BOOT = r"""
+import json, os, runpy, signal, sys, unittest, unittest.case
+limit = int(sys.argv.pop(1))
 out = open(os.environ["MLX5EMU_PYVERBS_RAISED"], "a")
 current = []
-run = unittest.TestCase.run
+def expired(signum, frame):
+    raise TimeoutError("mlx5emu: the test ran past %d s" % limit)
+untimed_run = unittest.TestCase.run
 def run_recording(self, result=None):
     current.append(self.id())
+    old = signal.signal(signal.SIGALRM, expired) if limit > 0 else None
+    if limit > 0:
+        signal.alarm(limit)
     try:
-        return run(self, result)
+        return untimed_run(self, result)
     finally:
+        if limit > 0:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
         current.pop()
 unittest.TestCase.run = run_recording
 exit_ = unittest.case._AssertRaisesContext.__exit__
@@ -98,8 +110,8 @@ def exit_recording(self, exc_type, exc, tb):
         out.flush()
     return caught
 unittest.case._AssertRaisesContext.__exit__ = exit_recording
-sys.argv = ["run_tests.py"] + sys.argv[1:]
-runpy.run_path(os.path.abspath("run_tests.py"), run_name="__main__")
+sys.argv[0] = os.path.abspath("run_tests.py")
+runpy.run_path(sys.argv[0], run_name="__main__")
 """
 VOLATILE = re.compile(r"0x[0-9a-fA-F]{4,}|(?<![\w.])\d{4,}(?![\w.])")
 
@@ -286,6 +298,9 @@ def main():
     ap.add_argument("--timeout", type=float,
                     default=float(os.environ.get("MLX5EMU_PYVERBS_TIMEOUT", 1800)),
                     help="limit for the whole run in seconds (default %(default)s)")
+    ap.add_argument("--test-timeout", type=int,
+                    default=int(os.environ.get("MLX5EMU_PYVERBS_TEST_TIMEOUT", 120)),
+                    help="limit for each test in seconds, 0 for none (default %(default)s)")
     ap.add_argument("--log", help="also write the run's full output to this file")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     ap.add_argument("run_args", nargs="*", help="extra run_tests.py arguments (after --)")
@@ -350,8 +365,8 @@ def compare_run(a, dropin, env, src, workdir, run_args):
     raised_path = os.path.join(workdir, "raised.jsonl")
     renv = dict(env, MLX5EMU_PYVERBS_RAISED=raised_path)
     rc, timed_out, stdout, stderr = run_group(
-        [a.python, "-c", RAISED_BOOT, "-v"] + run_args, tdir, renv, a.timeout, workdir,
-        "run")
+        [a.python, "-c", RUN_BOOT, str(a.test_timeout), "-v"] + run_args, tdir, renv,
+        a.timeout, workdir, "run")
     elapsed = time.monotonic() - t0
     if a.log:
         with open(a.log, "w") as f:

@@ -105,26 +105,28 @@ union ibv_gid qt_gid(int index)
 	return gid;
 }
 
-void qt_rc_to_rts(struct ibv_qp *qp, uint32_t rqpn, int sgid)
+void qt_rc_connect(struct ibv_qp *qp, uint32_t rqpn, const union ibv_gid *dgid,
+		   int sgid, unsigned int access, uint32_t rq_psn,
+		   uint32_t sq_psn)
 {
 	struct ibv_qp_attr a;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	a.qp_access_flags = access;
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 				       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_1024;
 	a.dest_qp_num = rqpn;
-	a.rq_psn = 0x123456;
+	a.rq_psn = rq_psn;
 	a.max_dest_rd_atomic = 4;
 	a.min_rnr_timer = 12;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = qt_gid(sgid);
+	a.ah_attr.grh.dgid = *dgid;
 	a.ah_attr.grh.sgid_index = (uint8_t)sgid;
 	a.ah_attr.grh.hop_limit = 64;
 	if (qp->qp_type == IBV_QPT_UC)
@@ -139,7 +141,7 @@ void qt_rc_to_rts(struct ibv_qp *qp, uint32_t rqpn, int sgid)
 					       IBV_QP_MIN_RNR_TIMER), 0);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x654321;
+	a.sq_psn = sq_psn;
 	a.timeout = 14;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
@@ -153,6 +155,14 @@ void qt_rc_to_rts(struct ibv_qp *qp, uint32_t rqpn, int sgid)
 					       IBV_QP_RNR_RETRY |
 					       IBV_QP_MAX_QP_RD_ATOMIC), 0);
 	ck_assert_int_eq(qp->state, IBV_QPS_RTS);
+}
+
+void qt_rc_to_rts(struct ibv_qp *qp, uint32_t rqpn, int sgid)
+{
+	union ibv_gid gid = qt_gid(sgid);
+
+	qt_rc_connect(qp, rqpn, &gid, sgid, IBV_ACCESS_REMOTE_WRITE |
+		      IBV_ACCESS_REMOTE_READ, 0x123456, 0x654321);
 }
 
 void qt_ud_to_rts(struct ibv_qp *qp, uint32_t qkey, uint32_t sq_psn)

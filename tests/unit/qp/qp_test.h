@@ -41,8 +41,13 @@ int qt_create_ex_err(struct ibv_qp_init_attr_ex *attr);
 /* The device's RoCE v2 GID (index 1) of port 1. */
 union ibv_gid qt_gid(int index);
 
-/* RESET->INIT->RTR->RTS of an RC/UC QP connected to @rqpn, RoCE v2 path
- * through GID index @sgid; asserts each step. */
+/* RESET->INIT->RTR->RTS of an RC/UC QP connected to @rqpn at @dgid,
+ * RoCE v2 path from GID index @sgid, remote @access, the PSNs given;
+ * asserts each step. */
+void qt_rc_connect(struct ibv_qp *qp, uint32_t rqpn, const union ibv_gid *dgid,
+		   int sgid, unsigned int access, uint32_t rq_psn,
+		   uint32_t sq_psn);
+/* qt_rc_connect() toward GID @sgid of qt_ctx, remote write and read. */
 void qt_rc_to_rts(struct ibv_qp *qp, uint32_t rqpn, int sgid);
 /* RESET->INIT->RTR->RTS of a UD QP; asserts. */
 void qt_ud_to_rts(struct ibv_qp *qp, uint32_t qkey, uint32_t sq_psn);

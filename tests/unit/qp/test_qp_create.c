@@ -226,10 +226,6 @@ START_TEST(test_create_bad_objects)
 	ax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
 	ax.max_tso_header = 64;
 	ck_assert_int_eq(qt_create_ex_err(&ax), EINVAL);
-	/* The ibv_wr_* API is not offered yet. */
-	ax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-	ax.send_ops_flags = IBV_QP_EX_WITH_SEND;
-	ck_assert_int_eq(qt_create_ex_err(&ax), EOPNOTSUPP);
 
 	ck_assert_int_eq(ibv_destroy_cq(ocq), 0);
 	ck_assert_int_eq(ibv_dealloc_pd(opd), 0);
@@ -401,18 +397,6 @@ START_TEST(test_post_recv)
 }
 END_TEST
 
-START_TEST(test_post_send_not_yet)
-{
-	struct ibv_qp *qp = qt_create(IBV_QPT_RC, 4, 4);
-	struct ibv_send_wr wr = { .wr_id = 1, .opcode = IBV_WR_SEND };
-	struct ibv_send_wr *bad = NULL;
-
-	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), EOPNOTSUPP);
-	ck_assert_ptr_eq(bad, &wr);
-	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
-}
-END_TEST
-
 START_TEST(test_srq_qp)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
@@ -467,7 +451,6 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_create_uses);
 	tcase_add_test(tc, test_create_qpc);
 	tcase_add_test(tc, test_post_recv);
-	tcase_add_test(tc, test_post_send_not_yet);
 	tcase_add_test(tc, test_srq_qp);
 	tcase_add_test(tc, test_destroy_not_reset);
 	suite_add_tcase(s, tc);

@@ -252,10 +252,29 @@ START_TEST(test_ex_create)
 		IBV_WC_EX_WITH_BYTE_LEN, IBV_WC_EX_WITH_IMM, IBV_WC_EX_WITH_QP_NUM,
 		IBV_WC_EX_WITH_SRC_QP, IBV_WC_EX_WITH_SLID, IBV_WC_EX_WITH_SL,
 		IBV_WC_EX_WITH_DLID_PATH_BITS,
+	};
+	/* What the device does not produce: no core clock (hca_core_clock
+	 * 0), no VLAN stripping, no flow steering. */
+	static const uint64_t absent[] = {
 		IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
 		IBV_WC_EX_WITH_CVLAN, IBV_WC_EX_WITH_FLOW_TAG,
+		IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_CVLAN,
 	};
+	struct ibv_device_attr_ex dattr;
 	int cookie;
+
+	ck_assert_int_eq(ibv_query_device_ex(ctx, NULL, &dattr), 0);
+	ck_assert_uint_eq(dattr.hca_core_clock, 0);
+	ck_assert(!(dattr.raw_packet_caps & IBV_RAW_PACKET_CAP_CVLAN_STRIPPING));
+	ck_assert(!(dattr.orig_attr.device_cap_flags &
+		    IBV_DEVICE_MANAGED_FLOW_STEERING));
+	for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++) {
+		struct ibv_cq_init_attr_ex attr = { .cqe = 10, .wc_flags = absent[i] };
+
+		errno = 0;
+		ck_assert_ptr_null(ibv_create_cq_ex(ctx, &attr));
+		ck_assert_int_eq(errno, EOPNOTSUPP);
+	}
 
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		struct ibv_cq_init_attr_ex attr = {
@@ -282,10 +301,11 @@ START_TEST(test_ex_create)
 		ck_assert(!!cq->read_src_qp == !!(flags[i] & IBV_WC_EX_WITH_SRC_QP));
 		ck_assert(!!cq->read_slid == !!(flags[i] & IBV_WC_EX_WITH_SLID));
 		ck_assert(!!cq->read_sl == !!(flags[i] & IBV_WC_EX_WITH_SL));
-		ck_assert(!!cq->read_completion_ts ==
-			  !!(flags[i] & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP));
-		ck_assert(!!cq->read_cvlan == !!(flags[i] & IBV_WC_EX_WITH_CVLAN));
-		ck_assert(!!cq->read_flow_tag == !!(flags[i] & IBV_WC_EX_WITH_FLOW_TAG));
+		ck_assert(!!cq->read_dlid_path_bits ==
+			  !!(flags[i] & IBV_WC_EX_WITH_DLID_PATH_BITS));
+		ck_assert_ptr_null(cq->read_completion_ts);
+		ck_assert_ptr_null(cq->read_cvlan);
+		ck_assert_ptr_null(cq->read_flow_tag);
 		ck_assert_int_eq(ibv_destroy_cq(ibcq), 0);
 	}
 }

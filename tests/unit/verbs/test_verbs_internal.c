@@ -25,6 +25,7 @@
 #include "shell/abi_export.h"
 #include "provider/verbs/ah.h"
 #include "provider/verbs/async_event.h"
+#include "provider/core/caps.h"
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/verbs_ctx.h"
@@ -325,6 +326,25 @@ START_TEST(test_poll_128b_cqes)
 }
 END_TEST
 
+/* The general capability page this context reads, to offer what the
+ * device does not (the provider derives everything from it). */
+static void *gen_caps(void)
+{
+	return pctx->caps->cur[MLX5_CAP_GENERAL];
+}
+
+/* Offers completion timestamps, VLAN stripping and flow steering. */
+static void offer_cq_fields(void)
+{
+	PRM_SET(cmd_hca_cap, gen_caps(), device_frequency_khz, 1000);
+	PRM_SET(cmd_hca_cap, gen_caps(), nic_flow_table, 1);
+	PRM_SET(per_protocol_networking_offload_caps,
+		pctx->caps->cur[MLX5_CAP_ETHERNET_OFFLOADS], vlan_cap, 1);
+	if (!pctx->caps->cur[MLX5_CAP_FLOW_TABLE])
+		pctx->caps->cur[MLX5_CAP_FLOW_TABLE] = calloc(1, PROV_CAP_PAGE_BYTES);
+	ck_assert_ptr_nonnull(pctx->caps->cur[MLX5_CAP_FLOW_TABLE]);
+}
+
 START_TEST(test_cq_ex_poll)
 {
 	struct ibv_cq_init_attr_ex attr = {
@@ -333,12 +353,22 @@ START_TEST(test_cq_ex_poll)
 			    IBV_WC_EX_WITH_CVLAN | IBV_WC_EX_WITH_FLOW_TAG,
 	};
 	struct ibv_poll_cq_attr pattr = { 0 };
-	struct ibv_cq_ex *ex = pctx->vctx.create_cq_ex(ctx, &attr);
-	struct prov_cq *cq = (struct prov_cq *)ex;
+	struct ibv_cq_ex *ex;
+	struct prov_cq *cq;
 	struct mlx5_cqe64 *cqe;
 	struct fake_q q;
 
+	/* Not offered by the device: refused. */
+	errno = 0;
+	ck_assert_ptr_null(pctx->vctx.create_cq_ex(ctx, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	offer_cq_fields();
+	ex = pctx->vctx.create_cq_ex(ctx, &attr);
+	cq = (struct prov_cq *)ex;
 	ck_assert_ptr_nonnull(ex);
+	ck_assert_ptr_nonnull(ex->read_completion_ts);
+	ck_assert_ptr_nonnull(ex->read_cvlan);
+	ck_assert_ptr_nonnull(ex->read_flow_tag);
 	fake_store(&q, PROV_RSC_QP);
 	ck_assert_int_eq(ibv_start_poll(ex, &pattr), ENOENT);
 	put_cqe(cq, 0, MLX5_CQE_REQ, q.uidx, 0x55, MLX5_OPCODE_SEND_IMM, 3);
@@ -352,7 +382,8 @@ START_TEST(test_cq_ex_poll)
 	ck_assert_uint_eq(ex->wr_id, 0x1003);
 	ck_assert_int_eq(ex->status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(ibv_wc_read_opcode(ex), IBV_WC_SEND);
-	ck_assert_uint_eq(ibv_wc_read_wc_flags(ex), IBV_WC_WITH_IMM);
+	/* libmlx5's read_wc_flags tells immediate data of receives only. */
+	ck_assert_uint_eq(ibv_wc_read_wc_flags(ex), 0);
 	ck_assert_uint_eq(ibv_wc_read_qp_num(ex), 0x55);
 	ck_assert_int_eq(ibv_next_poll(ex), 0);
 	ck_assert_uint_eq(ex->wr_id, 0x2000);

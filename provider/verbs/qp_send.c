@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ibv_post_send, as libmlx5 44's _mlx5_post_send() builds WQEs:
+ *
+ *   control      opcode and index, DS count and QPN, fm_ce_se (fence,
+ *                signaled or sq_sig_all, solicited), immediate data or the
+ *                rkey to invalidate
+ *   XRC          the remote SRQ number (every XRC initiator WQE)
+ *   RC, XRC      remote address for RDMA; remote address and operands
+ *                for atomics
+ *   UC           remote address for RDMA writes
+ *   UD           the datagram segment: the AH's address vector, remote QPN
+ *                (extended AV) and Q_Key
+ *   data         one data segment per SGE of non-zero length (8 bytes for
+ *                an atomic's), or, with IBV_SEND_INLINE, the SGEs' bytes
+ *                after a 4-byte inline header
+ *
+ * Opcodes a QP type has no segment for are posted as they are: the device
+ * judges them, as a ConnectX does.  The work requests before a failing one
+ * are posted and the doorbell rung for them; the failing one is not, and
+ * *bad_wr names it.  Errors, in libmlx5's order:
+ *
+ *   EINVAL      an opcode libmlx5 has no WQE opcode for
+ *   ENOMEM      the queue is full; more SGEs than the QP takes, or any
+ *               WR before the QP reached RTS; inline data past
+ *               max_inline_data
+ *   EOPNOTSUPP  atomics on RC/XRC when the device does none; memory
+ *               window binds and local invalidations, the device
+ *               offering no memory windows
+ *   EINVAL      TSO with data on a QP that is not a raw packet QP; a UD
+ *               WR without an AH (libmlx5 would fault)
+ *
+ * The doorbell is rung for the last WQE posted (libmlx5 would use a
+ * half-built failed one when the failure came after its control segment).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <pthread.h>
+
+#include "provider/core/caps.h"
+#include "provider/core/context.h"
+#include "provider/verbs/qp.h"
+#include "provider/verbs/qp_int.h"
+#include "provider/verbs/sq.h"
+
+/* libmlx5's mlx5_ib_opcode[]: the opcodes it builds WQEs for. */
+static const uint8_t send_opcode[] = {
+	[IBV_WR_RDMA_WRITE] = MLX5_OPCODE_RDMA_WRITE,
+	[IBV_WR_RDMA_WRITE_WITH_IMM] = MLX5_OPCODE_RDMA_WRITE_IMM,
+	[IBV_WR_SEND] = MLX5_OPCODE_SEND,
+	[IBV_WR_SEND_WITH_IMM] = MLX5_OPCODE_SEND_IMM,
+	[IBV_WR_RDMA_READ] = MLX5_OPCODE_RDMA_READ,
+	[IBV_WR_ATOMIC_CMP_AND_SWP] = MLX5_OPCODE_ATOMIC_CS,
+	[IBV_WR_ATOMIC_FETCH_AND_ADD] = MLX5_OPCODE_ATOMIC_FA,
+	[IBV_WR_LOCAL_INV] = MLX5_OPCODE_UMR,
+	[IBV_WR_BIND_MW] = MLX5_OPCODE_UMR,
+	[IBV_WR_SEND_WITH_INV] = MLX5_OPCODE_SEND_INVAL,
+	[IBV_WR_TSO] = MLX5_OPCODE_TSO,
+	[IBV_WR_DRIVER1] = MLX5_OPCODE_UMR,
+};
+
+#define SEND_N_OPCODES (sizeof(send_opcode) / sizeof(send_opcode[0]))
+
+static bool wr_is_atomic(const struct ibv_send_wr *wr)
+{
+	return wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* send_ieth(): what the control segment's imm carries. */
+static __be32 send_imm(const struct ibv_send_wr *wr)
+{
+	switch (wr->opcode) {
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return wr->imm_data;
+	case IBV_WR_SEND_WITH_INV:
+		return htobe32(wr->invalidate_rkey);
+	default:
+		return 0;
+	}
+}
+
+/* A WQE being built: where the next segment goes, the units so far. */
+struct send_wqe {
+	char *seg;
+	unsigned int ds;
+};
+
+static void wqe_add(struct prov_qp *qp, struct send_wqe *w, size_t bytes)
+{
+	w->seg = prov_sq_wrap(qp, w->seg + bytes);
+	w->ds += (unsigned int)(bytes / 16);
+}
+
+/* The remote address (and atomic operands) of connected QPs; UC (!@rd)
+ * takes it for RDMA writes only. */
+static int send_connected_segs(struct prov_qp *qp, const struct ibv_send_wr *wr,
+			       struct send_wqe *w, bool rd)
+{
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_READ:
+		if (!rd)
+			return 0;
+		/* fallthrough */
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		prov_set_raddr_seg(w->seg, wr->wr.rdma.remote_addr,
+				   wr->wr.rdma.rkey);
+		wqe_add(qp, w, sizeof(struct mlx5_wqe_raddr_seg));
+		return 0;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		if (!rd)
+			return 0;
+		if (!qp->atomics_enabled)
+			return EOPNOTSUPP;
+		prov_set_raddr_seg(w->seg, wr->wr.atomic.remote_addr,
+				   wr->wr.atomic.rkey);
+		wqe_add(qp, w, sizeof(struct mlx5_wqe_raddr_seg));
+		prov_set_atomic_seg(w->seg,
+				    wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP,
+				    wr->wr.atomic.swap, wr->wr.atomic.compare_add);
+		wqe_add(qp, w, sizeof(struct mlx5_wqe_atomic_seg));
+		return 0;
+	case IBV_WR_BIND_MW:
+	case IBV_WR_LOCAL_INV:
+		/* A UMR WQE; the device offers no memory windows. */
+		return EOPNOTSUPP;
+	default:
+		return 0;
+	}
+}
+
+/* The segments between the control segment and the data. */
+static int send_transport_segs(struct prov_qp *qp, const struct ibv_send_wr *wr,
+			       struct send_wqe *w)
+{
+	switch (qp->vqp.qp.qp_type) {
+	case IBV_QPT_XRC_SEND:
+		if (wr->opcode != IBV_WR_BIND_MW && wr->opcode != IBV_WR_LOCAL_INV) {
+			struct prov_wqe_xrc_seg *xrc = (void *)w->seg;
+
+			xrc->xrc_srqn = htobe32(wr->qp_type.xrc.remote_srqn);
+			wqe_add(qp, w, sizeof(*xrc));
+		}
+		return send_connected_segs(qp, wr, w, true);
+	case IBV_QPT_RC:
+		return send_connected_segs(qp, wr, w, true);
+	case IBV_QPT_UC:
+		return send_connected_segs(qp, wr, w, false);
+	case IBV_QPT_UD:
+		/* libmlx5 would fault on a missing AH. */
+		if (!wr->wr.ud.ah)
+			return EINVAL;
+		prov_set_datagram_seg(w->seg, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				      wr->wr.ud.remote_qkey);
+		wqe_add(qp, w, sizeof(struct mlx5_wqe_datagram_seg));
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* set_data_inl_seg(): the SGEs' bytes inline; ENOMEM past the maximum. */
+static int send_inline(struct prov_qp *qp, const struct ibv_send_wr *wr,
+		       struct send_wqe *w)
+{
+	char *dst = prov_sq_wrap(qp, w->seg + sizeof(struct mlx5_wqe_inl_data_seg));
+	size_t total = 0;
+
+	for (int i = 0; i < wr->num_sge; i++) {
+		total += wr->sg_list[i].length;
+		if (total > (size_t)qp->max_inline_data)
+			return ENOMEM;
+		dst = prov_sq_copy(qp, dst,
+				   (const void *)(uintptr_t)wr->sg_list[i].addr,
+				   wr->sg_list[i].length);
+	}
+	if (total)
+		w->ds += prov_close_inline_seg(w->seg, (uint32_t)total);
+	return 0;
+}
+
+/* One data segment per SGE of non-zero length. */
+static int send_gather(struct prov_qp *qp, const struct ibv_send_wr *wr,
+		       struct send_wqe *w)
+{
+	for (int i = 0; i < wr->num_sge; i++) {
+		const struct ibv_sge *sg = &wr->sg_list[i];
+
+		if (!sg->length)
+			continue;
+		/* TSO's budget is the raw packet QP's; others have none. */
+		if (wr->opcode == IBV_WR_TSO)
+			return EINVAL;
+		prov_set_data_seg(w->seg, wr_is_atomic(wr) ? 8 : sg->length,
+				  sg->lkey, sg->addr);
+		wqe_add(qp, w, sizeof(struct mlx5_wqe_data_seg));
+	}
+	return 0;
+}
+
+int prov_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	struct prov_qp *qp = prov_qp_real(to_prov_qp(ibqp));
+	struct mlx5_wqe_ctrl_seg *ctrl, *last = NULL;
+	unsigned int nreq, last_ds = 0;
+	bool inl = false;
+	int err = 0;
+
+	pthread_spin_lock(&qp->sq.lock);
+	for (nreq = 0; wr; ++nreq, wr = wr->next) {
+		struct send_wqe w;
+
+		if ((unsigned int)wr->opcode >= SEND_N_OPCODES) {
+			err = EINVAL;
+			break;
+		}
+		if (prov_wq_overflow(&qp->sq, nreq, qp->vqp.qp.send_cq)) {
+			err = ENOMEM;
+			break;
+		}
+		if (wr->num_sge > qp->sq.qp_state_max_gs) {
+			err = ENOMEM;
+			break;
+		}
+		ctrl = prov_sq_begin(qp, nreq, wr->wr_id, wr->send_flags,
+				     send_opcode[wr->opcode], 0);
+		ctrl->imm = send_imm(wr);
+		w.seg = (char *)(ctrl + 1);
+		w.ds = sizeof(*ctrl) / 16;
+		err = send_transport_segs(qp, wr, &w);
+		if (err)
+			break;
+		if ((wr->send_flags & IBV_SEND_INLINE) && wr->num_sge) {
+			err = send_inline(qp, wr, &w);
+			if (err)
+				break;
+			inl = true;
+		} else {
+			err = send_gather(qp, wr, &w);
+			if (err)
+				break;
+		}
+		prov_sq_end(qp, ctrl, w.ds);
+		last = ctrl;
+		last_ds = w.ds;
+	}
+	if (err)
+		*bad_wr = wr;
+	prov_sq_ring(qp, nreq, inl, last_ds, last);
+	pthread_spin_unlock(&qp->sq.lock);
+	if (nreq)
+		prov_progress(qp->pctx, MLX5BE_PROGRESS_DOORBELL);
+	return err;
+}
