@@ -12,7 +12,10 @@
  *   CHECK_OP     the operation is one the service type carries (IBA
  *                9.8.1); XRC: the XRC SRQ named by XRCETH is of the
  *                target's XRC domain (IBA 14.2.6.3 / C14-?) else NAK
- *                invalid request; UD: the Q_Key matches (C10-?) else drop
+ *                invalid request, and that SRQ's PD, not the target QP's,
+ *                guards every rkey and receive lkey of the message (an XRC
+ *                target QP has no PD of its own: mlx5_ib gives it an
+ *                internal one); UD: the Q_Key matches (C10-?) else drop
  *   CHECK_PSN    RC/XRC: the PSN is the expected one (IBA 9.7.4.1.3) else
  *                NAK sequence error
  *   CHECK_RIGHTS the QP enables the remote access (rre/rwe/rae: IBA
@@ -63,6 +66,7 @@ struct eng_resp {
 	bool reliable, ud;
 	struct emu_fw_srq *srq;	/* where receives come from, if an SRQ */
 	struct emu_fw_cq *cq;	/* where receives complete */
+	const struct emu_fw_pd *pd;	/* what guards rkeys and receive lkeys */
 	uint32_t uidx;
 	struct eng_rwqe rwqe;
 	bool have_rwqe;
@@ -100,6 +104,7 @@ static enum eng_resp_state eng_resp_check_op(struct eng_resp *r)
 	r->srq = fq->rq_type == EMU_FW_RQ_SRQ ? atomic_load(&fq->srq) : NULL;
 	r->cq = atomic_load(&fq->cq_rcv);
 	r->uidx = fq->user_index;
+	r->pd = fq->pd;
 	if (fq->xrc_tgt) {
 		struct emu_fw_obj *o = emu_fw_obj_lookup_rcu(
 			r->qp->dev->fw, EMU_FW_OBJ_SRQ, p->xrc_srqn);
@@ -113,6 +118,7 @@ static enum eng_resp_state eng_resp_check_op(struct eng_resp *r)
 		r->srq = srq;
 		r->cq = srq->cq;
 		r->uidx = srq->user_index;
+		r->pd = srq->pd;
 	}
 	/* IBA C10-15: a UD packet whose Q_Key differs is dropped. */
 	if (r->ud && p->qkey != r->qp->attr.q_key)
@@ -152,7 +158,7 @@ static enum eng_resp_state eng_resp_check_rights(struct eng_resp *r)
 		r->nak = ENG_AETH_NAK_INV_REQ;
 		return RESP_NAK;
 	}
-	if (!on || emu_fw_mkey_resolve(r->qp->dev->fw, p->rkey, r->qp->fq->pd,
+	if (!on || emu_fw_mkey_resolve(r->qp->dev->fw, p->rkey, r->pd,
 				       need, p->va, p->dma_len, &r->target) !=
 			   EMU_FW_MKEY_OK) {
 		eng_count(r->qp, EMU_FW_QCNT_RESP_REMOTE_ACCESS_ERRORS);
@@ -194,7 +200,7 @@ static bool eng_resp_write_grh(struct eng_resp *r)
 		if (!n)
 			continue;
 		if (emu_fw_mkey_resolve(r->qp->dev->fw, r->rwqe.sge[i].lkey,
-					r->qp->fq->pd, EMU_FW_MKEY_LW,
+					r->pd, EMU_FW_MKEY_LW,
 					r->rwqe.sge[i].addr, n, &host) !=
 			    EMU_FW_MKEY_OK ||
 		    emu_mem_write(host, grh + done, n))
@@ -259,7 +265,7 @@ static enum eng_resp_state eng_resp_execute(struct eng_resp *r)
 	default:		/* SEND */
 		if (r->ud && !eng_resp_write_grh(r))
 			return RESP_ERR_RWQE_PROT;
-		mr = eng_mr_scatter(r->qp->dev->fw, r->qp->fq->pd, r->rwqe.sge,
+		mr = eng_mr_scatter(r->qp->dev->fw, r->pd, r->rwqe.sge,
 				    r->rwqe.nsge, r->ud ? 40 : 0, p, &src_fault);
 		if (mr == ENG_MR_LEN)
 			return RESP_ERR_LENGTH;

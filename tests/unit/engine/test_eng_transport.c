@@ -357,24 +357,33 @@ static void xrc_post(struct ent_qp *qp, uint32_t srqn, uint32_t len)
 	ent_sq_ring(qp);
 }
 
-START_TEST(xrc_ini_tgt)
+/* An XRC initiator on da and a target on db (on PD tgt_pd, 0: db's),
+ * connected. */
+static void xrc_make(struct ent_qp *ini, struct ent_qp *tgt, uint32_t tgt_pd)
 {
-	struct ent_qp ini, tgt;
-	struct ent_srq xs, plain;
 	struct ent_conn c;
 	struct ent_qp_cfg cfg = { .type = ENT_XRC_INI, .log_sq = 6,
 				  .scq = &acq, .user_index = 7 };
 
+	ent_qp_create(&da, ini, &cfg);
+	cfg = (struct ent_qp_cfg){ .type = ENT_XRC_TGT, .user_index = 8,
+				   .pd = tgt_pd };
+	ent_qp_create(&db, tgt, &cfg);
+	ent_conn_default(&c);
+	c.remote_qpn = tgt->qpn;
+	ent_qp_to_rts(ini, &db, &c);
+	c.remote_qpn = ini->qpn;
+	ent_qp_to_rts(tgt, &da, &c);
+}
+
+START_TEST(xrc_ini_tgt)
+{
+	struct ent_qp ini, tgt;
+	struct ent_srq xs, plain;
+
 	ent_srq_init(&db, &xs, 3, true, &bcq, 0x33);
 	ent_srq_init(&db, &plain, 3, false, NULL, 0);
-	ent_qp_create(&da, &ini, &cfg);
-	cfg = (struct ent_qp_cfg){ .type = ENT_XRC_TGT, .user_index = 8 };
-	ent_qp_create(&db, &tgt, &cfg);
-	ent_conn_default(&c);
-	c.remote_qpn = tgt.qpn;
-	ent_qp_to_rts(&ini, &db, &c);
-	c.remote_qpn = ini.qpn;
-	ent_qp_to_rts(&tgt, &da, &c);
+	xrc_make(&ini, &tgt, 0);
 	ent_srq_post(&xs, bmr.key, (uint64_t)(uintptr_t)bmr.buf, 4096);
 	xrc_post(&ini, xs.srqn, 777);
 	check(&acq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_REQ,
@@ -401,23 +410,13 @@ START_TEST(xrc_rdma_and_atomic)
 {
 	struct ent_qp ini, tgt;
 	struct ent_srq xs;
-	struct ent_conn c;
-	struct ent_qp_cfg cfg = { .type = ENT_XRC_INI, .log_sq = 6,
-				  .scq = &acq, .user_index = 7 };
 	uint64_t *word = (uint64_t *)(void *)(bmr.buf + 8192);
 	uint8_t w[128];
 	uint32_t v;
 	uint64_t x;
 
 	ent_srq_init(&db, &xs, 3, true, &bcq, 0x33);
-	ent_qp_create(&da, &ini, &cfg);
-	cfg = (struct ent_qp_cfg){ .type = ENT_XRC_TGT, .user_index = 8 };
-	ent_qp_create(&db, &tgt, &cfg);
-	ent_conn_default(&c);
-	c.remote_qpn = tgt.qpn;
-	ent_qp_to_rts(&ini, &db, &c);
-	c.remote_qpn = ini.qpn;
-	ent_qp_to_rts(&tgt, &da, &c);
+	xrc_make(&ini, &tgt, 0);
 	/* WRITE: ctrl, xrc, raddr, data (ds 4). */
 	memset(w, 0, sizeof(w));
 	ent_ctrl(w, 0, MLX5_OPCODE_RDMA_WRITE, ini.qpn, 4,
@@ -462,6 +461,58 @@ START_TEST(xrc_rdma_and_atomic)
 }
 END_TEST
 
+/* An XRC target QP has no PD of its own (mlx5_ib creates it on an internal
+ * one): the XRC SRQ the packet names supplies the PD for the rkey and for
+ * the receive WQE's lkeys, and the target QP's PD grants nothing. */
+START_TEST(xrc_pd_of_srq)
+{
+	struct ent_qp ini, tgt;
+	struct ent_srq xs;
+	struct ent_mr other;
+	uint8_t w[64];
+	uint32_t v;
+
+	ent_srq_init(&db, &xs, 3, true, &bcq, 0x33);	/* on db.pd */
+	ent_mr_init(&db, &other, db.pd2, 4096, ENT_MR_ALL,
+		    IBV_ACCESS_LOCAL_WRITE);
+	xrc_make(&ini, &tgt, db.pd2);
+	ent_srq_post(&xs, bmr.key, (uint64_t)(uintptr_t)bmr.buf, 4096);
+	xrc_post(&ini, xs.srqn, 300);
+	check(&acq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_REQ,
+	      .qpn = ini.qpn, .wqe_op = MLX5_OPCODE_SEND, .byte_cnt = 300,
+	      .srqn_uidx = 7 });
+	check(&bcq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_RESP_SEND,
+	      .qpn = tgt.qpn, .byte_cnt = 300, .flags_rqpn = ini.qpn,
+	      .srqn_uidx = 0x33 });
+	ck_assert_mem_eq(bmr.buf, amr.buf, 300);
+	/* WRITE through an rkey of the SRQ's PD. */
+	memset(w, 0, sizeof(w));
+	ent_ctrl(w, 1, MLX5_OPCODE_RDMA_WRITE, ini.qpn, 4,
+		 MLX5_WQE_CTRL_CQ_UPDATE, 0);
+	v = htobe32(xs.srqn);
+	memcpy(w + 16, &v, 4);
+	ent_raddr(w + 32, (uint64_t)(uintptr_t)bmr.buf + 8192, bmr.key);
+	ent_dseg(w + 48, 500, amr.key, (uint64_t)(uintptr_t)amr.buf + 100);
+	ent_sq_put(&ini, w, 1);
+	ent_sq_ring(&ini);
+	check(&acq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_REQ,
+	      .qpn = ini.qpn, .wqe_op = MLX5_OPCODE_RDMA_WRITE,
+	      .wqe_counter = 1, .byte_cnt = 500, .srqn_uidx = 7 });
+	ck_assert_mem_eq(bmr.buf + 8192, amr.buf + 100, 500);
+	/* An rkey of the target QP's PD: remote access error. */
+	ent_ctrl(w, 2, MLX5_OPCODE_RDMA_WRITE, ini.qpn, 4,
+		 MLX5_WQE_CTRL_CQ_UPDATE, 0);
+	ent_raddr(w + 32, (uint64_t)(uintptr_t)other.buf, other.key);
+	ent_sq_put(&ini, w, 1);
+	ent_sq_ring(&ini);
+	check(&acq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_REQ_ERR,
+	      .qpn = ini.qpn, .wqe_op = MLX5_OPCODE_RDMA_WRITE,
+	      .wqe_counter = 2, .srqn_uidx = 7,
+	      .syndrome = MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, .vendor = 0x88 });
+	ck_assert(ent_cq_quiet(&bcq, 10));
+}
+END_TEST
+
 START_TEST(uc_write_imm)
 {
 	struct ent_qp a, b;
@@ -496,6 +547,7 @@ static Suite *eng_transport_suite(void)
 	tcase_add_test(tc, rmp_cyclic);
 	tcase_add_test(tc, xrc_ini_tgt);
 	tcase_add_test(tc, xrc_rdma_and_atomic);
+	tcase_add_test(tc, xrc_pd_of_srq);
 	tcase_add_test(tc, uc_write_imm);
 	suite_add_tcase(s, tc);
 	return s;
