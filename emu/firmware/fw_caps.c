@@ -111,6 +111,7 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	GEN(cq_moderation, 1),		/* MODIFY_CQ period/count */
 	GEN(cq_period_mode_modify, 1),
 	GEN(cq_period_start_from_cqe, 1),
+	GEN(cq_resize, 1),		/* MODIFY_CQ op_mod 1 (fw_cq.c) */
 	GEN(xrc, 1),			/* XRC domains, XRC SRQs, XRC QPs */
 	GEN(dct, 1),			/* DC: DCT objects, DCI QPs */
 	GEN(block_lb_mc, 1),		/* qpc.block_lb_mc kept (no multicast) */
@@ -180,9 +181,6 @@ struct fw_cap_limit {
 static const struct fw_cap_limit fw_cap_raisable[] = {
 	{ MLX5_CAP_GENERAL, "log_max_cq_sz", 22 },
 	{ MLX5_CAP_GENERAL, "log_max_cq", 24 },
-	/* MODIFY_CQ resize works (fw_cq.c, the engine); off by default until
-	 * the provider's ibv_resize_cq is there. */
-	{ MLX5_CAP_GENERAL, "cq_resize", 1 },
 	{ MLX5_CAP_GENERAL, "log_max_qp_sz", 15 },	/* qpc: 4 bits */
 	{ MLX5_CAP_GENERAL, "log_max_qp", 24 },
 	{ MLX5_CAP_GENERAL, "log_max_srq_sz", 15 },	/* srqc: 4 bits */

@@ -11,8 +11,8 @@
  *
  * MODIFY_CQ changes moderation (cq_period, cq_max_count, the period mode)
  * and overrun-ignore, each only when advertised; op_mod 1 resizes (when
- * cq_resize is advertised: configurable, off by default until the
- * provider's ibv_resize_cq exists), see fw_cq_resize_apply.  A CQ used by a queue cannot be destroyed
+ * cq_resize is advertised, as it is unless configured off), see
+ * fw_cq_resize_apply.  A CQ used by a queue cannot be destroyed
  * (CQ_IN_USE, the status real firmware gives).
  */
 #include <errno.h>

@@ -13,9 +13,10 @@
  *   - CQE compression and padding, once offered, refused rather than
  *     ignored (this provider does not parse them).
  *
- * Capabilities are offered by writing the context's cached pages; the
- * stand-in firmware is a copy of the backend ops with obj_modify
- * replaced.
+ * Capabilities are offered by writing the context's cached pages (the
+ * device runs configured without cq_resize, MLX5EMU_CAPS=cq_resize=0 from
+ * CMake, so its firmware refuses a resize); the stand-in firmware is a
+ * copy of the backend ops with obj_modify replaced.
  */
 #include <endian.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
  * QP of its own on its own PD, MR and CQ.  RC (every opcode the device
  * offers), UC and UD, with the data and the completions both sides get (wc
  * fields as libmlx5 reports them); the ibv_wr_* API; ibv_resize_cq with
- * CQEs outstanding (MLX5EMU_CAPS turns cq_resize on for this program).
+ * CQEs outstanding.
  */
 #include <endian.h>
 #include <errno.h>
@@ -482,8 +482,7 @@ START_TEST(test_rc_wr)
 }
 END_TEST
 
-/* ibv_resize_cq with completions outstanding (cq_resize offered through
- * MLX5EMU_CAPS for this program). */
+/* ibv_resize_cq with completions outstanding (cq_resize is offered). */
 START_TEST(test_resize)
 {
 	struct ibv_sge sge = { (uintptr_t)s1.buf, 16, 0 };

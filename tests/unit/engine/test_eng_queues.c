@@ -339,9 +339,9 @@ START_TEST(query_engine_state)
 }
 END_TEST
 
-static void caps_resize(struct emu_fw_caps *caps)
+static void caps_no_resize(struct emu_fw_caps *caps)
 {
-	ck_assert_int_eq(emu_fw_caps_set(caps, MLX5_CAP_GENERAL, "cq_resize", 1),
+	ck_assert_int_eq(emu_fw_caps_set(caps, MLX5_CAP_GENERAL, "cq_resize", 0),
 			 0);
 }
 
@@ -371,9 +371,6 @@ START_TEST(resize_cq)
 	struct fwt_mbox m;
 	const uint8_t *nb;
 
-	teardown();
-	ent_dev_init_caps(&da, 0, caps_resize);
-	ent_dev_init_caps(&db, 1, caps_resize);
 	ent_cq_init(&da, &acq, 2, 64, false);	/* 4 entries */
 	ent_cq_init(&db, &bcq, 4, 64, false);
 	pair(&a, &acq, &b, &bcq, 4, 2);
@@ -417,6 +414,9 @@ START_TEST(resize_cq_not_advertised)
 	struct fwt_mem big;
 	struct fwt_mbox m;
 
+	teardown();
+	ent_dev_init_caps(&da, 0, caps_no_resize);
+	ent_dev_init_caps(&db, 1, caps_no_resize);
 	ent_cq_init(&da, &acq, 2, 64, false);
 	ent_mem_reg(&da, 8 * 64, &big);
 	resize_mbox(&m, &da, acq.cqn, 3, big.umem_id);

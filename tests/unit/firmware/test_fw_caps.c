@@ -56,6 +56,7 @@ START_TEST(cap_general)
 		/* XRC and DC are implemented */
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, xrc), 1);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, dct), 1);
+		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, cq_resize), 1);
 		/* modest limits */
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, log_max_cq_sz), 15);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, log_max_qp_sz), 15);
@@ -65,7 +66,6 @@ START_TEST(cap_general)
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, cd), 0);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, device_memory), 0);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, nic_flow_table), 0);
-		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, cq_resize), 0);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, lag_master), 0);
 	}
 }

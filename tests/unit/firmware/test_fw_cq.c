@@ -310,8 +310,8 @@ START_TEST(cq_modify)
 
 	modify(&m, u1, 0, cqn, 0x8, 0, 0);	/* c_eqn: no cq_eq_remap */
 	ck_fw_synd(&m, CQ_BAD_FIELD_SELECT);
-	modify(&m, u1, 1, cqn, 0x1, 0, 0);	/* resize */
-	ck_fw_synd(&m, CQ_RESIZE_NOT_SUPPORTED);
+	modify(&m, u1, 1, cqn, 0x1, 0, 0);	/* resize, but to no ring */
+	ck_fw_synd(&m, UMEM_REQUIRED);
 	modify(&m, u1, 2, cqn, 0x1, 0, 0);
 	ck_fw_synd(&m, BAD_OP_MOD);
 	modify(&m, u2, 0, cqn, 0x1, 99, 0);	/* not the owner */
