@@ -198,6 +198,16 @@ struct mlx5be_ops {
 						   struct mlx5be_obj *dest);
 	int (*clock_info)(struct mlx5be_ctx *ctx,
 			  struct mlx5be_clock_info *info);
+	/*
+	 * The kernel's in-place change of an MR's PD and access flags
+	 * (mlx5_ib's umr_rereg_pd_access): mkey @mkey (a CREATE_MKEY object
+	 * of this context) gets PD @pdn and IBV_ACCESS_* @access, keeping its
+	 * key.  0 or a negative errno.  Optional by contract: NULL where it
+	 * cannot be done (hardware through DEVX), and the caller makes a new
+	 * mkey.
+	 */
+	int (*mkey_rereg)(struct mlx5be_obj *mkey, uint32_t pdn,
+			  unsigned int access);
 
 	/*
 	 * Device progress: the provider just rang a doorbell (why 1) or is

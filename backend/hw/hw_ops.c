@@ -33,5 +33,6 @@ const struct mlx5be_ops mlx5be_hw_ops = {
 	.gid_l2_addr = hw_gid_l2_addr,
 	.steering_root_attach = hw_steering_root_attach,
 	.clock_info = hw_clock_info,
+	.mkey_rereg = NULL,	/* DEVX offers no UMR of the kernel's */
 	.progress = NULL,	/* a real device needs no help */
 };

@@ -8,8 +8,11 @@
  * mkey_umem_offset on.  Indirect (KLM/KSM), UMR-owned ("free"), ODP
  * (pg_access), signature, crypto and relaxed-ordering mkeys are not
  * advertised and are refused.  The mkey value is mkey_index << 8 | mkey_7_0:
- * the firmware picks the index, software the key byte.
+ * the firmware picks the index, software the key byte.  The kernel may
+ * change an mkey's PD and rights in place (emu_fw_mkey_rereg, the UMR
+ * mlx5_ib posts for ibv_rereg_mr).
  */
+#include <errno.h>
 #include <string.h>
 
 #include "emu/firmware/fw_int.h"
@@ -140,6 +143,74 @@ enum fw_synd fw_cmd_destroy_mkey(struct fw_cmd *cmd)
 	return fw_cmd_obj_destroy(cmd, EMU_FW_OBJ_MKEY,
 				  PRM_GET(destroy_mkey_in, cmd->in, mkey_index),
 				  FW_SYND_MKEY_INVALID, FW_SYND_MKEY_INVALID);
+}
+
+/* The change a rereg makes, with no engine pass running. */
+struct fw_mkey_rereg_job {
+	struct emu_fw_mkey *mk;
+	struct emu_fw_pd *pd;	/* the new PD in; the old one out */
+	uint8_t access;
+};
+
+static void fw_mkey_rereg_apply(void *arg)
+{
+	struct fw_mkey_rereg_job *j = arg;
+	struct emu_fw_mkey *mk = j->mk;
+	struct emu_fw_pd *old = mk->pd;
+
+	mk->pd = j->pd;
+	mk->access = j->access;
+	PRM_SET(mkc, mk->mkc, pd, j->pd->obj.id);
+	PRM_SET(mkc, mk->mkc, lw, !!(j->access & EMU_FW_MKEY_LW));
+	PRM_SET(mkc, mk->mkc, rr, !!(j->access & EMU_FW_MKEY_RR));
+	PRM_SET(mkc, mk->mkc, rw, !!(j->access & EMU_FW_MKEY_RW));
+	PRM_SET(mkc, mk->mkc, a, !!(j->access & EMU_FW_MKEY_A));
+	j->pd = old;
+}
+
+/* An object of @uid, or the kernel's when others may use it too. */
+static struct emu_fw_obj *fw_mkey_rereg_use(struct emu_fw *fw,
+					    enum emu_fw_obj_type type,
+					    uint32_t id, uint16_t uid,
+					    bool own_only)
+{
+	struct emu_fw_obj *obj = emu_fw_obj_get(fw, type, id);
+	bool ok;
+
+	if (!obj)
+		return NULL;
+	ok = (obj->uid == uid || (!own_only && obj->uid == 0)) &&
+	     fw_obj_use(obj);
+	emu_fw_obj_put(obj);	/* the use keeps it published */
+	return ok ? obj : NULL;
+}
+
+int emu_fw_mkey_rereg(struct emu_fw *fw, uint16_t uid, uint32_t index,
+		      uint32_t pdn, unsigned int access)
+{
+	struct fw_mkey_rereg_job j = {
+		.access = (uint8_t)(access | EMU_FW_MKEY_LR),
+	};
+	struct emu_fw_obj *mobj, *pobj;
+
+	if ((access & EMU_FW_MKEY_A) && !FW_CAP_GEN(fw, atomic))
+		return -EINVAL;
+	/* In use while it changes: a concurrent destroy is refused. */
+	mobj = fw_mkey_rereg_use(fw, EMU_FW_OBJ_MKEY, index, uid, true);
+	if (!mobj)
+		return -ENOENT;
+	pobj = fw_mkey_rereg_use(fw, EMU_FW_OBJ_PD, pdn, uid, false);
+	if (!pobj) {
+		fw_obj_unuse(mobj);
+		return -ENOENT;
+	}
+	j.mk = emu_fw_to_mkey(mobj);
+	j.pd = emu_fw_to_pd(pobj);
+	fw_engine_run_locked(fw, fw_mkey_rereg_apply, &j);
+	/* The mkey's use moves to the new PD (the same one: it had two). */
+	fw_obj_unuse(&j.pd->obj);
+	fw_obj_unuse(mobj);
+	return 0;
 }
 
 /* Write and atomic rights need memory the kernel pinned for write (MTT

@@ -601,6 +601,19 @@ enum emu_fw_mkey_res emu_fw_mkey_resolve(struct emu_fw *fw, uint32_t key,
 					 unsigned int access, uint64_t addr,
 					 uint64_t len, uint8_t **host);
 
+/*
+ * The kernel's UMR of an mkey's PD and access rights (mlx5_ib's
+ * umr_rereg_pd_access, for ibv_rereg_mr): mkey @index of @uid gets PD @pdn
+ * (of @uid or the kernel's) and @access (EMU_FW_MKEY_*; local read is
+ * always granted) and keeps its key and translation.  The change lands
+ * between engine passes, so a pass sees the old PD and rights or the new
+ * ones, never a mix; when it returns, no pass uses the old ones.  0,
+ * -ENOENT (no such mkey or PD, or the mkey is being destroyed), -EINVAL
+ * (atomic rights without the atomic capability).  No firmware lock held.
+ */
+int emu_fw_mkey_rereg(struct emu_fw *fw, uint16_t uid, uint32_t index,
+		      uint32_t pdn, unsigned int access);
+
 #define EMU_FW_OBJ_OF(ptr, type, member) \
 	((type *)((uint8_t *)(ptr) - offsetof(type, member)))
 #define emu_fw_to_cq(o) EMU_FW_OBJ_OF(o, struct emu_fw_cq, obj)

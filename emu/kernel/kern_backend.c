@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 #include "emu/device/dev.h"
 #include "emu/device/dev_identity.h"
 #include "emu/firmware/fw.h"
+#include "emu/firmware/fw_objs.h"
 #include "emu/engine/eng.h"
 #include "emu/kernel/kern.h"
 
@@ -95,6 +98,28 @@ static int kern_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *inf
 	return -EOPNOTSUPP;
 }
 
+/* The UMR mlx5_ib posts for a rereg of PD and access (emu_fw_mkey_rereg);
+ * the mkc rights set_mkc_access_pd_addr_fields derives from the flags. */
+static int kern_mkey_rereg(struct mlx5be_obj *obj, uint32_t pdn,
+			   unsigned int access)
+{
+	uint32_t index = kern_devx_dec_obj_id(obj->enc_id);
+	unsigned int rights = 0;
+
+	if (obj->enc_id != kern_devx_enc_obj_id(MLX5_CMD_OP_CREATE_MKEY, index))
+		return -EINVAL;
+	if (access & IBV_ACCESS_LOCAL_WRITE)
+		rights |= EMU_FW_MKEY_LW;
+	if (access & IBV_ACCESS_REMOTE_READ)
+		rights |= EMU_FW_MKEY_RR;
+	if (access & IBV_ACCESS_REMOTE_WRITE)
+		rights |= EMU_FW_MKEY_RW;
+	if (access & IBV_ACCESS_REMOTE_ATOMIC)
+		rights |= EMU_FW_MKEY_A;
+	return emu_fw_mkey_rereg(obj->uctx->kdev->fw, obj->uctx->uid, index,
+				 pdn, rights);
+}
+
 /* The engine runs inline here when it is free (emu/engine). */
 static void kern_progress(struct mlx5be_ctx *ctx, unsigned int why)
 {
@@ -133,5 +158,6 @@ const struct mlx5be_ops mlx5be_emu_ops = {
 	.gid_l2_addr = kern_gid_l2_addr,
 	.steering_root_attach = kern_steering_root_attach,
 	.clock_info = kern_clock_info,
+	.mkey_rereg = kern_mkey_rereg,
 	.progress = kern_progress,
 };

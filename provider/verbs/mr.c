@@ -25,9 +25,12 @@
  * IBV_REREG_MR_ERR_INPUT (-1) for what libibverbs refuses itself (unknown
  * flags, CHANGE_TRANSLATION without addr or length, access without
  * CHANGE_ACCESS), IBV_REREG_MR_ERR_CMD (-4) for what the kernel refuses
- * (no flags, bad access or PD, umem or mkey failure).  A successful rereg
- * gets a new mkey (the kernel recreates it when UMR cannot change it), so
- * lkey/rkey change; a failed one leaves the MR as it was.
+ * (no flags, bad access or PD, umem or mkey failure).  Without a new
+ * translation, a change of PD and of the access flags a UMR can change is
+ * made in place and lkey/rkey stay (mlx5_ib_rereg_user_mr,
+ * can_use_umr_rereg_access, umr_rereg_pd_access; the backend's mkey_rereg);
+ * otherwise the rereg gets a new mkey, so lkey/rkey change.  A failed one
+ * leaves the MR as it was.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -242,6 +245,38 @@ struct ibv_mr *mlx5emu_abi_ibv_reg_mr_iova(struct ibv_pd *pd, void *addr,
 	return reg_mr(pd, addr, length, iova, (unsigned int)access);
 }
 
+/*
+ * Whether the UMR can change the access flags from @cur to @target
+ * (can_use_umr_rereg_access and mlx5r_umr_can_reconfig): only LOCAL_WRITE,
+ * REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC and RELAXED_ORDERING may differ;
+ * atomic not where the device forbids its UMR change, relaxed ordering not
+ * where it is offered without its UMR counterpart.
+ */
+static bool mr_umr_can_reconfig(struct prov_context *pctx, unsigned int cur,
+				unsigned int target)
+{
+	unsigned int diffs = cur ^ target;
+
+	if (!pctx->be->mkey_rereg)
+		return false;
+	if (diffs & ~(unsigned int)(IBV_ACCESS_LOCAL_WRITE |
+				    IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_ATOMIC |
+				    IBV_ACCESS_RELAXED_ORDERING))
+		return false;
+	if ((diffs & IBV_ACCESS_REMOTE_ATOMIC) && PROV_CAP_GEN(pctx, atomic) &&
+	    PROV_CAP_GEN(pctx, umr_modify_atomic_disabled))
+		return false;
+	if ((diffs & IBV_ACCESS_RELAXED_ORDERING) &&
+	    ((PROV_CAP_GEN(pctx, relaxed_ordering_write) &&
+	      !PROV_CAP_GEN(pctx, relaxed_ordering_write_umr)) ||
+	     (PROV_CAP_GEN(pctx, relaxed_ordering_read) &&
+	      !PROV_CAP_GEN(pctx, relaxed_ordering_read_umr))))
+		return false;
+	return true;
+}
+
 /* The kernel's part of ibv_rereg_mr: 0 or a positive errno. */
 static int rereg_mr(struct prov_mr *mr, int flags, struct ibv_pd *pd,
 		    void *addr, size_t length, unsigned int access)
@@ -284,6 +319,16 @@ static int rereg_mr(struct prov_mr *mr, int flags, struct ibv_pd *pd,
 	err = prov_pd_use(new_pd);
 	if (err)
 		return err;
+	if (!(flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
+	    mr_umr_can_reconfig(pctx, mr->access, access)) {
+		err = -pctx->be->mkey_rereg(mr->mkey, prov_pd_pdn(new_pd),
+					    access);
+		if (err)
+			goto err_pd;
+		prov_pd_unuse(mr->ibmr.pd);
+		mr->access = access;
+		return 0;
+	}
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		errno = 0;
 		umem = prov_umem_reg(pctx, maddr, mlen, access & PROV_UMEM_ACCESS,

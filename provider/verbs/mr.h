@@ -22,7 +22,7 @@ struct prov_mr {
 	uint32_t umem_id;
 	struct mlx5be_obj *mkey;
 	uint64_t iova;
-	unsigned int access;	/* what the mkey was created with */
+	unsigned int access;	/* the mkey's access flags */
 	pthread_mutex_t lock;	/* serialises ibv_rereg_mr */
 };
 

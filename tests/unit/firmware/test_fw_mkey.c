@@ -41,6 +41,17 @@ static uint32_t mkey_create(uint16_t uid, uint32_t pd, uint64_t off,
 			(uintptr_t)mem.addr + off);
 }
 
+/* QUERY_MKEY by u1: the mkc in m's outbox. */
+static const void *mkey_query(struct fwt_mbox *m, uint32_t idx)
+{
+	fwt_mbox_init(m, MLX5_CMD_OP_QUERY_MKEY, 0, u1, 16,
+		      PRM_ST_SZ_BYTES(query_mkey_out));
+	PRM_SET(query_mkey_in, m->in, mkey_index, idx);
+	fwt_exec(fw, m);
+	ck_fw_ok(m);
+	return PRM_ADDR_OF(query_mkey_out, m->out, memory_key_mkey_entry);
+}
+
 START_TEST(mkey_good)
 {
 	uint32_t idx = mkey_create(u1, pd1, 4096, 8192);
@@ -50,12 +61,7 @@ START_TEST(mkey_good)
 	const void *mkc;
 
 	ck_assert_uint_ne(idx, 0);
-	fwt_mbox_init(&m, MLX5_CMD_OP_QUERY_MKEY, 0, u1, 16,
-		      PRM_ST_SZ_BYTES(query_mkey_out));
-	PRM_SET(query_mkey_in, m.in, mkey_index, idx);
-	fwt_exec(fw, &m);
-	ck_fw_ok(&m);
-	mkc = PRM_ADDR_OF(query_mkey_out, m.out, memory_key_mkey_entry);
+	mkc = mkey_query(&m, idx);
 	ck_assert_uint_eq(PRM_GET(mkc, mkc, pd), pd1);
 	ck_assert_uint_eq(PRM_GET(mkc, mkc, mkey_7_0), 0x5a);
 	ck_assert_uint_eq(PRM_GET64(mkc, mkc, len), 8192);
@@ -190,6 +196,9 @@ START_TEST(mkey_atomic_not_advertised)
 	PRM_SET(mkc, mkc, a, 1);
 	fwt_exec(fw, &m);
 	ck_fw_synd(&m, MKEY_ATOMIC_NOT_SUPPORTED);
+	/* Nor may the kernel's UMR grant atomic rights. */
+	ck_assert_int_eq(emu_fw_mkey_rereg(fw, u1, mkey_create(u1, pd1, 0, 4096),
+					   pd1, EMU_FW_MKEY_A), -EINVAL);
 }
 END_TEST
 
@@ -243,6 +252,67 @@ START_TEST(mkey_uid_rules)
 }
 END_TEST
 
+/* The kernel's UMR of PD and rights: the key and translation stay, the
+ * PD's use moves, QUERY_MKEY shows the new mkc, resolution follows. */
+START_TEST(mkey_rereg_pd_access)
+{
+	uint32_t idx = mkey_create(u1, pd1, 0, 4096), pd2 = fwt_pd(fw, u1);
+	uint64_t va = (uintptr_t)mem.addr;
+	struct emu_fw_obj *p1, *p2;
+	struct fwt_mbox m;
+	const void *mkc;
+	uint8_t *host;
+
+	p1 = emu_fw_obj_get(fw, EMU_FW_OBJ_PD, pd1);
+	p2 = emu_fw_obj_get(fw, EMU_FW_OBJ_PD, pd2);
+	emu_fw_rcu_lock();
+	ck_assert_int_eq(emu_fw_mkey_resolve(fw, idx << 8 | 0x5a,
+					     emu_fw_to_pd(p1), EMU_FW_MKEY_RW,
+					     va, 8, &host), EMU_FW_MKEY_OK);
+	emu_fw_rcu_unlock();
+	ck_assert_int_eq(emu_fw_mkey_rereg(fw, u1, idx, pd2,
+					   EMU_FW_MKEY_LW | EMU_FW_MKEY_A), 0);
+	emu_fw_rcu_lock();
+	ck_assert_int_eq(emu_fw_mkey_resolve(fw, idx << 8 | 0x5a,
+					     emu_fw_to_pd(p1), EMU_FW_MKEY_LR,
+					     va, 8, &host), EMU_FW_MKEY_BAD_PD);
+	ck_assert_int_eq(emu_fw_mkey_resolve(fw, idx << 8 | 0x5a,
+					     emu_fw_to_pd(p2), EMU_FW_MKEY_RW,
+					     va, 8, &host), EMU_FW_MKEY_BAD_ACCESS);
+	ck_assert_int_eq(emu_fw_mkey_resolve(fw, idx << 8 | 0x5a,
+					     emu_fw_to_pd(p2), EMU_FW_MKEY_A,
+					     va + 8, 8, &host), EMU_FW_MKEY_OK);
+	ck_assert_ptr_eq(host, (uint8_t *)mem.addr + 8);
+	emu_fw_rcu_unlock();
+	emu_fw_obj_put(p1);
+	emu_fw_obj_put(p2);
+	mkc = mkey_query(&m, idx);
+	ck_assert_uint_eq(PRM_GET(mkc, mkc, pd), pd2);
+	ck_assert_uint_eq(PRM_GET(mkc, mkc, mkey_7_0), 0x5a);
+	ck_assert_uint_eq(PRM_GET(mkc, mkc, lr), 1);
+	ck_assert_uint_eq(PRM_GET(mkc, mkc, lw), 1);
+	ck_assert_uint_eq(PRM_GET(mkc, mkc, rr), 0);
+	ck_assert_uint_eq(PRM_GET(mkc, mkc, rw), 0);
+	ck_assert_uint_eq(PRM_GET(mkc, mkc, a), 1);
+	/* The use moved: the old PD may go, the new one not. */
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DEALLOC_PD, u1, pd1), 0);
+	fwt_destroy_mbox(fw, &m, MLX5_CMD_OP_DEALLOC_PD, u1, pd2);
+	ck_fw_synd(&m, PD_IN_USE);
+	/* Another uid's mkey or PD, or none: nothing changes. */
+	ck_assert_int_eq(emu_fw_mkey_rereg(fw, u2, idx, pd2, 0), -ENOENT);
+	ck_assert_int_eq(emu_fw_mkey_rereg(fw, u1, idx, fwt_pd(fw, u2), 0),
+			 -ENOENT);
+	ck_assert_int_eq(emu_fw_mkey_rereg(fw, u1, idx + 1, pd2, 0), -ENOENT);
+	ck_assert_int_eq(emu_fw_mkey_rereg(fw, u1, idx, pd1, 0), -ENOENT);
+	mkc = mkey_query(&m, idx);
+	ck_assert_uint_eq(PRM_GET(mkc, mkc, pd), pd2);
+	ck_assert_uint_eq(PRM_GET(mkc, mkc, a), 1);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_MKEY, u1, idx),
+			  0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DEALLOC_PD, u1, pd2), 0);
+}
+END_TEST
+
 static void two_mkeys(struct emu_fw_caps *c)
 {
 	ck_assert_int_eq(emu_fw_caps_set(c, MLX5_CAP_GENERAL, "log_max_mkey",
@@ -281,6 +351,7 @@ static Suite *fw_mkey_suite(void)
 	tcase_add_test(tc, mkey_atomic_not_advertised);
 	tcase_add_test(tc, mkey_use_counts);
 	tcase_add_test(tc, mkey_uid_rules);
+	tcase_add_test(tc, mkey_rereg_pd_access);
 	tcase_add_test(tc, mkey_limit);
 	suite_add_tcase(s, tc);
 	return s;

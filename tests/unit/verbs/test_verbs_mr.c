@@ -311,6 +311,20 @@ START_TEST(test_rereg_cmd_errors)
 }
 END_TEST
 
+/* Whether a rereg kept the keys: the emulated kernel changes PD and access
+ * in place as mlx5_ib's UMR does; over DEVX (the hw backend) there is no
+ * UMR of the kernel's and the MR gets a new mkey. */
+static void ck_rereg_keys(struct ibv_mr *mr, uint32_t lkey, bool in_place)
+{
+	const char *be = getenv("MLX5EMU_BACKEND");
+
+	if (in_place && !(be && !strcmp(be, "hw")))
+		ck_assert_uint_eq(mr->lkey, lkey);
+	else
+		ck_assert_uint_ne(mr->lkey, lkey);
+	ck_assert_uint_eq(mr->lkey, mr->rkey);
+}
+
 START_TEST(test_rereg_access)
 {
 	struct ibv_mr *mr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
@@ -319,13 +333,20 @@ START_TEST(test_rereg_access)
 	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 				      IBV_ACCESS_LOCAL_WRITE |
 				      IBV_ACCESS_REMOTE_WRITE), 0);
-	ck_assert_uint_ne(mr->lkey, lkey);
-	ck_assert_uint_eq(mr->lkey, mr->rkey);
+	ck_rereg_keys(mr, lkey, true);
 	ck_assert_ptr_eq(mr->addr, buf);
 	ck_assert_ptr_eq(mr->pd, pd);
 	/* Access 0 with CHANGE_ACCESS is fine. */
+	lkey = mr->lkey;
 	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL,
 				      0, 0), 0);
+	ck_rereg_keys(mr, lkey, true);
+	/* MW_BIND is not one the UMR changes (can_use_umr_rereg_access): a
+	 * new mkey. */
+	lkey = mr->lkey;
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL,
+				      0, IBV_ACCESS_MW_BIND), 0);
+	ck_rereg_keys(mr, lkey, false);
 	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
 }
 END_TEST
@@ -335,8 +356,11 @@ START_TEST(test_rereg_pd)
 	struct ibv_pd *pd2 = ibv_alloc_pd(ctx);
 	struct ibv_mr *mr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
 
+	uint32_t lkey = mr->lkey;
+
 	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0), 0);
 	ck_assert_ptr_eq(mr->pd, pd2);
+	ck_rereg_keys(mr, lkey, true);
 	/* The use moved with the MR. */
 	ck_assert_int_eq(ibv_dealloc_pd(pd2), EBUSY);
 	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, pd, NULL, 0, 0), 0);
