@@ -149,12 +149,6 @@ void emu_eui64_from_mac(const uint8_t mac[6], uint8_t eui[8]);
 void emu_gid_link_local(const uint8_t mac[6], uint8_t gid[16]);
 /* ::ffff:<ip>. */
 void emu_gid_ipv4_mapped(uint32_t ip, uint8_t gid[16]);
-/*
- * The MAC of an emulated port from one of its GIDs: the inverse of the
- * EUI-64 for a link-local GID, emu_mac_from_ipv4() for an IPv4-mapped one.
- * 0, or -EINVAL for any other GID.  (For the kernel layer's gid_l2_addr.)
- */
-int emu_mac_from_gid(const uint8_t gid[16], uint8_t mac[6]);
 
 /*
  * Fills id for device index with num_ports ports whose addresses are

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 
 struct emu_fw;
+struct emu_wire_port;
 
 /* Reasons for a progress call (the backend's progress op passes them). */
 enum emu_eng_why {
@@ -30,8 +31,18 @@ enum emu_eng_why {
  * -EAGAIN (no thread could be started), -EEXIST.
  */
 int emu_eng_device_add(struct emu_fw *fw, int index);
-/* Leave: no engine pass touches the device once this returns. */
+/* Leave: no engine pass touches the device once this returns (its wire
+ * ports are destroyed with it). */
 void emu_eng_device_remove(struct emu_fw *fw);
+
+/*
+ * Give a joined device's port (1-based) its wire: packets for GIDs no
+ * device of this process owns leave through it, and frames it receives
+ * are executed.  The engine owns @wp from then on, also on failure:
+ * -ENOENT (no such device), -EINVAL (bad port, or it has one), -errno.
+ */
+int emu_eng_port_attach(struct emu_fw *fw, unsigned int port,
+			struct emu_wire_port *wp);
 
 /*
  * Inline progress: if the engine is free, run one bounded pass on this

@@ -13,6 +13,7 @@
 #include "emu/firmware/fw.h"
 #include "emu/engine/eng.h"
 #include "emu/kernel/kern.h"
+#include "emu/wire/wire.h"
 
 static int kern_get_devices(struct mlx5be_device_info *infos, int max)
 {
@@ -110,7 +111,9 @@ static int kern_gid_l2_addr(struct mlx5be_ctx *ctx, uint32_t port,
 	if (!kern_port(ctx, port))
 		return -EINVAL;
 	*vlan = 0xffff;	/* no VLAN, as rdma-core reports it */
-	return emu_mac_from_gid(gid, mac);
+	/* The MAC of an emulated port follows from its GID (emu/wire's
+	 * addressing: the inverse of the EUI-64, or 02:c9 and the IPv4). */
+	return emu_wire_mac_of_gid(gid, mac) ? 0 : -EINVAL;
 }
 
 static int kern_obj_destroy_op(struct mlx5be_obj *obj)

@@ -214,6 +214,10 @@ void emu_wire_ipv6_build(uint8_t ip[40], const uint8_t sgid[16],
 			 uint32_t flow_label, uint8_t hop_limit,
 			 uint8_t next, uint16_t l4len);
 
+/* The MAC an emulated port with this GID has (02:c9 and its IPv4
+ * address; a link-local GID's EUI-64); false if the GID says nothing. */
+bool emu_wire_mac_of_gid(const uint8_t gid[16], uint8_t mac[6]);
+
 /* UDP source port of a RoCE v2 flow: from the flow label, or, when it is
  * 0, from a flow label computed from the two QP numbers (IBA A17.4.5.1's
  * entropy, as Linux's rdma_get_udp_sport()). */
@@ -260,6 +264,9 @@ struct emu_wire_link_ops {
 struct emu_wire_link {
 	const struct emu_wire_link_ops *ops;
 	struct emu_wire_ep local;	/* where it receives */
+	/* Bytes of frames the receiving end can hold before it drops (a
+	 * sender's window of unacknowledged data stays below it). */
+	uint32_t window;
 };
 
 /*
@@ -334,6 +341,7 @@ int emu_wire_port_add_peer(struct emu_wire_port *p, const uint8_t *mac,
 void emu_wire_port_set_filter(struct emu_wire_port *p,
 			      const struct emu_wire_filter *f);
 int emu_wire_port_fd(struct emu_wire_port *p);
+uint32_t emu_wire_port_window(const struct emu_wire_port *p);
 const char *emu_wire_port_name(const struct emu_wire_port *p);
 
 /*

@@ -19,6 +19,30 @@ bool emu_wire_gid_is_v4(const uint8_t gid[16])
 	return !memcmp(gid, pfx, sizeof(pfx));
 }
 
+bool emu_wire_mac_of_gid(const uint8_t gid[16], uint8_t mac[6])
+{
+	static const uint8_t ll[8] = { 0xfe, 0x80 };
+
+	if (emu_wire_gid_is_v4(gid)) {
+		mac[0] = 0x02;
+		mac[1] = 0xc9;
+		memcpy(mac + 2, gid + 12, 4);
+		return true;
+	}
+	/* RFC 4291 appendix A: fe80::/64 with the EUI-64 of a MAC, the
+	 * universal/local bit flipped. */
+	if (!memcmp(gid, ll, sizeof(ll)) && gid[11] == 0xff && gid[12] == 0xfe) {
+		mac[0] = gid[8] ^ 0x02;
+		mac[1] = gid[9];
+		mac[2] = gid[10];
+		mac[3] = gid[13];
+		mac[4] = gid[14];
+		mac[5] = gid[15];
+		return true;
+	}
+	return false;
+}
+
 uint16_t wire_ip_csum(const uint8_t *h, unsigned int len)
 {
 	uint32_t sum = 0;

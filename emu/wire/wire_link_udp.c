@@ -181,6 +181,15 @@ struct emu_wire_link *emu_wire_link_udp_create(int fd,
 	sz = WIRE_UDP_SNDBUF;
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz)))
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	/* The kernel reports twice what it grants; a datagram costs about
+	 * twice its length of that (its buffer's true size). */
+	sz = 0;
+	{
+		socklen_t l = sizeof(sz);
+
+		if (!getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, &l) && sz > 0)
+			u->link.window = (uint32_t)sz / 4;
+	}
 	u->fd = fd;
 	u->link.ops = &wire_udp_ops;
 	u->link.local = *local;

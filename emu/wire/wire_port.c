@@ -105,6 +105,11 @@ int emu_wire_port_fd(struct emu_wire_port *p)
 	return p->link->ops->fd ? p->link->ops->fd(p->link) : -1;
 }
 
+uint32_t emu_wire_port_window(const struct emu_wire_port *p)
+{
+	return p->link->window ? p->link->window : 64 * 1024;
+}
+
 const char *emu_wire_port_name(const struct emu_wire_port *p)
 {
 	return p->name;
