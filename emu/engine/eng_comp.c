@@ -433,23 +433,25 @@ void eng_comp_rcv(struct eng_qp *qp, struct eng_pkt *p)
 	eng_comp_aeth(qp, p);
 }
 
+void eng_comp_arm(struct eng_qp *qp)
+{
+	if (!qp->ack_deadline && qp->whead != qp->wtail &&
+	    eng_comp_timeout_ns(qp))
+		qp->ack_deadline = eng_g.now_ns + eng_comp_timeout_ns(qp);
+}
+
 void eng_comp_timers(struct eng_qp *qp)
 {
 	uint64_t now = eng_g.now_ns;
 
-	if (qp->rnr_deadline && now >= qp->rnr_deadline)
+	if (qp->rnr_deadline) {
+		if (now < qp->rnr_deadline)
+			return;		/* the RNR wait; no transport timer */
 		qp->rnr_deadline = 0;	/* resend what the NAK rewound */
-	if (qp->whead == qp->wtail) {
+	}
+	if (qp->whead == qp->wtail)
 		qp->ack_deadline = 0;
-		return;
-	}
-	if (!qp->ack_deadline) {
-		/* The first request out starts the transport timer. */
-		if (eng_comp_timeout_ns(qp))
-			qp->ack_deadline = now + eng_comp_timeout_ns(qp);
-		return;
-	}
-	if (now < qp->ack_deadline || qp->rnr_deadline)
+	if (!qp->ack_deadline || now < qp->ack_deadline)
 		return;
 	qp->st.timeouts++;
 	if (!qp->retry_left) {

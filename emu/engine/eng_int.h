@@ -442,8 +442,9 @@ void eng_resp_flush_ack(struct eng_qp *qp);
 /* ---- eng_comp.c: the completer ---- */
 /* A response (ACK/NAK, READ data, atomic ACK) for @qp's requests. */
 void eng_comp_rcv(struct eng_qp *qp, struct eng_pkt *pkt);
-/* The transport and RNR timers: what is due. */
+/* The transport and RNR timers: what is due; a send starts the first. */
 void eng_comp_timers(struct eng_qp *qp);
+void eng_comp_arm(struct eng_qp *qp);
 /* Complete a WQE with an error (and move the QP to ERR or SQER). */
 void eng_comp_error(struct eng_qp *qp, uint8_t opcode, uint16_t idx,
 		    enum eng_synd_id id);

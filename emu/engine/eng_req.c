@@ -301,6 +301,9 @@ static unsigned int eng_req_resend(struct eng_qp *qp, unsigned int budget)
 		}
 		if (r->sent || r->resp)
 			qp->st.retransmits++;
+		/* Packets out start the transport timer (IBA 9.7.6.1.1);
+		 * in process their answer may stop it during the send. */
+		eng_comp_arm(qp);
 		n = eng_req_send_rec(qp, r, budget - done);
 		if (n < 0) {
 			/* The sender's memory went away under a resend. */
@@ -360,13 +363,8 @@ static enum eng_req_step eng_req_send(struct eng_qp *qp, struct eng_wqe *w,
 	qp->wtail++;
 	if (r->reads)
 		qp->rd_out++;
-	if (!qp->ack_deadline)
-		eng_comp_timers(qp);	/* starts the transport timer */
 	/* Send what the window allows; the rest goes as ACKs come. */
-	if (qp->wsend + 1 == qp->wtail && !eng_req_window_full(qp))
-		*done += eng_req_resend(qp, budget > *done ? budget - *done : 1);
-	else
-		(*done)++;
+	*done += eng_req_resend(qp, budget > *done ? budget - *done : 1) + 1;
 	return qp->state == MLX5_QPC_STATE_RTS ? REQ_GET_WQE : REQ_FLUSH;
 }
 
