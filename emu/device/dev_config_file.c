@@ -97,6 +97,7 @@ static bool cfg_ini_section_ok(const char *section)
 	 * message from emu_config_set(). */
 	if (!strcmp(section, "device") || !strcmp(section, "fault") ||
 	    !strcmp(section, "trace") || !strcmp(section, "caps") ||
+	    !strcmp(section, "wire") ||
 	    !strcmp(section, "config"))
 		return true;
 	if (strncmp(section, "caps.", 5))
@@ -124,7 +125,7 @@ static int cfg_ini_handler(void *user, const char *section, const char *key,
 	snprintf(origin, sizeof(origin), "%s:%u", c->path, c->lineno);
 	if (!*section) {
 		cfg_ini_error(c, -EINVAL, "%s: \"%s\" is outside a section; put it "
-			  "under [device], [caps], [fault] or [trace]", origin,
+			  "under [device], [caps], [fault], [trace] or [wire]", origin,
 			  key);
 		return 0;
 	}
@@ -134,7 +135,7 @@ static int cfg_ini_handler(void *user, const char *section, const char *key,
 		emu_config_caps_pages(pages, sizeof(pages));
 		cfg_ini_error(c, -EINVAL, "%s:%u: unknown section [%s]; "
 			  "expected [device], [caps], [caps.PAGE] (PAGE: %s), "
-			  "[fault] or [trace]", c->path, c->section_line,
+			  "[fault], [trace] or [wire]", c->path, c->section_line,
 			  section, pages);
 		return 0;
 	}

@@ -85,7 +85,8 @@ static void build_port(struct emu_port_identity *p, int port_num, uint32_t ip)
 	memset(p, 0, sizeof(*p));
 	p->port_num = (uint8_t)port_num;
 	p->ipv4 = ip;
-	p->udp_port = EMU_ROCE_UDP_PORT;
+	p->endpoint_ipv4 = ip;
+	p->udp_port = EMU_VXLAN_UDP_PORT;
 	p->udp_fd = -1;
 	emu_mac_from_ipv4(ip, p->mac);
 	p->port_guid = emu_guid_from_mac(p->mac);

@@ -226,14 +226,16 @@ static const struct {
 	  "unknown setting \"device.num_portz\" (from @:3) (known: "
 	  "device.num_devices, device.num_ports, device.ip_base, "
 	  "device.sysfs_dir, config.file, caps, fault.rules, fault.seed, "
-	  "trace.mode, trace.file, trace.elide_defaults)", -ENOENT },
+	  "trace.mode, trace.file, trace.elide_defaults, wire.vni, "
+	  "wire.udp_port, wire.endpoint, wire.peers, wire.strict_l2, "
+	  "wire.capture, wire.capture_outer, wire.stats)", -ENOENT },
 	{ "num_ports = 1\n",
 	  "@:1: \"num_ports\" is outside a section; put it under [device], "
-	  "[caps], [fault] or [trace]", -EINVAL },
+	  "[caps], [fault], [trace] or [wire]", -EINVAL },
 	{ "[devices]\nnum_ports = 1\n",
 	  "@:1: unknown section [devices]; expected [device], [caps], "
 	  "[caps.PAGE] (PAGE: cmd_hca_cap, per_protocol_networking_offload_caps, "
-	  "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2), [fault] or [trace]",
+	  "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2), [fault], [trace] or [wire]",
 	  -EINVAL },
 	{ "[device]\nnum_ports 2\n",
 	  "@:2: syntax error: expected [section], key = value, or a comment "
@@ -282,7 +284,7 @@ static const struct {
 	{ "[caps.roce_capp]\nx = 1\n",
 	  "@:1: unknown section [caps.roce_capp]; expected [device], [caps], "
 	  "[caps.PAGE] (PAGE: cmd_hca_cap, per_protocol_networking_offload_caps, "
-	  "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2), [fault] or [trace]",
+	  "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2), [fault], [trace] or [wire]",
 	  -EINVAL },
 };
 

@@ -170,7 +170,7 @@ START_TEST(port_identity)
 	ck_assert_uint_eq(p->port_num, 1);
 	ck_assert_mem_eq(p->mac, mac_want, 6);
 	ck_assert_uint_eq(p->ipv4, IP);
-	ck_assert_uint_eq(p->udp_port, 4791);
+	ck_assert_uint_eq(p->udp_port, 4789);
 	ck_assert_int_eq(p->udp_fd, -1);
 	ck_assert_uint_eq(p->port_guid, 0x02c97f0300123456ull);
 
