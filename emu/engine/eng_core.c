@@ -204,7 +204,11 @@ static void *eng_thread_main(void *arg)
 		}
 		if (!idle_since)
 			idle_since = eng_clock_ns();
-		if (eng_clock_ns() - idle_since < ENG_SPIN_NS) {
+		/* With a wire the thread never spins: a frame wakes its
+		 * poll(), and the application's own polling runs passes;
+		 * two spinners per process on two CPUs would turn every
+		 * round trip into a scheduler time slice. */
+		if (!e->nwire && eng_clock_ns() - idle_since < ENG_SPIN_NS) {
 			__builtin_ia32_pause();
 			continue;
 		}

@@ -28,13 +28,23 @@ struct emu_fw;
 #define KERN_PAGE_SIZE 4096
 
 /* One emulated device as the kernel holds it, created on first open. */
+/* What a port's wire asks of its device: its link state. */
+struct kern_wire_port {
+	struct emu_fw *fw;
+	unsigned int port;
+};
+
 struct kern_dev {
 	int index;
 	struct emu_fw *fw;
 	uint32_t eqn[KERN_NUM_COMP_VECTORS];	/* kernel-owned completion EQs */
 	uint32_t eq_uar;			/* UAR index of those EQs */
 	int refs;				/* open contexts */
+	struct kern_wire_port wire[2];		/* kern_wire.c */
 };
+
+/* kern_wire.c: the device's ports join the wire (after the engine). */
+int kern_wire_attach(struct kern_dev *kdev);
 
 /*
  * A ucontext: what the kernel keeps for one opened device file (the
