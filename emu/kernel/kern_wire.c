@@ -98,7 +98,7 @@ static int kern_wire_port(struct kern_dev *kdev,
 				  (uint16_t)cfg->wire_udp_port);
 		emu_wire_port_add_peer(wp, e->has_mac ? e->mac : NULL, &ep);
 	}
-	// FAULT-TODO emu_fault_wire_attach(wp);
+	emu_fault_wire_attach(wp);
 	return emu_eng_port_attach(kdev->fw, pi->port_num, wp);
 }
 
