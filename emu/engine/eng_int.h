@@ -496,6 +496,10 @@ int eng_wire_attach(struct eng *e, struct eng_dev *dev, unsigned int port,
 		    struct emu_wire_port *wp);
 void eng_wire_dev_fini(struct eng_dev *dev);
 
+/* ---- eng_stats.c: the wire's counters ---- */
+/* A QP leaving the engine reports its counters to the sink. */
+void eng_stats_qp(struct eng_qp *qp);
+
 /* ---- eng_grh.c: the 40 bytes before a UD payload ---- */
 void eng_grh_build(const struct eng_pkt *pkt, uint8_t grh[40],
 		   uint8_t *l3_type);

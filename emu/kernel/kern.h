@@ -45,6 +45,8 @@ struct kern_dev {
 
 /* kern_wire.c: the device's ports join the wire (after the engine). */
 int kern_wire_attach(struct kern_dev *kdev);
+/* kern_stats.c: the wire's counters go where wire.stats says (once). */
+void kern_stats_init(void);
 
 /*
  * A ucontext: what the kernel keeps for one opened device file (the

@@ -109,6 +109,7 @@ int kern_wire_attach(struct kern_dev *kdev)
 
 	if (!id || !cfg)
 		return -ENODEV;
+	kern_stats_init();
 	for (int p = 0; p < id->num_ports && p < 2; p++) {
 		int ret = kern_wire_port(kdev, id, cfg, p);
 
