@@ -75,7 +75,7 @@ struct emu_eng_qp_stats {
 	uint32_t qpn;
 	uint8_t st;			/* MLX5_QPC_ST_* */
 	uint64_t tx_pkts, rx_pkts;	/* packets (in process: messages) */
-	uint64_t retransmits;		/* packets sent again */
+	uint64_t retransmits;		/* messages sent again, in part */
 	uint64_t naks_sent, naks_rcvd;	/* NAKs but RNR; RNR NAKs received */
 	uint64_t rnr_naks_rcvd;
 	uint64_t duplicates;		/* requests and responses seen twice */

@@ -184,7 +184,6 @@ int eng_fabric_send(struct eng_qp *src, struct eng_pkt *pkt, uint32_t from,
 
 	if (!max)
 		return 0;
-	src->st.tx_pkts++;
 	if (src->fq->st == MLX5_QPC_ST_UD) {
 		dev = eng_fabric_route(pkt->addr.dgid, &port);
 	} else {
@@ -195,11 +194,16 @@ int eng_fabric_send(struct eng_qp *src, struct eng_pkt *pkt, uint32_t from,
 		struct emu_wire_port *wp =
 			pkt->addr.port >= 1 && pkt->addr.port <= EMU_FW_MAX_PORTS ?
 			src->dev->wire[pkt->addr.port - 1] : NULL;
+		int n;
 
 		if (!wp)	/* no cable: the packets are lost */
 			return (int)(pkt->npsn - from < max ? pkt->npsn - from : max);
-		return eng_wire_send(src, wp, pkt, from, max);
+		n = eng_wire_send(src, wp, pkt, from, max);
+		if (n > 0)
+			src->st.tx_pkts += (unsigned int)n;
+		return n;
 	}
+	src->st.tx_pkts++;	/* in process: a whole message at once */
 	/* In process: the whole packet, now, unless a port is down. */
 	if (!eng_fabric_port_up(src->dev, pkt->addr.port) ||
 	    !eng_fabric_port_up(dev, port))

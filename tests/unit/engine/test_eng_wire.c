@@ -235,10 +235,21 @@ START_TEST(rc_two_processes)
 }
 END_TEST
 
-/* The 5th and 11th frames the parent sends are lost: the responder NAKs
- * the gap or the requester's timer fires, and every message completes. */
+static struct emu_eng_qp_stats qp_seen;
+
+static void qp_sink(void *arg, int dev, const struct emu_eng_qp_stats *s)
+{
+	(void)arg;
+	if (dev == 0)
+		qp_seen = *s;
+}
+
+/* The 6th and 12th frames the parent sends are lost: the responder NAKs
+ * the gap or the requester's timer fires, the lost packets are sent
+ * again, every message completes, and the QP's counters say so. */
 START_TEST(rc_drop_resends)
 {
+	static const struct emu_eng_stats_sink sink = { .qp = qp_sink };
 	char err[256];
 
 	ck_assert_int_gt(emu_fault_add_text("drop dev=0 dir=tx every=6 limit=2",
@@ -247,6 +258,13 @@ START_TEST(rc_drop_resends)
 	send_all();
 	child_done();
 	ck_assert_uint_eq(port_drops(EMU_WIRE_DROP_FAULT), 2);
+	emu_eng_set_stats_sink(&sink);
+	emu_eng_stats_flush();
+	emu_eng_set_stats_sink(NULL);
+	ck_assert_uint_eq(qp_seen.qpn, pa.qp.qpn);
+	ck_assert_uint_ge(qp_seen.retransmits, 1);
+	ck_assert_uint_ge(qp_seen.naks_rcvd + qp_seen.timeouts, 1);
+	ck_assert_uint_ge(qp_seen.tx_pkts, MSGS * 3 + 2);
 }
 END_TEST
 
