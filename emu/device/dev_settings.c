@@ -520,7 +520,7 @@ static const struct emu_setting settings[EMU_SET_COUNT] = {
 		.validate = validate_trace_file,
 		.help = "Where the wire's counters go as JSON lines, \"-\" for "
 			"stderr: each QP's when it is destroyed, each port's at "
-			"exit.  `mlx5emu stats FILE` prints them.",
+			"exit.",
 	},
 };
 
