@@ -7,8 +7,9 @@ PACKAGES=(
 	# build
 	build-essential cmake pkg-config clang libclang-rt-14-dev python3
 	liburcu-dev check libibverbs-dev libjson-c-dev libinih-dev
+	libisal-dev libpcap-dev
 	# third-party judges (tests/compat) and what they load
-	ibverbs-utils perftest python3-pyverbs python3-scapy
+	ibverbs-utils perftest python3-pyverbs python3-scapy tshark
 	librdmacm1 ibverbs-providers rdma-core iproute2
 	# commands the documents show (docs/trace.md)
 	jq

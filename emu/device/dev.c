@@ -117,16 +117,37 @@ static int bring_up(struct emu_devices **out)
 	if (!cfg.num_devices)
 		goto done;	/* an empty device list: no sockets, no tree */
 
-	/* Addresses first: one per port, consecutive free candidates. */
+	/*
+	 * Addresses first: one per port, consecutive free candidates.  The
+	 * claim is the port's tunnel endpoint, a UDP socket on wire.udp_port:
+	 * on its own address by default (inner and outer addresses coincide),
+	 * or on wire.endpoint and the UDP ports after it when that is set (the
+	 * inner addresses are then not bound: they may be another host's).
+	 */
 	ip = cfg.ip_base_set ? cfg.ip_base : emu_addr_pid_candidate(getpid());
 	for (unsigned int d = 0; d < cfg.num_devices; d++) {
-		uint32_t ips[EMU_MAX_PORTS];
+		uint32_t ips[EMU_MAX_PORTS], eps[EMU_MAX_PORTS];
+		uint16_t eports[EMU_MAX_PORTS];
 		int fds[EMU_MAX_PORTS];
 
 		for (unsigned int p = 0; p < cfg.num_ports; p++) {
-			fds[p] = emu_addr_bind(&ip, EMU_ROCE_UDP_PORT,
-					       EMU_ADDR_MAX_TRIES, why,
-					       sizeof(why));
+			unsigned int k = d * cfg.num_ports + p;
+
+			if (cfg.wire_endpoint_set) {
+				eps[p] = cfg.wire_endpoint;
+				eports[p] = (uint16_t)((cfg.wire_endpoint_port ?
+					cfg.wire_endpoint_port :
+					cfg.wire_udp_port) + k);
+				fds[p] = emu_addr_bind(&eps[p], eports[p], 1, why,
+						       sizeof(why));
+				ips[p] = ip;
+			} else {
+				eports[p] = (uint16_t)cfg.wire_udp_port;
+				fds[p] = emu_addr_bind(&ip, eports[p],
+						       EMU_ADDR_MAX_TRIES, why,
+						       sizeof(why));
+				ips[p] = eps[p] = ip;
+			}
 			if (fds[p] < 0) {
 				ret = fds[p];
 				report("cannot take an address for mlx5_%u port %u: %s",
@@ -135,12 +156,14 @@ static int bring_up(struct emu_devices **out)
 					close(fds[p]);
 				goto fail;
 			}
-			ips[p] = ip;
 			ip = emu_addr_next(ip);
 		}
 		emu_identity_build(&g->dev[d], (int)d, (int)cfg.num_ports, ips);
-		for (unsigned int p = 0; p < cfg.num_ports; p++)
+		for (unsigned int p = 0; p < cfg.num_ports; p++) {
 			g->dev[d].ports[p].udp_fd = fds[p];
+			g->dev[d].ports[p].endpoint_ipv4 = eps[p];
+			g->dev[d].ports[p].udp_port = eports[p];
+		}
 		g->count = (int)d + 1;
 	}
 

@@ -120,8 +120,13 @@ int emu_addr_bind(uint32_t *ip, uint16_t udp_port, unsigned int max_tries,
 		}
 		cand = emu_addr_next(cand);
 	}
-	snprintf(why, whylen,
-		 "UDP port %u is taken on %u consecutive addresses from %s; is something bound to 0.0.0.0:%u (rdma_rxe, another RoCE stack)?",
-		 udp_port, max_tries, first, udp_port);
+	if (max_tries == 1)
+		snprintf(why, whylen,
+			 "UDP %s:%u is taken (EADDRINUSE): another process, or a kernel vxlan device, Docker's overlay network or Open vSwitch on the wildcard address; set wire.udp_port (MLX5EMU_WIRE_UDP_PORT) or the port of wire.endpoint (MLX5EMU_WIRE_ENDPOINT) to pick another",
+			 first, udp_port);
+	else
+		snprintf(why, whylen,
+			 "UDP port %u is taken on %u consecutive addresses from %s (EADDRINUSE): something holds 0.0.0.0:%u (a kernel vxlan device, Docker's overlay network or Open vSwitch often do); set wire.udp_port (MLX5EMU_WIRE_UDP_PORT) to pick another port",
+			 udp_port, max_tries, first, udp_port);
 	return -EADDRINUSE;
 }

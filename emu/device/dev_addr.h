@@ -3,8 +3,9 @@
  * emu/device/dev_addr.h -- the ports' IPv4 addresses.
  *
  * Each port owns an IPv4 address unique on the host, proven by holding a UDP
- * socket bound to <address>:4791 (RoCE v2's port) without SO_REUSEADDR for
- * the life of the process; the wire carries the port's frames over it.  By
+ * socket bound to <address>:<wire.udp_port> (4789, VXLAN's port) without
+ * SO_REUSEADDR for the life of the process: the port's tunnel endpoint,
+ * over which the wire carries its frames.  By
  * default the first candidate is derived from the pid on the loopback range,
  * so processes on one host spread out and rarely collide; a collision
  * (EADDRINUSE) just moves on to the next candidate.
@@ -22,6 +23,8 @@
 #include <sys/types.h>
 
 #define EMU_ROCE_UDP_PORT 4791
+/* The tunnel endpoints' default UDP port (IANA's VXLAN port). */
+#define EMU_VXLAN_UDP_PORT 4789
 /* Candidates tried before giving up. */
 #define EMU_ADDR_MAX_TRIES 1024
 

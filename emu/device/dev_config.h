@@ -36,6 +36,8 @@
 #define EMU_CONFIG_FILE_MAX 1024
 /* fault.rules: the text of every rule, ';'-separated. */
 #define EMU_CONFIG_FAULTS_MAX 8192
+/* wire.peers: static tunnel peers. */
+#define EMU_CONFIG_PEERS_MAX 64
 /* Capability overrides ([caps] keys and MLX5EMU_CAPS items). */
 #define EMU_CONFIG_MAX_CAPS 64
 #define EMU_CONFIG_CAP_NAME_MAX 96
@@ -57,6 +59,14 @@ enum emu_setting_id {
 	EMU_SET_TRACE_ELIDE,
 	EMU_SET_BACKEND_KIND,
 	EMU_SET_BACKEND_HW_LIBDIR,
+	EMU_SET_WIRE_VNI,
+	EMU_SET_WIRE_UDP_PORT,
+	EMU_SET_WIRE_ENDPOINT,
+	EMU_SET_WIRE_PEERS,
+	EMU_SET_WIRE_STRICT_L2,
+	EMU_SET_WIRE_CAPTURE,
+	EMU_SET_WIRE_CAPTURE_OUTER,
+	EMU_SET_WIRE_STATS,
 	EMU_SET_COUNT
 };
 
@@ -78,6 +88,8 @@ enum emu_setting_type {
 	EMU_TYPE_TRACE_MODE,	/* off|text|json[:FILE] */
 	EMU_TYPE_BOOL,		/* 1|0|yes|no|on|off|true|false */
 	EMU_TYPE_CHOICE,	/* one word of a fixed list */
+	EMU_TYPE_ENDPOINT,	/* IPv4[:port]; empty = unset */
+	EMU_TYPE_PEERS,		/* IPv4[:port][@mac] list */
 };
 
 /* One capability override: a field of one capability page. */
@@ -110,6 +122,24 @@ struct emu_config {
 	bool trace_elide_defaults;
 	char backend_kind[8];			/* emu | hw | auto */
 	char backend_hw_libdir[EMU_CONFIG_FILE_MAX];	/* "" unless set */
+	/* the wire (VXLAN): its settings as emu/kernel gives them to ports */
+	uint32_t wire_vni;
+	unsigned int wire_udp_port;		/* every endpoint's VXLAN port */
+	bool wire_endpoint_set;
+	uint32_t wire_endpoint;			/* host order */
+	uint16_t wire_endpoint_port;		/* 0: wire_udp_port */
+	unsigned int num_peers;
+	struct emu_config_peer {
+		uint32_t ip;			/* host order */
+		uint16_t port;			/* 0: wire_udp_port */
+		bool has_mac;
+		uint8_t mac[6];
+	} peers[EMU_CONFIG_PEERS_MAX];
+	bool wire_strict_l2;
+	bool wire_capture_set;
+	char wire_capture[EMU_CONFIG_PATH_MAX];	/* a directory */
+	bool wire_capture_outer;
+	char wire_stats[EMU_CONFIG_FILE_MAX];	/* "" off, "-" stderr */
 	enum emu_config_source source[EMU_SET_COUNT];
 };
 

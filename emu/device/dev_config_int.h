@@ -30,4 +30,14 @@ int emu_config_caps_apply_list(struct emu_config *cfg, const char *list,
 			       enum emu_config_source src, const char *origin,
 			       char *why, size_t whylen);
 
+/* The wire's settings with a syntax of their own (dev_settings_wire.c). */
+int emu_settings_validate_endpoint(const struct emu_setting *s,
+				   const char *value, struct emu_config *cfg,
+				   char *why, size_t whylen);
+int emu_settings_validate_peers(const struct emu_setting *s, const char *value,
+				struct emu_config *cfg, char *why,
+				size_t whylen);
+void emu_settings_format_wire(const struct emu_config *cfg,
+			      enum emu_setting_id id, char *buf, size_t len);
+
 #endif /* MLX5EMU_EMU_DEVICE_DEV_CONFIG_INT_H */

@@ -61,36 +61,13 @@ void emu_gid_ipv4_mapped(uint32_t ip, uint8_t gid[16])
 	gid[15] = (uint8_t)ip;
 }
 
-int emu_mac_from_gid(const uint8_t gid[16], uint8_t mac[6])
-{
-	static const uint8_t ll_prefix[8] = { 0xfe, 0x80 };
-	static const uint8_t v4_prefix[12] = { [10] = 0xff, [11] = 0xff };
-
-	if (!memcmp(gid, v4_prefix, sizeof(v4_prefix))) {
-		emu_mac_from_ipv4((uint32_t)gid[12] << 24 |
-				  (uint32_t)gid[13] << 16 |
-				  (uint32_t)gid[14] << 8 | gid[15], mac);
-		return 0;
-	}
-	if (!memcmp(gid, ll_prefix, sizeof(ll_prefix)) && gid[11] == 0xff &&
-	    gid[12] == 0xfe) {
-		mac[0] = gid[8] ^ 0x02;
-		mac[1] = gid[9];
-		mac[2] = gid[10];
-		mac[3] = gid[13];
-		mac[4] = gid[14];
-		mac[5] = gid[15];
-		return 0;
-	}
-	return -EINVAL;
-}
-
 static void build_port(struct emu_port_identity *p, int port_num, uint32_t ip)
 {
 	memset(p, 0, sizeof(*p));
 	p->port_num = (uint8_t)port_num;
 	p->ipv4 = ip;
-	p->udp_port = EMU_ROCE_UDP_PORT;
+	p->endpoint_ipv4 = ip;
+	p->udp_port = EMU_VXLAN_UDP_PORT;
 	p->udp_fd = -1;
 	emu_mac_from_ipv4(ip, p->mac);
 	p->port_guid = emu_guid_from_mac(p->mac);

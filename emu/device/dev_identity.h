@@ -51,9 +51,12 @@ struct emu_gid_entry {
 struct emu_port_identity {
 	uint8_t port_num;		/* 1-based */
 	uint8_t mac[6];			/* locally administered: 02:c9:<ipv4> */
-	uint32_t ipv4;			/* host order */
-	uint16_t udp_port;		/* 4791 */
-	int udp_fd;			/* bound to ipv4:udp_port; -1 once closed */
+	uint32_t ipv4;			/* host order: the inner address */
+	/* The tunnel endpoint (the wire's outer address) and its socket,
+	 * the port's claim; by default endpoint_ipv4 is ipv4. */
+	uint32_t endpoint_ipv4;		/* host order */
+	uint16_t udp_port;		/* wire.udp_port (4789) */
+	int udp_fd;			/* bound there; -1 once closed */
 	uint64_t port_guid;		/* from mac, as node_guid */
 
 	/* The link, as mlx5_ib reports a 100GbE RoCE port (ib_port_attr).
@@ -149,12 +152,6 @@ void emu_eui64_from_mac(const uint8_t mac[6], uint8_t eui[8]);
 void emu_gid_link_local(const uint8_t mac[6], uint8_t gid[16]);
 /* ::ffff:<ip>. */
 void emu_gid_ipv4_mapped(uint32_t ip, uint8_t gid[16]);
-/*
- * The MAC of an emulated port from one of its GIDs: the inverse of the
- * EUI-64 for a link-local GID, emu_mac_from_ipv4() for an IPv4-mapped one.
- * 0, or -EINVAL for any other GID.  (For the kernel layer's gid_l2_addr.)
- */
-int emu_mac_from_gid(const uint8_t gid[16], uint8_t mac[6]);
 
 /*
  * Fills id for device index with num_ports ports whose addresses are

@@ -14,6 +14,7 @@
 
 #include "emu/device/dev_addr.h"
 #include "emu/device/dev_config.h"
+#include "emu/device/dev_config_int.h"
 #include "emu/device/dev_sysfs.h"
 #include "emu/fault/fault_rule.h"
 #include "emu/firmware/fw_caps.h"
@@ -60,6 +61,12 @@ static int validate_uint(const struct emu_setting *s, const char *value,
 		break;
 	case EMU_SET_NUM_PORTS:
 		cfg->num_ports = (unsigned int)v;
+		break;
+	case EMU_SET_WIRE_VNI:
+		cfg->wire_vni = (uint32_t)v;
+		break;
+	case EMU_SET_WIRE_UDP_PORT:
+		cfg->wire_udp_port = (unsigned int)v;
 		break;
 	default:
 		return -EINVAL;
@@ -124,11 +131,14 @@ static bool path_usable(const char *value, mode_t type, int mode,
 static int validate_dir(const struct emu_setting *s, const char *value,
 			struct emu_config *cfg, char *why, size_t whylen)
 {
+	bool capture = s->id == EMU_SET_WIRE_CAPTURE;
+	bool *set = capture ? &cfg->wire_capture_set : &cfg->sysfs_dir_set;
+	char *dir = capture ? cfg->wire_capture : cfg->sysfs_dir;
 	size_t len = strlen(value);
 
 	if (!*value) {
-		cfg->sysfs_dir_set = false;
-		cfg->sysfs_dir[0] = '\0';
+		*set = false;
+		dir[0] = '\0';
 		return 0;
 	}
 	if (value[0] != '/') {
@@ -145,9 +155,9 @@ static int validate_dir(const struct emu_setting *s, const char *value,
 	}
 	if (!path_usable(value, S_IFDIR, W_OK | X_OK, "writable", why, whylen))
 		return -EINVAL;
-	memcpy(cfg->sysfs_dir, value, len);
-	cfg->sysfs_dir[len] = '\0';
-	cfg->sysfs_dir_set = true;
+	memcpy(dir, value, len);
+	dir[len] = '\0';
+	*set = true;
 	return 0;
 }
 
@@ -236,13 +246,17 @@ static int validate_trace_mode(const struct emu_setting *s, const char *value,
 	return 0;
 }
 
-/* trace.file: a file name ("" or "-": stderr), opened by the trace. */
+/* trace.file, wire.stats: a file name ("" or "-": stderr for the trace;
+ * "" off and "-" stderr for the statistics), opened by their reader. */
 static int validate_trace_file(const struct emu_setting *s, const char *value,
 			       struct emu_config *cfg, char *why, size_t whylen)
 {
+	char *dst = s->id == EMU_SET_WIRE_STATS ? cfg->wire_stats :
+						  cfg->trace_file;
+
 	if (too_long(value, sizeof(cfg->trace_file), why, whylen))
 		return -EINVAL;
-	snprintf(cfg->trace_file, sizeof(cfg->trace_file), "%s", value);
+	snprintf(dst, sizeof(cfg->trace_file), "%s", value);
 	return 0;
 }
 
@@ -252,13 +266,17 @@ static int validate_bool(const struct emu_setting *s, const char *value,
 	static const char *const yes[] = { "1", "yes", "on", "true" };
 	static const char *const no[] = { "0", "no", "off", "false" };
 
+	bool *dst = s->id == EMU_SET_WIRE_STRICT_L2 ? &cfg->wire_strict_l2 :
+		    s->id == EMU_SET_WIRE_CAPTURE_OUTER ?
+		    &cfg->wire_capture_outer : &cfg->trace_elide_defaults;
+
 	for (size_t i = 0; i < 4; i++) {
 		if (emu_text_eq_nocase(value, yes[i])) {
-			cfg->trace_elide_defaults = true;
+			*dst = true;
 			return 0;
 		}
 		if (emu_text_eq_nocase(value, no[i])) {
-			cfg->trace_elide_defaults = false;
+			*dst = false;
 			return 0;
 		}
 	}
@@ -350,8 +368,9 @@ static const struct emu_setting settings[EMU_SET_COUNT] = {
 		.def_doc = "127.a.b.c derived from the pid",
 		.validate = validate_ipv4,
 		.help = "First IPv4 address tried for the ports; each port binds "
-			"UDP 4791 on the next free address.  Never 127.0.0.1, never "
-			"a last octet of 0 or 255.  Empty means the default.",
+			"its tunnel endpoint (wire.udp_port) on the next free "
+			"address.  Never 127.0.0.1, never a last octet of 0 or "
+			"255.  Empty means the default.",
 	},
 	[EMU_SET_SYSFS_DIR] = {
 		.id = EMU_SET_SYSFS_DIR,
@@ -472,6 +491,104 @@ static const struct emu_setting settings[EMU_SET_COUNT] = {
 			"libmlx5.so.1 the hw backend loads instead of the "
 			"system's (tests/hwdouble).  Empty means the system's.",
 	},
+	[EMU_SET_WIRE_VNI] = {
+		.id = EMU_SET_WIRE_VNI,
+		.name = "wire.vni",
+		.env = "MLX5EMU_WIRE_VNI",
+		.type = EMU_TYPE_UINT,
+		.def = "4791",
+		.def_doc = "4791",
+		.min = 0,
+		.max = 0xffffff,
+		.validate = validate_uint,
+		.help = "VXLAN network identifier of the fabric: ports carry and "
+			"accept frames of this VNI only.",
+	},
+	[EMU_SET_WIRE_UDP_PORT] = {
+		.id = EMU_SET_WIRE_UDP_PORT,
+		.name = "wire.udp_port",
+		.env = "MLX5EMU_WIRE_UDP_PORT",
+		.type = EMU_TYPE_UINT,
+		.def = "4789",
+		.def_doc = "4789 (IANA's VXLAN port)",
+		.min = 1,
+		.max = 65535,
+		.validate = validate_uint,
+		.help = "UDP port every tunnel endpoint listens on and sends to.  "
+			"Pick another when a kernel vxlan device, Docker's overlay "
+			"or Open vSwitch holds 4789 on the wildcard address.",
+	},
+	[EMU_SET_WIRE_ENDPOINT] = {
+		.id = EMU_SET_WIRE_ENDPOINT,
+		.name = "wire.endpoint",
+		.env = "MLX5EMU_WIRE_ENDPOINT",
+		.type = EMU_TYPE_ENDPOINT,
+		.def = NULL,
+		.def_doc = "each port's own IPv4 address",
+		.validate = emu_settings_validate_endpoint,
+		.help = "Outer address IPv4[:PORT] of the first port's tunnel "
+			"endpoint (a real interface, for other hosts); later ports "
+			"take the next UDP ports.  Unset, every port's endpoint is "
+			"its own loopback address and wire.udp_port.",
+	},
+	[EMU_SET_WIRE_PEERS] = {
+		.id = EMU_SET_WIRE_PEERS,
+		.name = "wire.peers",
+		.env = "MLX5EMU_WIRE_PEERS",
+		.type = EMU_TYPE_PEERS,
+		.def = NULL,
+		.def_doc = "none",
+		.validate = emu_settings_validate_peers,
+		.help = "Static tunnel peers, IPv4[:PORT][@MAC] separated by "
+			"commas or spaces: frames for MAC go to that endpoint; a "
+			"peer without a MAC takes broadcasts and frames for MACs "
+			"no other way finds.",
+	},
+	[EMU_SET_WIRE_STRICT_L2] = {
+		.id = EMU_SET_WIRE_STRICT_L2,
+		.name = "wire.strict_l2",
+		.env = "MLX5EMU_WIRE_STRICT_L2",
+		.type = EMU_TYPE_BOOL,
+		.def = "0",
+		.def_doc = "0",
+		.validate = validate_bool,
+		.help = "Drop received frames whose destination MAC is not the "
+			"port's (broadcast and multicast excepted).",
+	},
+	[EMU_SET_WIRE_CAPTURE] = {
+		.id = EMU_SET_WIRE_CAPTURE,
+		.name = "wire.capture",
+		.env = "MLX5EMU_WIRE_CAPTURE",
+		.type = EMU_TYPE_DIR,
+		.def = NULL,
+		.def_doc = "off",
+		.validate = validate_dir,
+		.help = "Directory for a pcap per port of every frame it sends "
+			"and receives: mlx5emu-<pid>-mlx5_<N>-p<port>.pcap.",
+	},
+	[EMU_SET_WIRE_CAPTURE_OUTER] = {
+		.id = EMU_SET_WIRE_CAPTURE_OUTER,
+		.name = "wire.capture_outer",
+		.env = "MLX5EMU_WIRE_CAPTURE_OUTER",
+		.type = EMU_TYPE_BOOL,
+		.def = "0",
+		.def_doc = "0",
+		.validate = validate_bool,
+		.help = "Capture the VXLAN datagrams (outer Ethernet, IP, UDP, "
+			"VXLAN, then the frame) instead of the frames.",
+	},
+	[EMU_SET_WIRE_STATS] = {
+		.id = EMU_SET_WIRE_STATS,
+		.name = "wire.stats",
+		.env = "MLX5EMU_WIRE_STATS",
+		.type = EMU_TYPE_FILE,
+		.def = NULL,
+		.def_doc = "off",
+		.validate = validate_trace_file,
+		.help = "Where the wire's counters go as JSON lines, \"-\" for "
+			"stderr: each QP's when it is destroyed, each port's at "
+			"exit.",
+	},
 };
 
 const struct emu_setting *emu_config_settings(size_t *n)
@@ -577,6 +694,28 @@ void emu_config_format(const struct emu_config *cfg, enum emu_setting_id id,
 		break;
 	case EMU_SET_BACKEND_HW_LIBDIR:
 		snprintf(buf, len, "%s", cfg->backend_hw_libdir);
+		break;
+	case EMU_SET_WIRE_VNI:
+		snprintf(buf, len, "%u", cfg->wire_vni);
+		break;
+	case EMU_SET_WIRE_UDP_PORT:
+		snprintf(buf, len, "%u", cfg->wire_udp_port);
+		break;
+	case EMU_SET_WIRE_ENDPOINT:
+	case EMU_SET_WIRE_PEERS:
+		emu_settings_format_wire(cfg, id, buf, len);
+		break;
+	case EMU_SET_WIRE_STRICT_L2:
+		snprintf(buf, len, "%d", cfg->wire_strict_l2 ? 1 : 0);
+		break;
+	case EMU_SET_WIRE_CAPTURE:
+		snprintf(buf, len, "%s", cfg->wire_capture);
+		break;
+	case EMU_SET_WIRE_CAPTURE_OUTER:
+		snprintf(buf, len, "%d", cfg->wire_capture_outer ? 1 : 0);
+		break;
+	case EMU_SET_WIRE_STATS:
+		snprintf(buf, len, "%s", cfg->wire_stats);
 		break;
 	default:
 		break;

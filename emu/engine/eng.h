@@ -15,8 +15,10 @@
 #define MLX5EMU_EMU_ENGINE_ENG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct emu_fw;
+struct emu_wire_port;
 
 /* Reasons for a progress call (the backend's progress op passes them). */
 enum emu_eng_why {
@@ -30,8 +32,18 @@ enum emu_eng_why {
  * -EAGAIN (no thread could be started), -EEXIST.
  */
 int emu_eng_device_add(struct emu_fw *fw, int index);
-/* Leave: no engine pass touches the device once this returns. */
+/* Leave: no engine pass touches the device once this returns (its wire
+ * ports are destroyed with it). */
 void emu_eng_device_remove(struct emu_fw *fw);
+
+/*
+ * Give a joined device's port (1-based) its wire: packets for GIDs no
+ * device of this process owns leave through it, and frames it receives
+ * are executed.  The engine owns @wp from then on, also on failure:
+ * -ENOENT (no such device), -EINVAL (bad port, or it has one), -errno.
+ */
+int emu_eng_port_attach(struct emu_fw *fw, unsigned int port,
+			struct emu_wire_port *wp);
 
 /*
  * Inline progress: if the engine is free, run one bounded pass on this
@@ -54,5 +66,37 @@ bool emu_eng_threaded(void);
 /* Worst-case time an idle engine thread takes to notice work it is not
  * told about (memory-only doorbells), in microseconds. */
 unsigned int emu_eng_max_pickup_us(void);
+
+/* ---- the wire's counters ---- */
+
+/* What a QP counted on the wire and in its transport (mlx5emu's own
+ * per-QP counters; QUERY_Q_COUNTER keeps the ConnectX ones). */
+struct emu_eng_qp_stats {
+	uint32_t qpn;
+	uint8_t st;			/* MLX5_QPC_ST_* */
+	uint64_t tx_pkts, rx_pkts;	/* packets (in process: messages) */
+	uint64_t retransmits;		/* messages sent again, in part */
+	uint64_t naks_sent, naks_rcvd;	/* NAKs but RNR; RNR NAKs received */
+	uint64_t rnr_naks_rcvd;
+	uint64_t duplicates;		/* requests and responses seen twice */
+	uint64_t dropped;		/* packets no state machine took */
+	uint64_t timeouts;		/* transport timer expiries */
+};
+
+struct emu_wire_port_stats;
+
+/* Where the counters go: each QP's as it leaves the engine (destroyed,
+ * reset), and everything on emu_eng_stats_flush(). */
+struct emu_eng_stats_sink {
+	void (*qp)(void *arg, int dev, const struct emu_eng_qp_stats *s);
+	void (*port)(void *arg, int dev, unsigned int port,
+		     const struct emu_wire_port_stats *s);
+	void *arg;
+};
+
+/* Installs the sink (NULL removes it); it must outlive the engine. */
+void emu_eng_set_stats_sink(const struct emu_eng_stats_sink *sink);
+/* Every attached QP and every port reports to the sink now. */
+void emu_eng_stats_flush(void);
 
 #endif /* MLX5EMU_EMU_ENGINE_ENG_H */

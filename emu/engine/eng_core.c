@@ -45,6 +45,7 @@ struct eng eng_g = {
 	.run = PTHREAD_MUTEX_INITIALIZER,
 	.cfg = PTHREAD_MUTEX_INITIALIZER,
 	.qps = CDS_LIST_HEAD_INIT(eng_g.qps),
+	.wake_fd = -1,
 };
 static bool eng_thread_running;	/* under cfg */
 static int eng_threaded_cfg = -1;	/* under cfg: -1 not read yet */
@@ -93,6 +94,8 @@ static unsigned int eng_pass(struct eng *e)
 	e->passes++;
 	emu_fw_rcu_lock();
 	eng_uar_scan(e);
+	if (e->nwire)
+		done += eng_wire_rx(e, ENG_PASS_WQES);
 	for (int hinted = 1; hinted >= 0; hinted--) {
 		cds_list_for_each_entry_safe(qp, tmp, &e->qps, node) {
 			if (qp->hinted != (bool)hinted)
@@ -103,6 +106,8 @@ static unsigned int eng_pass(struct eng *e)
 			done += eng_req_run(qp, ENG_PASS_WQES_PER_QP);
 		}
 	}
+	if (e->nwire)
+		eng_wire_flush(e);
 	emu_fw_rcu_unlock();
 	eng_rotate(e);
 	e->wqes += done;
@@ -127,6 +132,9 @@ static void eng_futex_wake(struct eng *e)
 {
 	atomic_fetch_add(&e->wake_seq, 1);
 	syscall(SYS_futex, &e->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	/* A thread parked on the wire's ports waits in poll(). */
+	if (e->wake_fd >= 0)
+		eng_wire_wake(e);
 }
 
 void emu_eng_progress(unsigned int why)
@@ -164,9 +172,15 @@ static void eng_park(struct eng *e, unsigned int us)
 	ts.tv_sec = (time_t)(ns / 1000000000ull);
 	ts.tv_nsec = (long)(ns % 1000000000ull);
 	atomic_store(&e->parked, 1);
-	if (!atomic_load(&e->pending) && !atomic_load(&e->stop))
-		syscall(SYS_futex, &e->wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts,
-			NULL, 0);
+	if (!atomic_load(&e->pending) && !atomic_load(&e->stop)) {
+		/* Ports only change under cfg, which the thread's owner
+		 * holds while it runs. */
+		if (e->nwire)
+			eng_wire_park(e, ns);
+		else
+			syscall(SYS_futex, &e->wake_seq, FUTEX_WAIT_PRIVATE,
+				seq, &ts, NULL, 0);
+	}
 	atomic_store(&e->parked, 0);
 }
 
@@ -190,7 +204,11 @@ static void *eng_thread_main(void *arg)
 		}
 		if (!idle_since)
 			idle_since = eng_clock_ns();
-		if (eng_clock_ns() - idle_since < ENG_SPIN_NS) {
+		/* With a wire the thread never spins: a frame wakes its
+		 * poll(), and the application's own polling runs passes;
+		 * two spinners per process on two CPUs would turn every
+		 * round trip into a scheduler time slice. */
+		if (!e->nwire && eng_clock_ns() - idle_since < ENG_SPIN_NS) {
 			__builtin_ia32_pause();
 			continue;
 		}
@@ -270,6 +288,11 @@ static void eng_atfork_child(void)
 	memset(e->devs, 0, sizeof(e->devs));
 	CDS_INIT_LIST_HEAD(&e->qps);
 	e->next_timer_ns = 0;
+	/* The parent's ports and wake descriptor are not the child's. */
+	e->nwire = 0;
+	e->nacks = 0;
+	e->nroutes = 0;
+	e->wake_fd = -1;
 	eng_thread_running = false;
 }
 
@@ -353,6 +376,8 @@ int emu_eng_device_add(struct emu_fw *fw, int index)
 	dev->ops.arg = dev;
 	pthread_mutex_lock(&e->run);
 	e->devs[slot] = dev;
+	e->nroutes = 0;		/* the GIDs of the process changed */
+	e->route_epoch++;
 	pthread_mutex_unlock(&e->run);
 	emu_fw_set_engine(fw, &dev->ops);
 	ret = eng_thread_start(e);
@@ -377,11 +402,35 @@ void emu_eng_device_remove(struct emu_fw *fw)
 			last = false;
 		}
 	}
-	if (dev)
+	if (dev) {
 		eng_qp_detach_all(e, dev);
+		eng_wire_dev_fini(dev);
+		e->nroutes = 0;
+		e->route_epoch++;
+	}
 	pthread_mutex_unlock(&e->run);
 	if (last)
 		eng_thread_stop(e);
 	pthread_mutex_unlock(&e->cfg);
 	free(dev);
+}
+
+int emu_eng_port_attach(struct emu_fw *fw, unsigned int port,
+			struct emu_wire_port *wp)
+{
+	struct eng *e = &eng_g;
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&e->cfg);
+	pthread_mutex_lock(&e->run);
+	for (int i = 0; i < ENG_MAX_DEVS; i++)
+		if (e->devs[i] && e->devs[i]->fw == fw)
+			ret = eng_wire_attach(e, e->devs[i], port, wp);
+	pthread_mutex_unlock(&e->run);
+	pthread_mutex_unlock(&e->cfg);
+	if (ret)
+		emu_wire_port_destroy(wp);
+	/* A parked thread learns of the new port with its next wake. */
+	emu_eng_progress(EMU_ENG_WHY_DOORBELL);
+	return ret;
 }

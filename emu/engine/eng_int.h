@@ -27,6 +27,7 @@
 
 #include "emu/engine/eng.h"
 #include "emu/firmware/fw.h"
+#include "emu/wire/wire.h"
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 
@@ -35,22 +36,12 @@
 #define ENG_WQE_MAX 1024	/* bytes: max_wqe_sz_sq */
 #define ENG_PASS_WQES_PER_QP 16	/* fairness: WQEs per QP per pass */
 #define ENG_PASS_WQES 1024	/* bound of one pass */
+#define ENG_WIN_MAX 1024	/* outstanding RC WQEs per QP */
 
 /* ---- the packet: what the requester emits and responders consume ---- */
 
-/* IBA base transport opcodes (IBA 9.2, table 36): transport | operation. */
-enum {
-	ENG_TR_RC = 0x00, ENG_TR_UC = 0x20, ENG_TR_UD = 0x60, ENG_TR_XRC = 0xa0,
-	ENG_OP_SEND_ONLY = 0x04, ENG_OP_SEND_ONLY_IMM = 0x05,
-	ENG_OP_WRITE_ONLY = 0x0a, ENG_OP_WRITE_ONLY_IMM = 0x0b,
-	ENG_OP_READ_REQ = 0x0c, ENG_OP_READ_RESP_ONLY = 0x10,
-	ENG_OP_ACK = 0x11, ENG_OP_ATOMIC_ACK = 0x12,
-	ENG_OP_CMP_SWAP = 0x13, ENG_OP_FETCH_ADD = 0x14,
-	ENG_OP_SEND_ONLY_INV = 0x17,
-};
-
-/* AETH syndrome (IBA 9.7.5.1.2): ACK, RNR NAK (timer in the low 5 bits),
- * NAK codes. */
+/* AETH syndrome (IBA 9.7.5.1.2): ACK (credits in the low 5 bits), RNR NAK
+ * (timer in the low 5 bits), NAK codes. */
 enum {
 	ENG_AETH_ACK = 0x00,
 	ENG_AETH_RNR = 0x20,
@@ -59,6 +50,9 @@ enum {
 	ENG_AETH_NAK_REM_ACCESS = 0x62,
 	ENG_AETH_NAK_REM_OP = 0x63,
 };
+/* ACKs carry "no credits" (IBA 9.7.7.2.5: 0x1f, end-to-end flow control
+ * not used), as rxe and ConnectX RC responders send them. */
+#define ENG_AETH_ACK_CREDITS 0x1f
 
 struct eng_frag {
 	uint8_t *addr;		/* application memory (emu_mem access only) */
@@ -85,13 +79,21 @@ enum eng_payload {
 	ENG_PAY_BUF,		/* contiguous (what a wire delivers) */
 };
 
+/*
+ * A packet as the roles see it.  In process a message travels as one
+ * packet standing for all its PSNs (opcode ONLY, npsn PSNs, the payload as
+ * fragments of application memory: one copy end to end); the wire cuts it
+ * into path-MTU packets (FIRST/MIDDLE/LAST) and delivers each as a packet
+ * of one PSN with a contiguous payload.  Responses are the same: a READ's
+ * data is one RESPONSE_ONLY in process.
+ */
 struct eng_pkt {
 	/* BTH */
-	uint8_t opcode;		/* transport | operation */
+	uint8_t opcode;		/* transport | operation (EMU_WIRE_*) */
 	bool se, ackreq;
 	uint32_t dqpn, sqpn;
 	uint32_t psn;
-	uint32_t npsn;		/* PSNs the message spans (path-MTU packets) */
+	uint32_t npsn;		/* PSNs this packet stands for */
 	/* RETH, AETH, DETH, ImmDt, IETH, AtomicETH, AtomicAckETH, XRCETH */
 	uint64_t va;
 	uint32_t rkey, dma_len;
@@ -104,13 +106,12 @@ struct eng_pkt {
 	uint64_t swap_add, compare, orig;
 	uint32_t xrc_srqn;
 	struct eng_addr addr;
-	/* the local fault a delivery found in the sender's memory */
+	/* in process only: the responder found the sender's memory gone */
 	bool src_fault;
 	/* payload */
 	enum eng_payload pay;
 	uint32_t len;
 	const uint8_t *buf;
-	uint8_t inl[8];		/* small contiguous payload (atomic ack) */
 	unsigned int nfrags;
 	/* last: a packet is cleared up to here (ENG_PKT_CLEAR) */
 	struct eng_frag frags[ENG_MAX_SGE];
@@ -140,6 +141,19 @@ struct eng_wqe {
 	uint32_t len;		/* message length */
 };
 
+/* A scatter list entry, and a receive WQE read once. */
+struct eng_sge {
+	uint32_t len, lkey;
+	uint64_t addr;
+};
+
+struct eng_rwqe {
+	uint16_t idx;			/* wqe_counter for the CQE */
+	unsigned int nsge;
+	struct eng_sge sge[ENG_MAX_SGE];
+	struct emu_fw_srq *srq;		/* NULL: the QP's RQ */
+};
+
 struct eng_qp;
 
 /* ---- eng_syndrome.c: error CQE syndromes ---- */
@@ -158,11 +172,50 @@ void eng_count(struct eng_qp *qp, enum emu_fw_q_cnt which);
 
 /* ---- the engine's state of a queue ---- */
 
-enum eng_req_state {
-	ENG_REQ_IDLE,		/* nothing read */
-	ENG_REQ_RNR_WAIT,	/* the head WQE waits for an RNR timer */
-	ENG_REQ_ACK_WAIT,	/* the head WQE waits for a lost response */
-	ENG_REQ_ERROR,		/* QP in error: flush what is posted */
+/* A send WQE between its first packet and its completion (the
+ * requester's window, IBA 9.7.4.1: outstanding requests complete in
+ * order).  The WQE stays in the ring until its completion is reported,
+ * so a resend reads it again from there. */
+struct eng_infl {
+	uint16_t idx;		/* WQEBB counter of its first block */
+	uint8_t nbb, opcode, fm_ce_se;
+	bool reads;		/* READ or atomic: done by its response */
+	uint32_t psn, npsn;	/* the PSNs it spans */
+	uint32_t len;		/* message length */
+	uint32_t sent;		/* PSNs sent (rewound by a retry) */
+	uint32_t resp;		/* READ: response PSNs received */
+};
+
+/* A READ or atomic the responder executed, kept to answer a duplicate
+ * (IBA 9.7.5.2.1: responder resources, 2^log_rra_max of them). */
+struct eng_rd_res {
+	bool valid, atomic;
+	uint32_t psn, npsn;
+	uint64_t va;
+	uint32_t rkey, len;
+	uint64_t orig;		/* atomic: the value returned */
+};
+
+#define ENG_RD_RES_MAX 32
+
+/* The responder's place in the current message (IBA 9.7.5.1). */
+struct eng_resp_msg {
+	bool in_msg;		/* a FIRST came, its LAST not yet */
+	bool drop;		/* UC: drop until a FIRST or ONLY */
+	uint8_t op;		/* EMU_WIRE_F_SEND or EMU_WIRE_F_WRITE */
+	uint32_t offset;	/* bytes of the message placed */
+	uint8_t *target;	/* WRITE: the resolved remote range */
+	uint32_t dma_len;
+	bool have_rwqe;
+	struct eng_rwqe rwqe;
+	struct emu_fw_srq *srq;	/* XRC: the SRQ of the FIRST */
+};
+
+/* What each QP counted on the wire and its transport (mlx5emu's per-QP
+ * counters; the q counters keep the ConnectX names). */
+struct eng_qp_stats {
+	uint64_t tx_pkts, rx_pkts, retransmits, naks_sent, naks_rcvd;
+	uint64_t duplicates, dropped, timeouts, rnr_naks_rcvd;
 };
 
 struct eng_dev;
@@ -175,28 +228,51 @@ struct eng_qp {
 	struct emu_fw_qp_attr attr;
 	unsigned int state;		/* last state seen */
 	/* requester */
-	enum eng_req_state req;
 	uint16_t sq_ci;			/* WQEBB counter: next to read */
-	struct eng_wqe cur;		/* the head WQE while it waits */
-	bool have_cur;
+	struct eng_infl *win;		/* ring of win_cap (a power of 2) */
+	unsigned int win_cap, whead, wtail, wsend;
+	uint32_t una;			/* oldest PSN not acknowledged */
+	unsigned int rd_out;		/* READs and atomics in the window */
 	unsigned int rnr_left, retry_left;
-	uint64_t deadline_ns;
+	uint64_t ack_deadline;		/* transport timer (0: off) */
+	uint64_t rnr_deadline;		/* RNR wait (0: none) */
+	struct eng_wqe cur;		/* the WQE being sent */
+	int cur_at;			/* its idx, -1: none */
+	struct eng_pkt tx;		/* its packet, gathered */
+	struct eng_wqe rd;		/* the READ/atomic being answered */
+	int rd_at;
 	/* responder */
 	uint32_t msn;
-	bool rq_flushed_all;
+	struct eng_resp_msg rmsg;
+	bool nak_sent;			/* a sequence NAK went; until epsn */
+	bool ack_pending;
+	uint32_t ack_psn;
+	struct eng_rd_res res[ENG_RD_RES_MAX];
+	unsigned int res_next;
 	/* where its packets go, for attributes of generation route_gen */
-	unsigned int route_gen;
+	unsigned int route_gen, route_epoch;
 	struct eng_addr route;
-	struct eng_dev *route_dev;
+	struct eng_dev *route_dev;	/* in process, or NULL: the wire */
 	/* fairness: a UAR write named this QP */
 	bool hinted;
+	struct eng_qp_stats st;
 };
 
 struct eng_dev {
 	struct emu_fw *fw;
 	struct emu_fw_engine_ops ops;
 	int index;
+	struct emu_wire_port *wire[EMU_FW_MAX_PORTS];	/* owned; NULL: none */
 };
+
+/* A GID of a port of a device of this process (eng_fabric.c's cache). */
+struct eng_route {
+	uint8_t gid[16];
+	struct eng_dev *dev;
+	uint8_t port;
+};
+
+#define ENG_ROUTES 256
 
 struct eng {
 	pthread_mutex_t run;		/* the run lock */
@@ -212,6 +288,15 @@ struct eng {
 	uint64_t now_ns;		/* at the start of the pass */
 	uint64_t next_timer_ns;		/* earliest deadline (0: none) */
 	unsigned long passes, wqes;	/* statistics */
+	/* eng_fabric.c: the GIDs of this process, for generation route_sum */
+	struct eng_route routes[ENG_ROUTES];
+	unsigned int nroutes, route_sum;
+	unsigned int route_epoch;	/* devices or GIDs changed */
+	/* eng_wire.c: QPs with an ACK to send at the end of a batch */
+	struct eng_qp *acks[64];
+	unsigned int nacks;
+	int wake_fd;			/* eventfd: wakes a park in poll */
+	unsigned int nwire;		/* wire ports attached */
 };
 
 extern struct eng eng_g;
@@ -261,7 +346,7 @@ struct eng_opcode_info {
 	const char *name;
 	unsigned int qp_types;		/* ENG_ST_* it is valid on */
 	unsigned int segs;		/* ENG_SEG_* */
-	uint8_t wire_op;		/* IBA operation (ENG_OP_*) */
+	uint8_t wire_op;		/* IBA operation, ONLY (EMU_WIRE_OP_*) */
 	unsigned int resp_access;	/* EMU_FW_MKEY_* the responder needs */
 	uint8_t req_cqe;		/* requester CQE opcode */
 	int8_t resp_cqe;		/* responder CQE opcode, -1: none */
@@ -285,11 +370,8 @@ enum eng_mr_res {
 enum eng_mr_res eng_mr_gather(struct eng_qp *qp, const struct eng_wqe *w,
 			      struct eng_pkt *pkt);
 /* Copy a payload into a scatter list of (lkey, addr, len) with local
- * write rights on @pd; skip @skip bytes of the list first (UD GRH). */
-struct eng_sge {
-	uint32_t len, lkey;
-	uint64_t addr;
-};
+ * write rights on @pd; skip @skip bytes of the list first (UD GRH, or
+ * what earlier packets of the message placed). */
 enum eng_mr_res eng_mr_scatter(struct emu_fw *fw, const struct emu_fw_pd *pd,
 			       const struct eng_sge *sge, unsigned int nsge,
 			       uint32_t skip, const struct eng_pkt *pkt,
@@ -297,14 +379,11 @@ enum eng_mr_res eng_mr_scatter(struct emu_fw *fw, const struct emu_fw_pd *pd,
 /* Copy a payload into one resolved range. */
 int eng_mr_copy_payload(uint8_t *dst, const struct eng_pkt *pkt,
 			bool *src_fault);
+/* Copy payload bytes [from, from + len) to dst (a wire frame). */
+int eng_mr_copy_range(uint8_t *dst, const struct eng_pkt *pkt, uint32_t from,
+		      uint32_t len, bool *src_fault);
 
 /* ---- eng_recv.c: receive WQEs of RQs and SRQs ---- */
-struct eng_rwqe {
-	uint16_t idx;			/* wqe_counter for the CQE */
-	unsigned int nsge;
-	struct eng_sge sge[ENG_MAX_SGE];
-	struct emu_fw_srq *srq;		/* NULL: the QP's RQ */
-};
 enum eng_recv_res { ENG_RECV_OK, ENG_RECV_NONE, ENG_RECV_FAULT };
 enum eng_recv_res eng_recv_take(struct eng_qp *qp, struct emu_fw_srq *srq,
 				struct eng_rwqe *r);
@@ -334,40 +413,92 @@ void eng_cqe_error(struct emu_fw_cq *cq, uint32_t qpn, uint32_t uidx,
 		   uint8_t syndrome, uint8_t vendor);
 
 /* ---- eng_req.c: the requester ---- */
-/* Execute what the SQ holds (at most @budget WQEs); WQEs executed. */
+/* Send what the SQ holds and what a retry rewound (at most @budget
+ * packets or WQEs), run its timers; the work done. */
 unsigned int eng_req_run(struct eng_qp *qp, unsigned int budget);
+/* Path MTU in bytes, and the PSNs a message of len bytes spans. */
+uint32_t eng_mtu(const struct eng_qp *qp);
+uint32_t eng_npsn(const struct eng_qp *qp, uint32_t len);
+/* Resend from PSN psn on (a NAK, a timeout, a gap in READ responses). */
+void eng_req_rewind(struct eng_qp *qp, uint32_t psn);
+/* The window's record i (whead <= i < wtail). */
+static inline struct eng_infl *eng_win(struct eng_qp *qp, unsigned int i)
+{
+	return &qp->win[i & (qp->win_cap - 1)];
+}
+/* PSN arithmetic modulo 2^24: a - b as a signed distance. */
+static inline int32_t eng_psn_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
 
 /* ---- eng_resp.c: the responder ---- */
-/* Consume a request packet for @qp; fill the response in @ack (for
- * reliable transports).  Returns false when nothing answers (dropped). */
-bool eng_resp_rcv(struct eng_qp *qp, struct eng_pkt *pkt,
-		  struct eng_pkt *ack);
+/* A request packet for @qp; false when it was dropped.  Answers go
+ * through the fabric (ACKs of a batch coalesced: eng_resp_flush_ack). */
+bool eng_resp_rcv(struct eng_qp *qp, struct eng_pkt *pkt);
+/* Send the ACK the last packets asked for, if one is pending. */
+void eng_resp_flush_ack(struct eng_qp *qp);
 
 /* ---- eng_comp.c: the completer ---- */
-enum eng_comp_res {
-	ENG_COMP_DONE,		/* the WQE completed (or failed): next */
-	ENG_COMP_RNR,		/* wait for the RNR timer, then resend */
-	ENG_COMP_RETRY,		/* wait for the transport timer, resend */
-};
-enum eng_comp_res eng_comp_rcv(struct eng_qp *qp, struct eng_wqe *w,
-			       struct eng_pkt *req, struct eng_pkt *ack,
-			       bool answered);
-/* Complete a WQE with an error (and move the QP to ERR). */
-void eng_comp_error(struct eng_qp *qp, const struct eng_wqe *w,
+/* A response (ACK/NAK, READ data, atomic ACK) for @qp's requests. */
+void eng_comp_rcv(struct eng_qp *qp, struct eng_pkt *pkt);
+/* The transport and RNR timers: what is due; a send starts the first. */
+void eng_comp_timers(struct eng_qp *qp);
+void eng_comp_arm(struct eng_qp *qp);
+/* Complete a WQE with an error (and move the QP to ERR or SQER). */
+void eng_comp_error(struct eng_qp *qp, uint8_t opcode, uint16_t idx,
 		    enum eng_synd_id id);
-void eng_comp_success(struct eng_qp *qp, const struct eng_wqe *w,
-		      uint32_t byte_cnt);
-/* Flush the posted send WQEs of a QP in ERR; how many. */
+void eng_comp_success(struct eng_qp *qp, uint8_t opcode, uint8_t fm_ce_se,
+		      uint16_t idx, uint32_t byte_cnt);
+/* Flush the window and the posted send WQEs of a QP in ERR; how many. */
 unsigned int eng_comp_flush_sq(struct eng_qp *qp);
 
 /* ---- eng_fabric.c: where packets go ---- */
-/* Deliver to the QP the packet addresses; false if nobody answers. */
-bool eng_fabric_send(struct eng_qp *src, struct eng_pkt *pkt,
-		     struct eng_pkt *ack);
+/*
+ * Send PSNs [from, from + max) of @pkt from @src: in process the whole
+ * packet is delivered at once (the destination's responder or completer
+ * runs now); otherwise onto the wire, cut by the path MTU.  Returns the
+ * PSNs sent (a packet nobody takes is lost, as on a cable), or -EFAULT
+ * when the sender's memory faulted while framing.
+ */
+int eng_fabric_send(struct eng_qp *src, struct eng_pkt *pkt, uint32_t from,
+		    uint32_t max);
+/* Whether @qp's packets stay in this process (its route is resolved). */
+bool eng_fabric_local(struct eng_qp *qp);
+/* The attached QP numbered qpn of @dev, or NULL. */
+struct eng_qp *eng_fabric_qp(struct eng_dev *dev, uint32_t qpn);
+/* A packet for @dst: its responder (requests) or completer (responses). */
+void eng_fabric_deliver(struct eng_qp *dst, struct eng_pkt *pkt);
 /* Fill the source address of @qp's primary path (or of a UD AV). */
 void eng_fabric_src(struct eng_qp *qp, struct eng_addr *a);
 /* The source GID of a->port/a->sgid_index (UD address vectors). */
 void eng_fabric_src_gid(struct eng_qp *qp, struct eng_addr *a);
+/* The device and port of this process owning @gid, or NULL. */
+struct eng_dev *eng_fabric_route(const uint8_t gid[16], uint8_t *port);
+
+/* ---- eng_wire.c: frames in and out ---- */
+/* Frame PSNs [from, from + max) of pkt onto @port's wire; PSNs sent or
+ * -EFAULT. */
+int eng_wire_send(struct eng_qp *qp, struct emu_wire_port *port,
+		  const struct eng_pkt *pkt, uint32_t from, uint32_t max);
+/* Receive on every port (the pass); frames handed to the roles. */
+unsigned int eng_wire_rx(struct eng *e, unsigned int budget);
+/* End of a pass: pending ACKs, then every port's queue to its link. */
+void eng_wire_flush(struct eng *e);
+/* Bytes a requester may have unacknowledged on the wire. */
+uint32_t eng_wire_window(const struct eng_qp *qp);
+/* Park the engine thread until a frame, a wake or ns pass (ports only). */
+void eng_wire_park(struct eng *e, uint64_t ns);
+void eng_wire_wake(struct eng *e);
+/* A port's wire joins (the engine owns it from then on); ports leave
+ * with their device. */
+int eng_wire_attach(struct eng *e, struct eng_dev *dev, unsigned int port,
+		    struct emu_wire_port *wp);
+void eng_wire_dev_fini(struct eng_dev *dev);
+
+/* ---- eng_stats.c: the wire's counters ---- */
+/* A QP leaving the engine reports its counters to the sink. */
+void eng_stats_qp(struct eng_qp *qp);
 
 /* ---- eng_grh.c: the 40 bytes before a UD payload ---- */
 void eng_grh_build(const struct eng_pkt *pkt, uint8_t grh[40],

@@ -76,8 +76,8 @@ static bool eng_mr_src_faults(const struct eng_pkt *pkt, uint32_t upto)
  * Copy pkt's payload bytes [from, from + len) to dst.  -EFAULT with
  * *src_fault telling whose memory faulted.
  */
-static int eng_mr_copy_range(uint8_t *dst, const struct eng_pkt *pkt,
-			     uint32_t from, uint32_t len, bool *src_fault)
+int eng_mr_copy_range(uint8_t *dst, const struct eng_pkt *pkt,
+		      uint32_t from, uint32_t len, bool *src_fault)
 {
 	uint32_t pos = 0;
 

@@ -29,53 +29,53 @@ static const struct eng_opcode_info eng_opcodes[256] = {
 	},
 	[MLX5_OPCODE_SEND] = {
 		.name = "SEND", .qp_types = ALL_ST, .segs = ENG_SEG_DATA,
-		.wire_op = ENG_OP_SEND_ONLY,
+		.wire_op = EMU_WIRE_OP_SEND_ONLY,
 		.req_cqe = MLX5_CQE_REQ, .resp_cqe = MLX5_CQE_RESP_SEND,
 		.consumes_rwqe = true,
 	},
 	[MLX5_OPCODE_SEND_IMM] = {
 		.name = "SEND_IMM", .qp_types = ALL_ST,
 		.segs = ENG_SEG_DATA | ENG_SEG_IMM,
-		.wire_op = ENG_OP_SEND_ONLY_IMM,
+		.wire_op = EMU_WIRE_OP_SEND_ONLY_IMM,
 		.req_cqe = MLX5_CQE_REQ, .resp_cqe = MLX5_CQE_RESP_SEND_IMM,
 		.consumes_rwqe = true,
 	},
 	[MLX5_OPCODE_SEND_INVAL] = {
 		.name = "SEND_INVAL", .qp_types = RC_ST,
 		.segs = ENG_SEG_DATA | ENG_SEG_INV,
-		.wire_op = ENG_OP_SEND_ONLY_INV,
+		.wire_op = EMU_WIRE_OP_SEND_ONLY_INV,
 		.req_cqe = MLX5_CQE_REQ, .resp_cqe = MLX5_CQE_RESP_SEND_INV,
 		.consumes_rwqe = true,
 	},
 	[MLX5_OPCODE_RDMA_WRITE] = {
 		.name = "RDMA_WRITE", .qp_types = CONN_ST,
 		.segs = ENG_SEG_RADDR | ENG_SEG_DATA,
-		.wire_op = ENG_OP_WRITE_ONLY, .resp_access = EMU_FW_MKEY_RW,
+		.wire_op = EMU_WIRE_OP_WRITE_ONLY, .resp_access = EMU_FW_MKEY_RW,
 		.req_cqe = MLX5_CQE_REQ, .resp_cqe = -1,
 	},
 	[MLX5_OPCODE_RDMA_WRITE_IMM] = {
 		.name = "RDMA_WRITE_IMM", .qp_types = CONN_ST,
 		.segs = ENG_SEG_RADDR | ENG_SEG_DATA | ENG_SEG_IMM,
-		.wire_op = ENG_OP_WRITE_ONLY_IMM, .resp_access = EMU_FW_MKEY_RW,
+		.wire_op = EMU_WIRE_OP_WRITE_ONLY_IMM, .resp_access = EMU_FW_MKEY_RW,
 		.req_cqe = MLX5_CQE_REQ, .resp_cqe = MLX5_CQE_RESP_WR_IMM,
 		.consumes_rwqe = true,
 	},
 	[MLX5_OPCODE_RDMA_READ] = {
 		.name = "RDMA_READ", .qp_types = RC_ST,
 		.segs = ENG_SEG_RADDR | ENG_SEG_DATA,
-		.wire_op = ENG_OP_READ_REQ, .resp_access = EMU_FW_MKEY_RR,
+		.wire_op = EMU_WIRE_OP_READ_REQ, .resp_access = EMU_FW_MKEY_RR,
 		.req_cqe = MLX5_CQE_REQ, .resp_cqe = -1, .reads = true,
 	},
 	[MLX5_OPCODE_ATOMIC_CS] = {
 		.name = "ATOMIC_CS", .qp_types = RC_ST,
 		.segs = ENG_SEG_RADDR | ENG_SEG_ATOMIC | ENG_SEG_DATA,
-		.wire_op = ENG_OP_CMP_SWAP, .resp_access = EMU_FW_MKEY_A,
+		.wire_op = EMU_WIRE_OP_CMP_SWAP, .resp_access = EMU_FW_MKEY_A,
 		.req_cqe = MLX5_CQE_REQ, .resp_cqe = -1, .reads = true,
 	},
 	[MLX5_OPCODE_ATOMIC_FA] = {
 		.name = "ATOMIC_FA", .qp_types = RC_ST,
 		.segs = ENG_SEG_RADDR | ENG_SEG_ATOMIC | ENG_SEG_DATA,
-		.wire_op = ENG_OP_FETCH_ADD, .resp_access = EMU_FW_MKEY_A,
+		.wire_op = EMU_WIRE_OP_FETCH_ADD, .resp_access = EMU_FW_MKEY_A,
 		.req_cqe = MLX5_CQE_REQ, .resp_cqe = -1, .reads = true,
 	},
 	/* The masked forms exist in the PRM; they are valid only when the
@@ -84,14 +84,14 @@ static const struct eng_opcode_info eng_opcodes[256] = {
 		.name = "ATOMIC_MASKED_CS", .qp_types = RC_ST,
 		.segs = ENG_SEG_RADDR | ENG_SEG_ATOMIC | ENG_SEG_MASKED |
 			ENG_SEG_DATA,
-		.wire_op = ENG_OP_CMP_SWAP, .resp_access = EMU_FW_MKEY_A,
+		.wire_op = EMU_WIRE_OP_CMP_SWAP, .resp_access = EMU_FW_MKEY_A,
 		.req_cqe = MLX5_CQE_REQ, .resp_cqe = -1, .reads = true,
 	},
 	[MLX5_OPCODE_ATOMIC_MASKED_FA] = {
 		.name = "ATOMIC_MASKED_FA", .qp_types = RC_ST,
 		.segs = ENG_SEG_RADDR | ENG_SEG_ATOMIC | ENG_SEG_MASKED |
 			ENG_SEG_DATA,
-		.wire_op = ENG_OP_FETCH_ADD, .resp_access = EMU_FW_MKEY_A,
+		.wire_op = EMU_WIRE_OP_FETCH_ADD, .resp_access = EMU_FW_MKEY_A,
 		.req_cqe = MLX5_CQE_REQ, .resp_cqe = -1, .reads = true,
 	},
 };
@@ -103,24 +103,37 @@ const struct eng_opcode_info *eng_opcode(uint8_t mlx5_opcode)
 	return i->name ? i : NULL;
 }
 
-/* The table entry of an IBA operation (the responder's view). */
-const struct eng_opcode_info *eng_opcode_of_wire(uint8_t wire_op)
+/* The operation a packet of a message belongs to (the responder's view):
+ * FIRST and MIDDLE packets name the kind only, the last packet whether it
+ * carries an immediate or an invalidation. */
+const struct eng_opcode_info *eng_opcode_of_wire(uint8_t opcode)
 {
-	static const uint8_t of_wire[] = {
-		[ENG_OP_SEND_ONLY] = MLX5_OPCODE_SEND,
-		[ENG_OP_SEND_ONLY_IMM] = MLX5_OPCODE_SEND_IMM,
-		[ENG_OP_SEND_ONLY_INV] = MLX5_OPCODE_SEND_INVAL,
-		[ENG_OP_WRITE_ONLY] = MLX5_OPCODE_RDMA_WRITE,
-		[ENG_OP_WRITE_ONLY_IMM] = MLX5_OPCODE_RDMA_WRITE_IMM,
-		[ENG_OP_READ_REQ] = MLX5_OPCODE_RDMA_READ,
-		[ENG_OP_CMP_SWAP] = MLX5_OPCODE_ATOMIC_CS,
-		[ENG_OP_FETCH_ADD] = MLX5_OPCODE_ATOMIC_FA,
+	static const uint8_t of_wire[0x18] = {
+		[EMU_WIRE_OP_SEND_FIRST] = MLX5_OPCODE_SEND,
+		[EMU_WIRE_OP_SEND_MIDDLE] = MLX5_OPCODE_SEND,
+		[EMU_WIRE_OP_SEND_LAST] = MLX5_OPCODE_SEND,
+		[EMU_WIRE_OP_SEND_LAST_IMM] = MLX5_OPCODE_SEND_IMM,
+		[EMU_WIRE_OP_SEND_ONLY] = MLX5_OPCODE_SEND,
+		[EMU_WIRE_OP_SEND_ONLY_IMM] = MLX5_OPCODE_SEND_IMM,
+		[EMU_WIRE_OP_SEND_LAST_INV] = MLX5_OPCODE_SEND_INVAL,
+		[EMU_WIRE_OP_SEND_ONLY_INV] = MLX5_OPCODE_SEND_INVAL,
+		[EMU_WIRE_OP_WRITE_FIRST] = MLX5_OPCODE_RDMA_WRITE,
+		[EMU_WIRE_OP_WRITE_MIDDLE] = MLX5_OPCODE_RDMA_WRITE,
+		[EMU_WIRE_OP_WRITE_LAST] = MLX5_OPCODE_RDMA_WRITE,
+		[EMU_WIRE_OP_WRITE_LAST_IMM] = MLX5_OPCODE_RDMA_WRITE_IMM,
+		[EMU_WIRE_OP_WRITE_ONLY] = MLX5_OPCODE_RDMA_WRITE,
+		[EMU_WIRE_OP_WRITE_ONLY_IMM] = MLX5_OPCODE_RDMA_WRITE_IMM,
+		[EMU_WIRE_OP_READ_REQ] = MLX5_OPCODE_RDMA_READ,
+		[EMU_WIRE_OP_CMP_SWAP] = MLX5_OPCODE_ATOMIC_CS,
+		[EMU_WIRE_OP_FETCH_ADD] = MLX5_OPCODE_ATOMIC_FA,
 	};
+	const struct emu_wire_opinfo *wi = emu_wire_opinfo(opcode);
+	uint8_t op = opcode & 0x1f;
 
-	wire_op &= 0x1f;
-	if (wire_op >= sizeof(of_wire) || !of_wire[wire_op])
+	if (!wi || !(wi->flags & EMU_WIRE_F_REQ) || op >= sizeof(of_wire) ||
+	    !of_wire[op])
 		return NULL;
-	return eng_opcode(of_wire[wire_op]);
+	return eng_opcode(of_wire[op]);
 }
 
 unsigned int eng_qp_st_bit(const struct emu_fw_qp *fq)

@@ -43,6 +43,17 @@ static void eng_qp_attach(struct eng *e, struct eng_dev *dev,
 		free(qp);
 		return;
 	}
+	/* The window holds at most what the SQ holds, and 1024 WQEs. */
+	qp->win_cap = 1;
+	while (qp->win_cap < fq->sq.cnt && qp->win_cap < ENG_WIN_MAX)
+		qp->win_cap <<= 1;
+	qp->win = calloc(qp->win_cap, sizeof(*qp->win));
+	if (!qp->win) {
+		emu_fw_obj_put(ref);
+		free(qp);
+		return;
+	}
+	qp->cur_at = qp->rd_at = -1;
 	qp->dev = dev;
 	qp->fq = fq;
 	qp->gen = ~0u;
@@ -55,9 +66,11 @@ static void eng_qp_attach(struct eng *e, struct eng_dev *dev,
 
 static void eng_qp_detach(struct eng_qp *qp)
 {
+	eng_stats_qp(qp);
 	cds_list_del(&qp->node);
 	qp->fq->engine = NULL;
 	emu_fw_obj_put(&qp->fq->obj);
+	free(qp->win);
 	free(qp);
 }
 
@@ -106,9 +119,6 @@ bool eng_qp_refresh(struct eng_qp *qp)
 	if (gen != qp->gen) {
 		emu_fw_qp_get_attr(qp->fq, &qp->attr, &qp->gen);
 		st = emu_fw_qp_state(qp->fq);
-		if (st != qp->state && st == MLX5_QPC_STATE_RTS &&
-		    qp->req == ENG_REQ_ERROR)
-			qp->req = ENG_REQ_IDLE;
 		qp->state = st;
 		qp->rnr_left = qp->attr.rnr_retry;
 		qp->retry_left = qp->attr.retry_count;
@@ -127,7 +137,6 @@ void eng_qp_to_sqe(struct eng_qp *qp)
 		return;
 	}
 	qp->state = MLX5_QPC_STATE_SQER;
-	qp->req = ENG_REQ_ERROR;
 }
 
 void eng_qp_to_err(struct eng_qp *qp)
@@ -136,7 +145,6 @@ void eng_qp_to_err(struct eng_qp *qp)
 	 * raised here once events exist. */
 	emu_fw_qp_set_state(qp->fq, MLX5_QPC_STATE_ERR);
 	qp->state = MLX5_QPC_STATE_ERR;
-	qp->req = ENG_REQ_ERROR;
 }
 
 void eng_count(struct eng_qp *qp, enum emu_fw_q_cnt which)

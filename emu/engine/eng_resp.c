@@ -1,38 +1,51 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * emu/engine/eng_resp.c -- the responder: executes a request packet on its
- * QP and says what goes back.
+ * emu/engine/eng_resp.c -- the responder: executes request packets on its
+ * QP and answers them.
  *
  * A state machine in the style of rxe_resp.c; each check cites the rule
  * it enforces:
  *
  *   CHECK_STATE  the QP receives in RTR, RTS, SQD and SQER (IBA 10.3.1);
- *                elsewhere the packet is dropped silently (C9-?), which a
+ *                elsewhere the packet is dropped silently, which a
  *                reliable requester sees as a lost packet
  *   CHECK_OP     the operation is one the service type carries (IBA
  *                9.8.1); XRC: the XRC SRQ named by XRCETH is of the
- *                target's XRC domain (IBA 14.2.6.3 / C14-?) else NAK
- *                invalid request, and that SRQ's PD, not the target QP's,
- *                guards every rkey and receive lkey of the message (an XRC
- *                target QP has no PD of its own: mlx5_ib gives it an
- *                internal one); UD: the Q_Key matches (C10-?) else drop
- *   CHECK_PSN    RC/XRC: the PSN is the expected one (IBA 9.7.4.1.3) else
- *                NAK sequence error
+ *                target's XRC domain (IBA 14.2.6.3) else NAK invalid
+ *                request, and that SRQ's PD, not the target QP's, guards
+ *                every rkey and receive lkey of the message (an XRC target
+ *                QP has no PD of its own: mlx5_ib gives it an internal
+ *                one); UD: the Q_Key matches (IBA C10-15) else drop
+ *   CHECK_PSN    RC/XRC (IBA 9.7.5.1.1): the expected PSN goes on; a later
+ *                one is a sequence error, NAKed once until the expected
+ *                PSN comes (C9-108); an earlier one is a duplicate (C9-104);
+ *                UC (IBA 9.8.2): a gap ends the message in progress
+ *   CHECK_SEQ    FIRST, MIDDLE, LAST in order (IBA C9-110): RC NAK invalid
+ *                request, UC drop the message
+ *   CHECK_LEN    FIRST and MIDDLE fill the path MTU, LAST and ONLY at most
+ *                that (IBA C9-114); a WRITE's packets add up to its DMA
+ *                length (C9-115) else NAK invalid request
  *   CHECK_RIGHTS the QP enables the remote access (rre/rwe/rae: IBA
  *                10.2.4.3) and the rkey is of the QP's PD with the rights
- *                and bounds (IBA C9-? / 10.6.3.1): NAK remote access
- *                error; an atomic on an address not 8-byte aligned: NAK
- *                invalid request (IBA C9-?)
+ *                and bounds (IBA C9-? / 10.6.3.1): NAK remote access error;
+ *                an atomic on an address not 8-byte aligned: NAK invalid
+ *                request
  *   GET_RWQE     SEND and WRITE with immediate consume a receive WQE; none
  *                posted: RC RNR NAK with the QP's min_rnr_timer (IBA
  *                9.7.5.2.8), UC/UD drop
  *   EXECUTE      copy, read or the atomic, through emu/mem; the message
  *                longer than the receive WQE: local length error at the
- *                responder and NAK invalid request (C9-?); a receive WQE
- *                the PD does not allow: local protection error at the
- *                responder and NAK remote operation error
- *   COMPLETE     the receive CQE (opcode, byte count, immediate, source
- *                QP, UD GRH flags), the ACK, the expected PSN advanced
+ *                responder and NAK invalid request; a receive WQE the PD
+ *                does not allow: local protection error at the responder
+ *                and NAK remote operation error
+ *   COMPLETE     the receive CQE at the message's last packet (opcode,
+ *                byte count, immediate, source QP, UD GRH flags)
+ *   ACK          the expected PSN advances; an ACK when the packet asks
+ *                for one, coalesced with the rest of the batch (IBA
+ *                9.7.5.1.1: one ACK may answer many requests)
+ *   DUPLICATE    SEND/WRITE: acknowledged again; READ: answered again from
+ *                its resource, from the PSN asked; atomic: its saved
+ *                result again, never executed twice (IBA 9.7.5.2.1)
  *   ERROR        responder errors on a reliable QP move it to ERR (IBA
  *                10.3.1, class C errors): outstanding receives flush
  */
@@ -46,11 +59,14 @@ enum eng_resp_state {
 	RESP_CHECK_STATE,
 	RESP_CHECK_OP,
 	RESP_CHECK_PSN,
+	RESP_CHECK_SEQ,
+	RESP_CHECK_LEN,
 	RESP_CHECK_RIGHTS,
 	RESP_GET_RWQE,
 	RESP_EXECUTE,
 	RESP_COMPLETE,
 	RESP_ACK,
+	RESP_DUPLICATE,
 	RESP_NAK,
 	RESP_ERR_LENGTH,
 	RESP_ERR_RWQE_PROT,
@@ -61,20 +77,115 @@ enum eng_resp_state {
 
 struct eng_resp {
 	struct eng_qp *qp;
-	struct eng_pkt *pkt, *ack;
-	const struct eng_opcode_info *oi;
-	bool reliable, ud;
+	struct eng_pkt *pkt;
+	struct eng_resp_msg *m;
+	const struct eng_opcode_info *oi;	/* the message's operation */
+	const struct emu_wire_opinfo *wi;	/* the packet's place */
+	bool reliable, ud, first, last;
 	struct emu_fw_srq *srq;	/* where receives come from, if an SRQ */
 	struct emu_fw_cq *cq;	/* where receives complete */
 	const struct emu_fw_pd *pd;	/* what guards rkeys and receive lkeys */
 	uint32_t uidx;
-	struct eng_rwqe rwqe;
-	bool have_rwqe;
-	uint8_t *target;	/* resolved remote address */
+	uint8_t *target;	/* READ/atomic: the resolved remote address */
 	uint8_t nak;
+	uint32_t nak_psn;
 	uint8_t l3_type;
-	bool answered;
+	bool accepted;
 };
+
+static uint32_t eng_resp_epsn(const struct eng_qp *qp)
+{
+	return atomic_load(&qp->fq->hw.rq_psn) & 0xffffff;
+}
+
+/* ---- answers ---- */
+
+static void eng_resp_answer(struct eng_qp *qp, struct eng_pkt *a, uint8_t op,
+			    uint32_t psn, uint8_t syndrome)
+{
+	ENG_PKT_CLEAR(a);
+	a->opcode = (uint8_t)((qp->fq->st == MLX5_QPC_ST_XRC ? EMU_WIRE_TR_XRC :
+							      EMU_WIRE_TR_RC) | op);
+	a->sqpn = qp->fq->obj.id;
+	a->dqpn = qp->attr.remote_qpn;
+	a->psn = psn & 0xffffff;
+	a->npsn = 1;
+	a->aeth_syndrome = syndrome;
+	a->msn = qp->msn & 0xffffff;
+	eng_fabric_src(qp, &a->addr);
+}
+
+void eng_resp_flush_ack(struct eng_qp *qp)
+{
+	struct eng_pkt a;
+
+	if (!qp->ack_pending)
+		return;
+	qp->ack_pending = false;
+	eng_resp_answer(qp, &a, EMU_WIRE_OP_ACK, qp->ack_psn,
+			ENG_AETH_ACK | ENG_AETH_ACK_CREDITS);
+	eng_fabric_send(qp, &a, 0, 1);
+}
+
+/* An ACK for everything up to psn, sent with the batch's last packet. */
+static void eng_resp_ack_later(struct eng_qp *qp, uint32_t psn)
+{
+	struct eng *e = &eng_g;
+
+	qp->ack_psn = psn & 0xffffff;
+	if (qp->ack_pending)
+		return;
+	qp->ack_pending = true;
+	if (eng_fabric_local(qp))
+		return;		/* delivery flushes it at once */
+	if (e->nacks >= sizeof(e->acks) / sizeof(e->acks[0]))
+		eng_resp_flush_ack(qp);
+	else
+		e->acks[e->nacks++] = qp;
+}
+
+static void eng_resp_send_nak(struct eng_qp *qp, uint8_t syndrome,
+			      uint32_t psn)
+{
+	struct eng_pkt a;
+
+	eng_resp_flush_ack(qp);
+	qp->st.naks_sent++;
+	eng_resp_answer(qp, &a, EMU_WIRE_OP_ACK, psn, syndrome);
+	eng_fabric_send(qp, &a, 0, 1);
+}
+
+/* A READ's data from res, from its PSN @from on.  -EFAULT: the memory
+ * went away. */
+static int eng_resp_send_read(struct eng_qp *qp, const struct eng_rd_res *res,
+			      uint8_t *target, uint32_t from)
+{
+	struct eng_pkt a;
+
+	eng_resp_flush_ack(qp);
+	eng_resp_answer(qp, &a, EMU_WIRE_OP_READ_RESP_ONLY, res->psn,
+			ENG_AETH_ACK | ENG_AETH_ACK_CREDITS);
+	a.npsn = res->npsn;
+	a.pay = ENG_PAY_FRAGS;
+	a.nfrags = res->len ? 1 : 0;
+	a.frags[0].addr = target;
+	a.frags[0].len = res->len;
+	a.len = res->len;
+	return eng_fabric_send(qp, &a, from, res->npsn - from) < 0 ? -EFAULT : 0;
+}
+
+static void eng_resp_send_atomic(struct eng_qp *qp, const struct eng_rd_res *res)
+{
+	struct eng_pkt a;
+
+	eng_resp_flush_ack(qp);
+	eng_resp_answer(qp, &a, EMU_WIRE_OP_ATOMIC_ACK, res->psn,
+			ENG_AETH_ACK | ENG_AETH_ACK_CREDITS);
+	a.orig = res->orig;
+	eng_fabric_send(qp, &a, 0, 1);
+}
+
+/* ---- checks ---- */
 
 static enum eng_resp_state eng_resp_check_state(struct eng_resp *r)
 {
@@ -88,19 +199,29 @@ static enum eng_resp_state eng_resp_check_state(struct eng_resp *r)
 	return RESP_CHECK_OP;
 }
 
+static enum eng_resp_state eng_resp_bad_req(struct eng_resp *r)
+{
+	if (!r->reliable)
+		return RESP_DROP;
+	r->nak = ENG_AETH_NAK_INV_REQ;
+	return RESP_NAK;
+}
+
 static enum eng_resp_state eng_resp_check_op(struct eng_resp *r)
 {
 	struct emu_fw_qp *fq = r->qp->fq;
 	struct eng_pkt *p = r->pkt;
+	uint8_t tr = fq->st == MLX5_QPC_ST_RC ? EMU_WIRE_TR_RC :
+		     fq->st == MLX5_QPC_ST_UC ? EMU_WIRE_TR_UC :
+		     fq->st == MLX5_QPC_ST_UD ? EMU_WIRE_TR_UD : EMU_WIRE_TR_XRC;
 
-	r->oi = eng_opcode_of_wire(p->opcode);
+	r->wi = emu_wire_opinfo(p->opcode);
+	r->oi = r->wi ? eng_opcode_of_wire(p->opcode) : NULL;
 	if (!r->oi || !(r->oi->qp_types & eng_qp_st_bit(fq)) ||
-	    (p->opcode & 0xe0) != (fq->st == MLX5_QPC_ST_RC ? ENG_TR_RC :
-				   fq->st == MLX5_QPC_ST_UC ? ENG_TR_UC :
-				   fq->st == MLX5_QPC_ST_UD ? ENG_TR_UD :
-							      ENG_TR_XRC))
-		return r->reliable ? (r->nak = ENG_AETH_NAK_INV_REQ, RESP_NAK) :
-				     RESP_DROP;
+	    (p->opcode & 0xe0) != tr)
+		return eng_resp_bad_req(r);
+	r->first = r->wi->flags & EMU_WIRE_F_FIRST;
+	r->last = r->wi->flags & EMU_WIRE_F_LAST;
 	r->srq = fq->rq_type == EMU_FW_RQ_SRQ ? atomic_load(&fq->srq) : NULL;
 	r->cq = atomic_load(&fq->cq_rcv);
 	r->uidx = fq->user_index;
@@ -113,6 +234,7 @@ static enum eng_resp_state eng_resp_check_op(struct eng_resp *r)
 		if (!srq || srq->kind != EMU_FW_SRQ_XRC ||
 		    srq->xrcd != fq->xrcd) {
 			r->nak = ENG_AETH_NAK_INV_REQ;
+			r->nak_psn = p->psn;
 			return RESP_NAK;
 		}
 		r->srq = srq;
@@ -123,19 +245,82 @@ static enum eng_resp_state eng_resp_check_op(struct eng_resp *r)
 	/* IBA C10-15: a UD packet whose Q_Key differs is dropped. */
 	if (r->ud && p->qkey != r->qp->attr.q_key)
 		return RESP_DROP;
-	return r->reliable ? RESP_CHECK_PSN : RESP_CHECK_RIGHTS;
+	return r->ud ? RESP_CHECK_LEN : RESP_CHECK_PSN;
 }
 
 static enum eng_resp_state eng_resp_check_psn(struct eng_resp *r)
 {
-	uint32_t expect = atomic_load(&r->qp->fq->hw.rq_psn) & 0xffffff;
+	struct eng_qp *qp = r->qp;
+	struct eng_pkt *p = r->pkt;
+	uint32_t expect = eng_resp_epsn(qp);
+	int32_t d = eng_psn_diff(p->psn, expect);
 
-	if (r->pkt->psn != expect) {
-		eng_count(r->qp, EMU_FW_QCNT_OUT_OF_SEQUENCE);
+	if (!r->reliable) {
+		/* UC: a gap loses the message in progress; a new one may
+		 * start at any PSN (IBA 9.8.2). */
+		if (d) {
+			if (r->m->in_msg)
+				eng_count(qp, EMU_FW_QCNT_OUT_OF_SEQUENCE);
+			r->m->in_msg = false;
+			r->m->offset = 0;
+			if (!r->first) {
+				atomic_store(&qp->fq->hw.rq_psn,
+					     (p->psn + 1) & 0xffffff);
+				return RESP_DROP;
+			}
+		}
+		return RESP_CHECK_SEQ;
+	}
+	if (d > 0) {
+		eng_count(qp, EMU_FW_QCNT_OUT_OF_SEQUENCE);
+		if (qp->nak_sent)
+			return RESP_DROP;
+		qp->nak_sent = true;
 		r->nak = ENG_AETH_NAK_SEQ;
+		r->nak_psn = expect;
 		return RESP_NAK;
 	}
-	return RESP_CHECK_RIGHTS;
+	if (d < 0)
+		return RESP_DUPLICATE;
+	qp->nak_sent = false;
+	return RESP_CHECK_SEQ;
+}
+
+static enum eng_resp_state eng_resp_check_seq(struct eng_resp *r)
+{
+	struct eng_resp_msg *m = r->m;
+	uint16_t kind = r->wi->flags & (EMU_WIRE_F_SEND | EMU_WIRE_F_WRITE);
+
+	if (m->in_msg ? (r->first || kind != m->op) : !r->first) {
+		if (r->reliable)
+			return eng_resp_bad_req(r);
+		/* UC: a FIRST or ONLY starts over, anything else waits. */
+		m->in_msg = false;
+		m->offset = 0;
+		if (!r->first)
+			return RESP_DROP;
+	}
+	return RESP_CHECK_LEN;
+}
+
+static enum eng_resp_state eng_resp_check_len(struct eng_resp *r)
+{
+	struct eng_pkt *p = r->pkt;
+	uint32_t mtu = eng_mtu(r->qp);
+	bool write = r->wi->flags & EMU_WIRE_F_WRITE;
+	uint64_t end;
+
+	/* One wire packet: FIRST/MIDDLE fill the MTU, LAST and ONLY fit. */
+	if (p->npsn == 1 && (r->first && r->last ? p->len > mtu :
+			     r->last ? !p->len || p->len > mtu : p->len != mtu))
+		return eng_resp_bad_req(r);
+	if (!write)
+		return r->first ? RESP_CHECK_RIGHTS : RESP_GET_RWQE;
+	end = (uint64_t)(r->first ? 0 : r->m->offset) + p->len;
+	if (end > (r->first ? p->dma_len : r->m->dma_len) ||
+	    (r->last && end != (r->first ? p->dma_len : r->m->dma_len)))
+		return eng_resp_bad_req(r);
+	return r->first ? RESP_CHECK_RIGHTS : RESP_GET_RWQE;
 }
 
 static enum eng_resp_state eng_resp_check_rights(struct eng_resp *r)
@@ -155,32 +340,45 @@ static enum eng_resp_state eng_resp_check_rights(struct eng_resp *r)
 		on = a->rae;
 	if ((need & EMU_FW_MKEY_A) && (p->va & 7)) {
 		eng_count(r->qp, EMU_FW_QCNT_RESP_REMOTE_INVALID_REQUEST);
-		r->nak = ENG_AETH_NAK_INV_REQ;
-		return RESP_NAK;
+		return eng_resp_bad_req(r);
 	}
 	if (!on || emu_fw_mkey_resolve(r->qp->dev->fw, p->rkey, r->pd,
 				       need, p->va, p->dma_len, &r->target) !=
 			   EMU_FW_MKEY_OK) {
 		eng_count(r->qp, EMU_FW_QCNT_RESP_REMOTE_ACCESS_ERRORS);
+		if (!r->reliable)
+			return RESP_DROP;
 		r->nak = ENG_AETH_NAK_REM_ACCESS;
 		return RESP_NAK;
+	}
+	if (need & EMU_FW_MKEY_RW) {
+		r->m->target = r->target;
+		r->m->dma_len = p->dma_len;
 	}
 	return RESP_GET_RWQE;
 }
 
 static enum eng_resp_state eng_resp_get_rwqe(struct eng_resp *r)
 {
-	if (!r->oi->consumes_rwqe)
+	struct eng_resp_msg *m = r->m;
+	bool send = r->wi->flags & EMU_WIRE_F_SEND;
+
+	/* SEND takes its receive WQE with its first packet, WRITE with
+	 * immediate with its last. */
+	if (!r->oi->consumes_rwqe || m->have_rwqe ||
+	    (send ? !r->first : !r->last))
 		return RESP_EXECUTE;
-	switch (eng_recv_take(r->qp, r->srq, &r->rwqe)) {
+	switch (eng_recv_take(r->qp, r->srq, &m->rwqe)) {
 	case ENG_RECV_OK:
-		r->have_rwqe = true;
+		m->have_rwqe = true;
+		m->srq = r->srq;
 		return RESP_EXECUTE;
 	case ENG_RECV_NONE:
 		eng_count(r->qp, EMU_FW_QCNT_OUT_OF_BUFFER);
 		if (!r->reliable)
 			return RESP_DROP;
 		r->nak = (uint8_t)(ENG_AETH_RNR | (r->qp->attr.min_rnr_nak & 0x1f));
+		r->nak_psn = r->pkt->psn;
 		return RESP_NAK;
 	default:
 		return RESP_ERR_RWQE_PROT;
@@ -190,18 +388,19 @@ static enum eng_resp_state eng_resp_get_rwqe(struct eng_resp *r)
 /* UD: the 40 bytes before the payload hold the GRH (eng_grh.c). */
 static bool eng_resp_write_grh(struct eng_resp *r)
 {
+	struct eng_rwqe *w = &r->m->rwqe;
 	uint8_t grh[40], *host;
 	uint32_t left = sizeof(grh), done = 0;
 
 	eng_grh_build(r->pkt, grh, &r->l3_type);
-	for (unsigned int i = 0; i < r->rwqe.nsge && left; i++) {
-		uint32_t n = r->rwqe.sge[i].len < left ? r->rwqe.sge[i].len : left;
+	for (unsigned int i = 0; i < w->nsge && left; i++) {
+		uint32_t n = w->sge[i].len < left ? w->sge[i].len : left;
 
 		if (!n)
 			continue;
-		if (emu_fw_mkey_resolve(r->qp->dev->fw, r->rwqe.sge[i].lkey,
+		if (emu_fw_mkey_resolve(r->qp->dev->fw, w->sge[i].lkey,
 					r->pd, EMU_FW_MKEY_LW,
-					r->rwqe.sge[i].addr, n, &host) !=
+					w->sge[i].addr, n, &host) !=
 			    EMU_FW_MKEY_OK ||
 		    emu_mem_write(host, grh + done, n))
 			return false;
@@ -211,83 +410,129 @@ static bool eng_resp_write_grh(struct eng_resp *r)
 	return true;
 }
 
+/* A resource for a READ or atomic, kept for duplicates. */
+static struct eng_rd_res *eng_resp_res_new(struct eng_qp *qp)
+{
+	unsigned int n = 1u << qp->attr.log_rra_max;
+	struct eng_rd_res *res;
+
+	if (n > ENG_RD_RES_MAX)
+		n = ENG_RD_RES_MAX;
+	res = &qp->res[qp->res_next % n];
+	qp->res_next = (qp->res_next + 1) % n;
+	memset(res, 0, sizeof(*res));
+	res->valid = true;
+	return res;
+}
+
 /* Atomics in place, in host byte order (atomic_req_8B_endianness_mode 1:
  * the responder's memory holds a native 64-bit value). */
-static bool eng_resp_atomic(struct eng_resp *r)
+static enum eng_resp_state eng_resp_atomic(struct eng_resp *r)
 {
-	struct eng_pkt *p = r->pkt, *a = r->ack;
+	struct eng_pkt *p = r->pkt;
+	struct eng_rd_res *res;
 	uint64_t old;
 
-	if ((p->opcode & 0x1f) == ENG_OP_CMP_SWAP) {
+	if ((p->opcode & 0x1f) == EMU_WIRE_OP_CMP_SWAP) {
 		old = p->compare;
 		if (emu_mem_cas64(r->target, &old, p->swap_add))
-			return false;
+			goto fault;
 	} else if (emu_mem_fadd64(r->target, p->swap_add, &old)) {
-		return false;
+		goto fault;
 	}
-	memcpy(a->inl, &old, 8);
-	a->pay = ENG_PAY_BUF;
-	a->buf = a->inl;
-	a->len = 8;
 	eng_count(r->qp, EMU_FW_QCNT_RX_ATOMIC_REQUESTS);
-	return true;
+	res = eng_resp_res_new(r->qp);
+	res->atomic = true;
+	res->psn = p->psn;
+	res->npsn = 1;
+	res->orig = old;
+	eng_resp_send_atomic(r->qp, res);
+	return RESP_ACK;
+fault:
+	r->nak = ENG_AETH_NAK_REM_ACCESS;
+	return RESP_NAK;
+}
+
+static enum eng_resp_state eng_resp_read(struct eng_resp *r)
+{
+	struct eng_pkt *p = r->pkt;
+	struct eng_rd_res *res = eng_resp_res_new(r->qp);
+
+	eng_count(r->qp, EMU_FW_QCNT_RX_READ_REQUESTS);
+	res->psn = p->psn;
+	res->npsn = eng_npsn(r->qp, p->dma_len);
+	res->va = p->va;
+	res->rkey = p->rkey;
+	res->len = p->dma_len;
+	/* The request stands for the PSNs of its responses (IBA 9.7.1). */
+	p->npsn = res->npsn;
+	if (eng_resp_send_read(r->qp, res, r->target, 0)) {
+		r->nak = ENG_AETH_NAK_REM_ACCESS;
+		return RESP_NAK;
+	}
+	return RESP_ACK;
 }
 
 static enum eng_resp_state eng_resp_execute(struct eng_resp *r)
 {
-	struct eng_pkt *p = r->pkt, *a = r->ack;
+	struct eng_pkt *p = r->pkt;
+	struct eng_resp_msg *m = r->m;
 	bool src_fault = false;
 	enum eng_mr_res mr;
 
-	switch (p->opcode & 0x1f) {
-	case ENG_OP_READ_REQ:
-		a->pay = ENG_PAY_FRAGS;
-		a->nfrags = p->dma_len ? 1 : 0;
-		a->frags[0].addr = r->target;
-		a->frags[0].len = p->dma_len;
-		a->len = p->dma_len;
-		eng_count(r->qp, EMU_FW_QCNT_RX_READ_REQUESTS);
-		return RESP_ACK;
-	case ENG_OP_CMP_SWAP:
-	case ENG_OP_FETCH_ADD:
-		if (!eng_resp_atomic(r)) {
+	if (r->wi->flags & EMU_WIRE_F_READ)
+		return eng_resp_read(r);
+	if (r->wi->flags & EMU_WIRE_F_ATOMIC)
+		return eng_resp_atomic(r);
+	if (r->wi->flags & EMU_WIRE_F_WRITE) {
+		if (r->first) {
+			m->offset = 0;
+			eng_count(r->qp, EMU_FW_QCNT_RX_WRITE_REQUESTS);
+		}
+		if (p->len && eng_mr_copy_payload(m->target + m->offset, p,
+						  &src_fault)) {
+			if (src_fault)
+				return RESP_ERR_SRC_FAULT;
+			if (!r->reliable)
+				return RESP_DROP;
 			r->nak = ENG_AETH_NAK_REM_ACCESS;
 			return RESP_NAK;
 		}
-		return RESP_ACK;
-	case ENG_OP_WRITE_ONLY:
-	case ENG_OP_WRITE_ONLY_IMM:
-		eng_count(r->qp, EMU_FW_QCNT_RX_WRITE_REQUESTS);
-		if (eng_mr_copy_payload(r->target, p, &src_fault))
-			return src_fault ? RESP_ERR_SRC_FAULT :
-			       (r->nak = ENG_AETH_NAK_REM_ACCESS, RESP_NAK);
-		return r->have_rwqe ? RESP_COMPLETE : RESP_ACK;
-	default:		/* SEND */
-		if (r->ud && !eng_resp_write_grh(r))
-			return RESP_ERR_RWQE_PROT;
-		mr = eng_mr_scatter(r->qp->dev->fw, r->pd, r->rwqe.sge,
-				    r->rwqe.nsge, r->ud ? 40 : 0, p, &src_fault);
+	} else {			/* SEND */
+		if (r->first) {
+			m->offset = 0;
+			if (r->ud && !eng_resp_write_grh(r))
+				return RESP_ERR_RWQE_PROT;
+		}
+		mr = eng_mr_scatter(r->qp->dev->fw, r->pd, m->rwqe.sge,
+				    m->rwqe.nsge, (r->ud ? 40 : 0) + m->offset, p,
+				    &src_fault);
 		if (mr == ENG_MR_LEN)
 			return RESP_ERR_LENGTH;
 		if (mr == ENG_MR_FAULT && src_fault)
 			return RESP_ERR_SRC_FAULT;
 		if (mr != ENG_MR_OK)
 			return RESP_ERR_RWQE_PROT;
-		return RESP_COMPLETE;
 	}
+	m->offset += p->len;
+	m->op = r->wi->flags & (EMU_WIRE_F_SEND | EMU_WIRE_F_WRITE);
+	m->in_msg = !r->last;
+	return r->last && m->have_rwqe ? RESP_COMPLETE : RESP_ACK;
 }
 
 static void eng_resp_cqe(struct eng_resp *r)
 {
 	struct eng_pkt *p = r->pkt;
+	struct eng_resp_msg *m = r->m;
 	struct eng_cqe c = { 0 };
 
+	m->have_rwqe = false;
 	if (!r->cq)
 		return;
 	c.opcode = (uint8_t)r->oi->resp_cqe;
 	c.qpn = r->qp->fq->obj.id;
-	c.wqe_counter = r->rwqe.idx;
-	c.byte_cnt = p->len + (r->ud ? 40 : 0);
+	c.wqe_counter = m->rwqe.idx;
+	c.byte_cnt = m->offset + (r->ud ? 40 : 0);
 	c.srqn_uidx = r->uidx;
 	if (p->has_imm)
 		c.imm_inval_pkey = p->imm;
@@ -310,8 +555,10 @@ static void eng_resp_err_cqe(struct eng_resp *r, enum eng_synd_id id)
 	const struct eng_synd *sy = eng_synd(id);
 
 	eng_count(r->qp, EMU_FW_QCNT_RESP_CQE_ERROR);
+	r->m->have_rwqe = false;
+	r->m->in_msg = false;
 	if (r->cq)
-		eng_cqe_error(r->cq, r->qp->fq->obj.id, r->uidx, r->rwqe.idx,
+		eng_cqe_error(r->cq, r->qp->fq->obj.id, r->uidx, r->m->rwqe.idx,
 			      0, true, sy->syndrome, sy->vendor);
 }
 
@@ -321,17 +568,59 @@ static void eng_resp_to_err(struct eng_resp *r)
 		eng_qp_to_err(r->qp);
 }
 
-bool eng_resp_rcv(struct eng_qp *qp, struct eng_pkt *pkt,
-		  struct eng_pkt *ack)
+/* A request seen before (IBA 9.7.5.2.1). */
+static enum eng_resp_state eng_resp_duplicate(struct eng_resp *r)
+{
+	struct eng_qp *qp = r->qp;
+	struct eng_pkt *p = r->pkt;
+	const struct emu_wire_opinfo *wi = emu_wire_opinfo(p->opcode);
+
+	eng_count(qp, EMU_FW_QCNT_DUPLICATE_REQUEST);
+	qp->st.duplicates++;
+	if (!wi || !(wi->flags & (EMU_WIRE_F_READ | EMU_WIRE_F_ATOMIC))) {
+		/* Everything before the expected PSN was done: say so. */
+		eng_resp_ack_later(qp, eng_resp_epsn(qp) - 1);
+		return RESP_DONE;
+	}
+	for (unsigned int i = 0; i < ENG_RD_RES_MAX; i++) {
+		struct eng_rd_res *res = &qp->res[i];
+		int32_t in = eng_psn_diff(p->psn, res->psn);
+		uint8_t *target;
+
+		if (!res->valid || in < 0 || in >= (int32_t)res->npsn ||
+		    res->atomic != !!(wi->flags & EMU_WIRE_F_ATOMIC))
+			continue;
+		if (res->atomic) {
+			if (!in)
+				eng_resp_send_atomic(qp, res);
+			return RESP_DONE;
+		}
+		/* The data again, through the rkey as it is now. */
+		if (res->len && emu_fw_mkey_resolve(qp->dev->fw, res->rkey,
+						    r->pd, EMU_FW_MKEY_RR,
+						    res->va, res->len, &target) !=
+				    EMU_FW_MKEY_OK)
+			return RESP_DROP;
+		if (!res->len)
+			target = NULL;
+		eng_resp_send_read(qp, res, target, (uint32_t)in);
+		return RESP_DONE;
+	}
+	return RESP_DROP;	/* older than the resources remember */
+}
+
+bool eng_resp_rcv(struct eng_qp *qp, struct eng_pkt *pkt)
 {
 	struct eng_resp r = {
-		.qp = qp, .pkt = pkt, .ack = ack,
+		.qp = qp, .pkt = pkt, .m = &qp->rmsg,
 		.reliable = qp->fq->st == MLX5_QPC_ST_RC ||
 			    qp->fq->st == MLX5_QPC_ST_XRC,
 		.ud = qp->fq->st == MLX5_QPC_ST_UD,
 	};
 	enum eng_resp_state s = RESP_CHECK_STATE;
 
+	qp->st.rx_pkts++;
+	r.nak_psn = pkt->psn;
 	while (s != RESP_DONE) {
 		switch (s) {
 		case RESP_CHECK_STATE:
@@ -342,6 +631,12 @@ bool eng_resp_rcv(struct eng_qp *qp, struct eng_pkt *pkt,
 			break;
 		case RESP_CHECK_PSN:
 			s = eng_resp_check_psn(&r);
+			break;
+		case RESP_CHECK_SEQ:
+			s = eng_resp_check_seq(&r);
+			break;
+		case RESP_CHECK_LEN:
+			s = eng_resp_check_len(&r);
 			break;
 		case RESP_CHECK_RIGHTS:
 			s = eng_resp_check_rights(&r);
@@ -357,22 +652,35 @@ bool eng_resp_rcv(struct eng_qp *qp, struct eng_pkt *pkt,
 			s = RESP_ACK;
 			break;
 		case RESP_ACK:
-			if (r.reliable)
-				atomic_fetch_add(&qp->fq->hw.rq_psn, pkt->npsn);
-			ack->aeth_syndrome = ENG_AETH_ACK;
-			ack->msn = ++qp->msn;
-			r.answered = r.reliable;
+			r.accepted = true;
+			if (!r.reliable && !r.ud)
+				atomic_store(&qp->fq->hw.rq_psn,
+					     (pkt->psn + pkt->npsn) & 0xffffff);
+			if (!r.reliable) {
+				s = RESP_DONE;
+				break;
+			}
+			atomic_store(&qp->fq->hw.rq_psn,
+				     (pkt->psn + pkt->npsn) & 0xffffff);
+			if (r.last)
+				qp->msn++;
+			/* READ and atomic answers went already. */
+			if (!(r.wi->flags & (EMU_WIRE_F_READ | EMU_WIRE_F_ATOMIC)) &&
+			    (pkt->ackreq || r.last))
+				eng_resp_ack_later(qp, pkt->psn + pkt->npsn - 1);
 			s = RESP_DONE;
 			break;
+		case RESP_DUPLICATE:
+			s = eng_resp_duplicate(&r);
+			break;
 		case RESP_NAK:
-			ack->aeth_syndrome = r.nak;
-			ack->pay = ENG_PAY_NONE;
-			ack->len = 0;
-			r.answered = r.reliable;
+			if (r.reliable)
+				eng_resp_send_nak(qp, r.nak, r.nak_psn);
 			/* Class C responder errors end the QP (IBA 10.3.1);
 			 * RNR and sequence NAKs do not. */
 			if (r.nak == ENG_AETH_NAK_REM_ACCESS ||
-			    r.nak == ENG_AETH_NAK_INV_REQ)
+			    r.nak == ENG_AETH_NAK_INV_REQ ||
+			    r.nak == ENG_AETH_NAK_REM_OP)
 				eng_resp_to_err(&r);
 			s = RESP_DONE;
 			break;
@@ -384,30 +692,35 @@ bool eng_resp_rcv(struct eng_qp *qp, struct eng_pkt *pkt,
 			break;
 		case RESP_ERR_RWQE_PROT:
 			eng_count(qp, EMU_FW_QCNT_RESP_LOCAL_PROTECTION);
-			if (r.have_rwqe)
+			if (r.m->have_rwqe)
 				eng_resp_err_cqe(&r, ENG_SYND_LOCAL_PROT);
-			eng_resp_to_err(&r);
 			r.nak = ENG_AETH_NAK_REM_OP;
-			ack->aeth_syndrome = r.nak;
-			r.answered = r.reliable;
+			if (r.reliable) {
+				s = RESP_NAK;
+				break;
+			}
+			eng_resp_to_err(&r);
 			s = RESP_DONE;
 			break;
 		case RESP_ERR_SRC_FAULT:
-			/* The sender's memory is gone: its error, not ours.
-			 * A receive WQE taken goes back (nothing completes). */
-			if (r.have_rwqe)
-				eng_recv_untake(qp, &r.rwqe);
-			ack->src_fault = true;
-			r.answered = true;
+			/* In process, the sender's memory is gone: its error,
+			 * not ours.  A receive WQE taken for the message goes
+			 * back (nothing completes); the sender sees it when the
+			 * delivery returns. */
+			if (r.m->have_rwqe && r.first) {
+				eng_recv_untake(qp, &r.m->rwqe);
+				r.m->have_rwqe = false;
+			}
+			r.m->in_msg = false;
+			pkt->src_fault = true;
 			s = RESP_DONE;
 			break;
 		case RESP_DROP:
 		default:
-			r.answered = false;
+			qp->st.dropped++;
 			s = RESP_DONE;
 			break;
 		}
 	}
-	/* Unreliable senders learn of a fault in their own memory too. */
-	return r.answered || ack->src_fault;
+	return r.accepted;
 }

@@ -69,6 +69,21 @@ typedef void (*emu_fault_observer_fn)(void *arg,
 				      const struct emu_fault_event *ev);
 void emu_fault_set_observer(emu_fault_observer_fn fn, void *arg);
 
+/*
+ * Wire rules: what the rules do to a frame -- 0 (nothing),
+ * MLX5EMU_FAULT_DROP, _DUPLICATE, _REORDER, _CORRUPT, or _DELAY with the
+ * sum of the delays that fired in *delay_us.  Counts matches and
+ * injections as the command hook does.  emu_fault_wire_active() is the
+ * cheap test (any wire rule at all).
+ */
+bool emu_fault_wire_active(void);
+uint32_t emu_fault_frame_verdict(const struct emu_fault_frame *frame,
+				 uint32_t *delay_us);
+
+struct emu_wire_port;
+/* Installs the wire rules' frame filter on a port (fault_wire.c). */
+void emu_fault_wire_attach(struct emu_wire_port *port);
+
 /* The engine behind the public API (fault_api.c adds the last error). */
 int emu_fault_add_rule(const struct mlx5emu_fault_rule *rule, char *err,
 		       size_t errlen);

@@ -52,6 +52,7 @@ static char fault_tsan_sync;
 
 struct fault_rule {
 	int id;
+	bool wire;			/* acts on frames, not commands */
 	struct mlx5emu_fault_rule spec;
 	uint8_t status;			/* FAIL: resolved answer */
 	uint32_t syndrome;
@@ -79,6 +80,7 @@ static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
  */
 static struct fault_set *_Atomic fault_rules;		/* NULL: none */
 static atomic_int fault_nrules;				/* fast path */
+static atomic_int fault_nwire;				/* of them wire rules */
 static struct fault_observer *_Atomic fault_obs;
 static int fault_next_id = 1;			/* under fault_lock */
 static bool fault_config_done;			/* under fault_lock */
@@ -135,9 +137,14 @@ static void fault_publish_locked(struct fault_set *set)
 {
 	struct fault_set *old = fault_set_locked();
 
+	int nwire = 0;
+
+	for (int i = 0; set && i < set->n; i++)
+		nwire += set->rule[i]->wire;
 	atomic_store_explicit(&fault_rules, set, memory_order_release);
 	atomic_store_explicit(&fault_nrules, set ? set->n : 0,
 			      memory_order_release);
+	atomic_store_explicit(&fault_nwire, nwire, memory_order_release);
 	if (old) {
 		fault_grace_period();
 		free(old);
@@ -173,6 +180,7 @@ static int fault_add_locked(const struct mlx5emu_fault_rule *spec,
 		return -ENOMEM;
 	}
 	r->spec = *spec;
+	r->wire = emu_fault_rule_is_wire(spec);
 	emu_fault_rule_result(spec, &r->status, &r->syndrome);
 	r->seed = (spec->flags & MLX5EMU_FAULT_F_SEED) ? spec->seed :
 		atomic_load_explicit(&fault_seed_value, memory_order_relaxed);
@@ -499,7 +507,7 @@ bool emu_fault_pre_cmd(void *arg, const void *in, size_t inlen,
 		struct fault_rule *r = set->rule[i];
 		uint64_t k, inj;
 
-		if (!emu_fault_matches(&r->spec, &cmd))
+		if (r->wire || !emu_fault_matches(&r->spec, &cmd))
 			continue;
 		k = atomic_fetch_add_explicit(&r->matches, 1,
 					      memory_order_relaxed) + 1;
@@ -535,6 +543,46 @@ bool emu_fault_pre_cmd(void *arg, const void *in, size_t inlen,
 	if (delay)
 		fault_sleep_ms(delay);
 	return failed;
+}
+
+bool emu_fault_wire_active(void)
+{
+	return atomic_load_explicit(&fault_nwire, memory_order_acquire) > 0;
+}
+
+uint32_t emu_fault_frame_verdict(const struct emu_fault_frame *f,
+				 uint32_t *delay_us)
+{
+	uint32_t action = 0;
+	struct fault_set *set;
+
+	*delay_us = 0;
+	if (!emu_fault_wire_active())
+		return 0;
+	rcu_read_lock();
+	set = atomic_load_explicit(&fault_rules, memory_order_acquire);
+	for (int i = 0; set && i < set->n && !action; i++) {
+		struct fault_rule *r = set->rule[i];
+		uint64_t k;
+
+		if (!r->wire || !emu_fault_frame_matches(&r->spec, f))
+			continue;
+		k = atomic_fetch_add_explicit(&r->matches, 1,
+					      memory_order_relaxed) + 1;
+		if (!emu_fault_fires(&r->spec, k, r->seed) || !fault_take(r))
+			continue;
+		/* Delays add up; the first other action that fires wins. */
+		if (r->spec.action == MLX5EMU_FAULT_DELAY)
+			*delay_us += r->spec.delay_us ? r->spec.delay_us :
+							r->spec.delay_ms * 1000u;
+		else
+			action = r->spec.action;
+	}
+	FAULT_TSAN_RELEASE();
+	rcu_read_unlock();
+	if (!action && *delay_us)
+		action = MLX5EMU_FAULT_DELAY;
+	return action;
 }
 
 /* One hooks struct per device index (arg: the index), never written. */

@@ -39,6 +39,38 @@ bool emu_fault_matches(const struct mlx5emu_fault_rule *r,
 	return true;
 }
 
+bool emu_fault_frame_matches(const struct mlx5emu_fault_rule *r,
+			     const struct emu_fault_frame *f)
+{
+	uint32_t m = r->match;
+	bool rx = (m & MLX5EMU_FAULT_MATCH_DIR) && r->dir == MLX5EMU_FAULT_DIR_RX;
+
+	if (f->rx != rx)	/* without dir=, frames as they are sent */
+		return false;
+	if ((m & MLX5EMU_FAULT_MATCH_DEV) && (f->dev < 0 ||
+					      (uint32_t)f->dev != r->dev))
+		return false;
+	if ((m & MLX5EMU_FAULT_MATCH_PORT) && f->port != r->port)
+		return false;
+	if (!(m & (MLX5EMU_FAULT_MATCH_QPN | MLX5EMU_FAULT_MATCH_BTH |
+		   MLX5EMU_FAULT_MATCH_PSN)))
+		return true;
+	if (!f->roce)
+		return false;
+	if ((m & MLX5EMU_FAULT_MATCH_QPN) && f->qpn != r->qpn)
+		return false;
+	if ((m & MLX5EMU_FAULT_MATCH_BTH) && f->opcode != r->bth_opcode)
+		return false;
+	if (m & MLX5EMU_FAULT_MATCH_PSN) {
+		/* A range that wraps at 2^24 runs through 0. */
+		if (r->psn_first <= r->psn_last ?
+		    f->psn < r->psn_first || f->psn > r->psn_last :
+		    f->psn < r->psn_first && f->psn > r->psn_last)
+			return false;
+	}
+	return true;
+}
+
 /* splitmix64's output function (Steele, Lea, Flood 2014). */
 static uint64_t mix64(uint64_t x)
 {

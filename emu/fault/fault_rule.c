@@ -33,10 +33,7 @@ static double pow10_exact(int e)
 	return v;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int emu_fault_errf(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -251,6 +248,7 @@ enum fault_key {
 	K_OPCODE, K_OP_MOD, K_OBJ_TYPE, K_CLASS, K_UID, K_DEV,
 	K_STATUS, K_SYNDROME, K_MS,
 	K_NTH, K_EVERY, K_PROB, K_SEED, K_LIMIT,
+	K_PORT, K_QP, K_BTH, K_PSN, K_DIR, K_US,	/* frames */
 	K_COUNT
 };
 
@@ -258,10 +256,12 @@ static const char *const key_names[K_COUNT] = {
 	"opcode", "op_mod", "obj_type", "class", "uid", "dev",
 	"status", "syndrome", "ms",
 	"nth", "every", "prob", "seed", "limit",
+	"port", "qp", "bth", "psn", "dir", "us",
 };
 
 #define KEY_LIST "opcode, op_mod, obj_type, class, uid, dev, status, " \
-	"syndrome, ms, nth, every, prob, seed or limit"
+	"syndrome, ms, nth, every, prob, seed, limit, port, qp, bth, psn, " \
+	"dir or us"
 
 static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		       const char *v, char *err, size_t errlen)
@@ -278,7 +278,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		} else if (!emu_text_parse_u64(v, 0xffff, &n)) {
 			r->opcode = (uint16_t)n;
 		} else {
-			return fail(err, errlen, "bad opcode \"%s\": expected a "
+			return emu_fault_errf(err, errlen, "bad opcode \"%s\": expected a "
 				    "command name such as CREATE_CQ, or a number "
 				    "from 0 to 0xffff", v);
 		}
@@ -286,7 +286,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		return 0;
 	case K_OP_MOD:
 		if (emu_text_parse_u64(v, 0xffff, &n))
-			return fail(err, errlen, "bad op_mod \"%s\": expected a "
+			return emu_fault_errf(err, errlen, "bad op_mod \"%s\": expected a "
 				    "number from 0 to 0xffff", v);
 		r->op_mod = (uint16_t)n;
 		r->match |= MLX5EMU_FAULT_MATCH_OP_MOD;
@@ -300,7 +300,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 				return 0;
 			}
 		if (emu_text_parse_u64(v, 0xffff, &n))
-			return fail(err, errlen, "bad obj_type \"%s\": expected a "
+			return emu_fault_errf(err, errlen, "bad obj_type \"%s\": expected a "
 				    "general object type such as FLOW_METER_ASO, "
 				    "or a number from 0 to 0xffff", v);
 		r->obj_type = (uint16_t)n;
@@ -313,7 +313,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 				r->match |= MLX5EMU_FAULT_MATCH_CLASS;
 				return 0;
 			}
-		return fail(err, errlen, "bad class \"%s\": expected general, "
+		return emu_fault_errf(err, errlen, "bad class \"%s\": expected general, "
 			    "create, modify, query or destroy", v);
 	case K_UID:
 		if (emu_text_eq_nocase(v, "kernel")) {
@@ -325,7 +325,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 			r->uid = (uint16_t)n;
 			r->match |= MLX5EMU_FAULT_MATCH_UID;
 		} else {
-			return fail(err, errlen, "bad uid \"%s\": expected kernel, "
+			return emu_fault_errf(err, errlen, "bad uid \"%s\": expected kernel, "
 				    "user, or a number from 0 to 0xffff", v);
 		}
 		return 0;
@@ -336,7 +336,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		for (const char *c = num; *c; c++)
 			dec &= *c >= '0' && *c <= '9';
 		if (!dec || emu_text_parse_u64(num, EMU_MAX_DEVICES - 1, &n))
-			return fail(err, errlen, "bad dev \"%s\": expected a "
+			return emu_fault_errf(err, errlen, "bad dev \"%s\": expected a "
 				    "device index from 0 to %d, or its name "
 				    "mlx5_0 to mlx5_%d", v, EMU_MAX_DEVICES - 1,
 				    EMU_MAX_DEVICES - 1);
@@ -347,14 +347,14 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 	case K_STATUS:
 		if (status_by_name(v, &st)) {
 			if (emu_text_parse_u64(v, 0xff, &n))
-				return fail(err, errlen, "bad status \"%s\": "
+				return emu_fault_errf(err, errlen, "bad status \"%s\": "
 					    "expected a status name such as "
 					    "BAD_PARAM, or a number from 1 to 255",
 					    v);
 			st = (uint8_t)n;
 		}
 		if (st == MLX5_CMD_STAT_OK)
-			return fail(err, errlen, "bad status \"%s\": status 0 "
+			return emu_fault_errf(err, errlen, "bad status \"%s\": status 0 "
 				    "(OK) is not a failure", v);
 		r->status = st;
 		return 0;
@@ -368,12 +368,12 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 			r->syndrome = (uint32_t)n;
 			return 0;
 		}
-		return fail(err, errlen, "bad syndrome \"%s\": expected a name "
+		return emu_fault_errf(err, errlen, "bad syndrome \"%s\": expected a name "
 			    "from the syndrome table such as CQ_IN_USE, or a "
 			    "number from 1 to 0xffffffff", v);
 	case K_MS:
 		if (emu_text_parse_u64(v, EMU_FAULT_MAX_DELAY_MS, &n) || !n)
-			return fail(err, errlen, "bad ms \"%s\": expected "
+			return emu_fault_errf(err, errlen, "bad ms \"%s\": expected "
 				    "milliseconds from 1 to %d", v,
 				    EMU_FAULT_MAX_DELAY_MS);
 		r->delay_ms = (uint32_t)n;
@@ -382,7 +382,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 	case K_EVERY:
 	case K_LIMIT:
 		if (emu_text_parse_u64(v, UINT64_MAX, &n) || !n)
-			return fail(err, errlen, "bad %s \"%s\": expected a "
+			return emu_fault_errf(err, errlen, "bad %s \"%s\": expected a "
 				    "positive integer", key_names[k], v);
 		if (k == K_LIMIT) {
 			r->limit = n;
@@ -396,7 +396,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		double p;
 
 		if (parse_prob(v, &p) || !(p > 0.0) || p > 1.0)
-			return fail(err, errlen, "bad prob \"%s\": expected a "
+			return emu_fault_errf(err, errlen, "bad prob \"%s\": expected a "
 				    "probability above 0 and at most 1, such as "
 				    "0.25 or 25%%", v);
 		r->probability = p;
@@ -405,13 +405,13 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 	}
 	case K_SEED:
 		if (emu_text_parse_u64(v, UINT64_MAX, &n))
-			return fail(err, errlen, "bad seed \"%s\": expected a "
+			return emu_fault_errf(err, errlen, "bad seed \"%s\": expected a "
 				    "number from 0 to 18446744073709551615", v);
 		r->seed = n;
 		r->flags |= MLX5EMU_FAULT_F_SEED;
 		return 0;
 	default:
-		return -EINVAL;
+		return emu_fault_wire_key(r, key_names[k], v, err, errlen);
 	}
 }
 
@@ -440,7 +440,7 @@ int emu_fault_parse(const char *text, struct mlx5emu_fault_rule *rule,
 			p++;
 		len = (size_t)(p - start);
 		if (len >= sizeof(tok))
-			return fail(err, errlen, "term \"%.40s...\" is too long",
+			return emu_fault_errf(err, errlen, "term \"%.40s...\" is too long",
 				    start);
 		memcpy(tok, start, len);
 		tok[len] = '\0';
@@ -451,40 +451,49 @@ int emu_fault_parse(const char *text, struct mlx5emu_fault_rule *rule,
 				r.action = MLX5EMU_FAULT_FAIL;
 			else if (emu_text_eq_nocase(tok, "delay"))
 				r.action = MLX5EMU_FAULT_DELAY;
+			else if (emu_text_eq_nocase(tok, "drop"))
+				r.action = MLX5EMU_FAULT_DROP;
+			else if (emu_text_eq_nocase(tok, "duplicate"))
+				r.action = MLX5EMU_FAULT_DUPLICATE;
+			else if (emu_text_eq_nocase(tok, "reorder"))
+				r.action = MLX5EMU_FAULT_REORDER;
+			else if (emu_text_eq_nocase(tok, "corrupt"))
+				r.action = MLX5EMU_FAULT_CORRUPT;
 			else
-				return fail(err, errlen, "unknown action \"%s\"; "
-					    "a rule starts with fail or delay",
-					    tok);
+				return emu_fault_errf(err, errlen, "unknown action \"%s\"; "
+					    "a rule starts with fail, delay, drop, "
+					    "duplicate, reorder or corrupt", tok);
 			continue;
 		}
 		eq = strchr(tok, '=');
 		if (!eq)
-			return fail(err, errlen, "\"%s\" is not a key=value term",
+			return emu_fault_errf(err, errlen, "\"%s\" is not a key=value term",
 				    tok);
 		tok[eq - tok] = '\0';
 		for (k = 0; k < K_COUNT; k++)
 			if (emu_text_eq_nocase(tok, key_names[k]))
 				break;
 		if (k == K_COUNT)
-			return fail(err, errlen, "unknown key \"%s\"; expected "
+			return emu_fault_errf(err, errlen, "unknown key \"%s\"; expected "
 				    KEY_LIST, tok);
 		if (seen & (1u << k))
-			return fail(err, errlen, "key %s given twice",
+			return emu_fault_errf(err, errlen, "key %s given twice",
 				    key_names[k]);
 		seen |= 1u << k;
 		if (!eq[1])
-			return fail(err, errlen, "key %s has no value",
+			return emu_fault_errf(err, errlen, "key %s has no value",
 				    key_names[k]);
 		ret = parse_value(&r, (enum fault_key)k, eq + 1, err, errlen);
 		if (ret)
 			return ret;
 	}
 	if (first)
-		return fail(err, errlen, "empty rule; expected fail or delay "
+		return emu_fault_errf(err, errlen, "empty rule; expected an action "
+			    "(fail, delay, drop, duplicate, reorder, corrupt) "
 			    "followed by key=value terms");
 	if (__builtin_popcount(seen & ((1u << K_NTH) | (1u << K_EVERY) |
 				       (1u << K_PROB))) > 1)
-		return fail(err, errlen, "nth, every and prob exclude each other");
+		return emu_fault_errf(err, errlen, "nth, every and prob exclude each other");
 	ret = emu_fault_rule_check(&r, err, errlen);
 	if (ret)
 		return ret;
@@ -499,22 +508,26 @@ int emu_fault_rule_check(const struct mlx5emu_fault_rule *r, char *err,
 	const uint32_t known = MLX5EMU_FAULT_MATCH_OPCODE |
 		MLX5EMU_FAULT_MATCH_OP_MOD | MLX5EMU_FAULT_MATCH_OBJ_TYPE |
 		MLX5EMU_FAULT_MATCH_CLASS | MLX5EMU_FAULT_MATCH_UID |
-		MLX5EMU_FAULT_MATCH_USER | MLX5EMU_FAULT_MATCH_DEV;
+		MLX5EMU_FAULT_MATCH_USER | MLX5EMU_FAULT_MATCH_DEV |
+		MLX5EMU_FAULT_MATCH_PORT | MLX5EMU_FAULT_MATCH_QPN |
+		MLX5EMU_FAULT_MATCH_PSN | MLX5EMU_FAULT_MATCH_BTH |
+		MLX5EMU_FAULT_MATCH_DIR;
+	int ret;
 
 	if (!r)
-		return fail(err, errlen, "no rule");
+		return emu_fault_errf(err, errlen, "no rule");
 	for (size_t i = 0; i < sizeof(r->reserved) / sizeof(r->reserved[0]); i++)
 		if (r->reserved[i])
-			return fail(err, errlen, "reserved fields must be 0");
+			return emu_fault_errf(err, errlen, "reserved fields must be 0");
 	if (r->match & ~known)
-		return fail(err, errlen, "unknown match bits 0x%" PRIx32,
+		return emu_fault_errf(err, errlen, "unknown match bits 0x%" PRIx32,
 			    r->match & ~known);
 	if (r->flags & ~(uint32_t)MLX5EMU_FAULT_F_SEED)
-		return fail(err, errlen, "unknown flags 0x%" PRIx32,
+		return emu_fault_errf(err, errlen, "unknown flags 0x%" PRIx32,
 			    r->flags & ~(uint32_t)MLX5EMU_FAULT_F_SEED);
 #define UNUSED_ZERO(bit, fld, name)					\
 	if (!(r->match & (bit)) && r->fld)				\
-		return fail(err, errlen, name " is set but its match bit " \
+		return emu_fault_errf(err, errlen, name " is set but its match bit " \
 			    #bit " is not")
 	UNUSED_ZERO(MLX5EMU_FAULT_MATCH_OPCODE, opcode, "opcode");
 	UNUSED_ZERO(MLX5EMU_FAULT_MATCH_OP_MOD, op_mod, "op_mod");
@@ -525,75 +538,84 @@ int emu_fault_rule_check(const struct mlx5emu_fault_rule *r, char *err,
 #undef UNUSED_ZERO
 	if ((r->match & MLX5EMU_FAULT_MATCH_UID) &&
 	    (r->match & MLX5EMU_FAULT_MATCH_USER))
-		return fail(err, errlen, "uid=N and uid=user exclude each other");
+		return emu_fault_errf(err, errlen, "uid=N and uid=user exclude each other");
 	if ((r->match & MLX5EMU_FAULT_MATCH_CLASS) &&
 	    (r->cmd_class < 1 || r->cmd_class >= NCLASSES))
-		return fail(err, errlen, "class %" PRIu32 " is not a command "
+		return emu_fault_errf(err, errlen, "class %" PRIu32 " is not a command "
 			    "class (1 to %zu)", r->cmd_class, NCLASSES - 1);
 	if ((r->match & MLX5EMU_FAULT_MATCH_DEV) && r->dev >= EMU_MAX_DEVICES)
-		return fail(err, errlen, "dev %" PRIu32 " is out of range; "
+		return emu_fault_errf(err, errlen, "dev %" PRIu32 " is out of range; "
 			    "devices are 0 to %d", r->dev, EMU_MAX_DEVICES - 1);
+	ret = emu_fault_wire_check(r, err, errlen);
+	if (ret)
+		return ret;
 
-	switch (r->action) {
+	/* A wire rule's action was checked with its fields above. */
+	switch (emu_fault_rule_is_wire(r) ? MLX5EMU_FAULT_DROP : r->action) {
+	case MLX5EMU_FAULT_DROP:
+		break;
 	case MLX5EMU_FAULT_FAIL:
 		if (r->delay_ms)
-			return fail(err, errlen, "ms applies only to delay rules");
+			return emu_fault_errf(err, errlen, "ms applies only to delay rules");
 		if (r->status > 0xff)
-			return fail(err, errlen, "status %" PRIu32 " is not a "
+			return emu_fault_errf(err, errlen, "status %" PRIu32 " is not a "
 				    "status (1 to 255)", r->status);
 		if (r->syndrome && !r->status && !fw_syndrome_find(r->syndrome))
-			return fail(err, errlen, "syndrome 0x%" PRIx32 " is not "
+			return emu_fault_errf(err, errlen, "syndrome 0x%" PRIx32 " is not "
 				    "in the syndrome table; give its status too "
 				    "(status=NAME)", r->syndrome);
 		break;
 	case MLX5EMU_FAULT_DELAY:
 		if (r->status)
-			return fail(err, errlen, "status applies only to fail rules");
+			return emu_fault_errf(err, errlen, "status applies only to fail rules");
 		if (r->syndrome)
-			return fail(err, errlen,
+			return emu_fault_errf(err, errlen,
 				    "syndrome applies only to fail rules");
 		if (!r->delay_ms || r->delay_ms > EMU_FAULT_MAX_DELAY_MS)
-			return fail(err, errlen, "a delay rule needs ms=N "
+			return emu_fault_errf(err, errlen, "a delay rule needs ms=N "
 				    "(1 to %d)", EMU_FAULT_MAX_DELAY_MS);
 		break;
 	default:
-		return fail(err, errlen, "action %" PRIu32 " is neither fail "
-			    "(%d) nor delay (%d)", r->action,
-			    MLX5EMU_FAULT_FAIL, MLX5EMU_FAULT_DELAY);
+		return emu_fault_errf(err, errlen, "action %" PRIu32 " is not an "
+			    "action (fail %d, delay %d, drop %d, duplicate %d, "
+			    "reorder %d, corrupt %d)", r->action,
+			    MLX5EMU_FAULT_FAIL, MLX5EMU_FAULT_DELAY,
+			    MLX5EMU_FAULT_DROP, MLX5EMU_FAULT_DUPLICATE,
+			    MLX5EMU_FAULT_REORDER, MLX5EMU_FAULT_CORRUPT);
 	}
 
 	switch (r->trigger) {
 	case MLX5EMU_FAULT_ALWAYS:
 		if (r->n || r->probability != 0.0)
-			return fail(err, errlen, "n and probability need a "
+			return emu_fault_errf(err, errlen, "n and probability need a "
 				    "trigger (nth, every or prob)");
 		break;
 	case MLX5EMU_FAULT_NTH:
 	case MLX5EMU_FAULT_EVERY:
 		if (!r->n)
-			return fail(err, errlen, "%s needs a positive n",
+			return emu_fault_errf(err, errlen, "%s needs a positive n",
 				    r->trigger == MLX5EMU_FAULT_NTH ? "nth" : "every");
 		if (r->probability != 0.0)
-			return fail(err, errlen,
+			return emu_fault_errf(err, errlen,
 				    "nth, every and prob exclude each other");
 		break;
 	case MLX5EMU_FAULT_PROB:
 		if (!(r->probability > 0.0) || r->probability > 1.0)
-			return fail(err, errlen, "prob needs a probability above "
+			return emu_fault_errf(err, errlen, "prob needs a probability above "
 				    "0 and at most 1");
 		if (r->n)
-			return fail(err, errlen,
+			return emu_fault_errf(err, errlen,
 				    "nth, every and prob exclude each other");
 		break;
 	default:
-		return fail(err, errlen, "trigger %" PRIu32 " is not a trigger",
+		return emu_fault_errf(err, errlen, "trigger %" PRIu32 " is not a trigger",
 			    r->trigger);
 	}
 	if (r->trigger != MLX5EMU_FAULT_PROB &&
 	    ((r->flags & MLX5EMU_FAULT_F_SEED) || r->seed))
-		return fail(err, errlen, "seed applies only with prob");
+		return emu_fault_errf(err, errlen, "seed applies only with prob");
 	if (!(r->flags & MLX5EMU_FAULT_F_SEED) && r->seed)
-		return fail(err, errlen, "seed is set but its flag "
+		return emu_fault_errf(err, errlen, "seed is set but its flag "
 			    "MLX5EMU_FAULT_F_SEED is not");
 	return 0;
 }
@@ -654,7 +676,10 @@ int emu_fault_rule_format(const struct mlx5emu_fault_rule *r, char *buf,
 #define PUT(...) \
 	(n += (size_t)snprintf(out + n, n < sizeof(out) ? sizeof(out) - n : 0, \
 			       __VA_ARGS__))
-	PUT("%s", r->action == MLX5EMU_FAULT_DELAY ? "delay" : "fail");
+	if (emu_fault_rule_is_wire(r))
+		emu_fault_wire_format(r, out, sizeof(out), &n, true);
+	else
+		PUT("%s", r->action == MLX5EMU_FAULT_DELAY ? "delay" : "fail");
 	if (r->match & MLX5EMU_FAULT_MATCH_OPCODE) {
 		name = emu_fault_opcode_name(r->opcode);
 		if (name)
@@ -683,7 +708,8 @@ int emu_fault_rule_format(const struct mlx5emu_fault_rule *r, char *buf,
 	}
 	if (r->match & MLX5EMU_FAULT_MATCH_DEV)
 		PUT(" dev=%" PRIu32, r->dev);
-	if (r->action == MLX5EMU_FAULT_DELAY)
+	emu_fault_wire_format(r, out, sizeof(out), &n, false);
+	if (r->action == MLX5EMU_FAULT_DELAY && r->delay_ms)
 		PUT(" ms=%" PRIu32, r->delay_ms);
 	if (r->status) {
 		name = emu_fault_status_name((uint8_t)r->status);
@@ -752,7 +778,7 @@ int emu_fault_parse_list(const char *list, emu_fault_list_fn fn, void *arg,
 			n++;
 			ret = emu_fault_parse(t, &r, why, sizeof(why));
 			if (ret) {
-				fail(err, errlen, "rule %d (\"%s\"): %s", n, t, why);
+				emu_fault_errf(err, errlen, "rule %d (\"%s\"): %s", n, t, why);
 			} else if (fn) {
 				ret = fn(arg, &r, t);
 			}

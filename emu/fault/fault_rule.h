@@ -20,6 +20,7 @@
 #include "mlx5emu/mlx5emu.h"
 
 #define EMU_FAULT_MAX_DELAY_MS 60000
+#define EMU_FAULT_MAX_DELAY_US 60000000	/* a frame's delay */
 #define EMU_FAULT_TEXT_MAX 384		/* a canonical rule fits */
 #define EMU_FAULT_ERR_MAX 512
 
@@ -71,6 +72,26 @@ const char *emu_fault_obj_type_name(uint16_t obj_type);
 /* "create" or NULL. */
 const char *emu_fault_class_name(uint32_t cls);
 
+/* The language's messages: err gets the text; returns -EINVAL. */
+int emu_fault_errf(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- wire rules (fault_rule_wire.c): their keys, checks, text ---- */
+
+/* Whether a rule acts on frames (a wire action, or a delay with a wire
+ * key) rather than on commands. */
+bool emu_fault_rule_is_wire(const struct mlx5emu_fault_rule *rule);
+/* A wire key (port, qp, bth, psn, dir, us) into *rule; -ENOENT if key
+ * is not one, -EINVAL with err. */
+int emu_fault_wire_key(struct mlx5emu_fault_rule *rule, const char *key,
+		       const char *value, char *err, size_t errlen);
+/* The checks of a wire rule's fields (after the common ones). */
+int emu_fault_wire_check(const struct mlx5emu_fault_rule *rule, char *err,
+			 size_t errlen);
+/* Its action word and wire terms, appended to out at *n (size len). */
+void emu_fault_wire_format(const struct mlx5emu_fault_rule *rule, char *out,
+			   size_t len, size_t *n, bool action);
+
 /* ---- matching (fault_match.c) ---- */
 
 /* One command as a rule sees it. */
@@ -85,6 +106,20 @@ struct emu_fault_cmd {
 /* True when every field the rule names equals the command's. */
 bool emu_fault_matches(const struct mlx5emu_fault_rule *rule,
 		       const struct emu_fault_cmd *cmd);
+
+/* One frame as a wire rule sees it. */
+struct emu_fault_frame {
+	int dev;		/* device index */
+	unsigned int port;	/* 1-based */
+	bool rx;		/* received, else sent */
+	bool roce;		/* the BTH fields are valid */
+	uint8_t opcode;
+	uint32_t qpn, psn;
+};
+
+/* True when every field the wire rule names equals the frame's. */
+bool emu_fault_frame_matches(const struct mlx5emu_fault_rule *rule,
+			     const struct emu_fault_frame *frame);
 
 /*
  * Whether the rule's k-th match (k >= 1) fires, before its limit.  seed is

@@ -189,6 +189,8 @@ struct emu_fw_gid_entry {
 /* Table size (roce_address_table_size) and one entry; -EINVAL if out of
  * range. */
 unsigned int emu_fw_gid_table_size(const struct emu_fw *fw);
+/* Changes whenever any GID entry of any port changes (routes cache on it). */
+unsigned int emu_fw_gid_table_gen(const struct emu_fw *fw);
 int emu_fw_gid_get(struct emu_fw *fw, unsigned int port, unsigned int index,
 		   struct emu_fw_gid_entry *entry);
 

@@ -109,6 +109,7 @@ struct emu_fw {
 	struct fw_table tables[EMU_FW_OBJ_NTYPES];
 	struct fw_port port[EMU_FW_MAX_PORTS];
 	unsigned int roce_table_size;
+	atomic_uint roce_gen;		/* bumped by every SET_ROCE_ADDRESS */
 	const struct emu_fw_hooks *_Atomic hooks;
 	const struct emu_fw_tracer *_Atomic tracer;	/* emu/trace */
 	const struct emu_fw_engine_ops *_Atomic engine;	/* fw_engine.c */

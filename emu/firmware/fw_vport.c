@@ -109,6 +109,12 @@ unsigned int emu_fw_gid_table_size(const struct emu_fw *fw)
 	return fw->roce_table_size;
 }
 
+unsigned int emu_fw_gid_table_gen(const struct emu_fw *fw)
+{
+	return atomic_load_explicit(&((struct emu_fw *)fw)->roce_gen,
+				    memory_order_acquire);
+}
+
 static bool fw_all_zero(const uint8_t *p, size_t n)
 {
 	while (n--)
@@ -308,6 +314,7 @@ enum fw_synd fw_cmd_set_roce_address(struct fw_cmd *cmd)
 		return FW_SYND_ROCE_ADDR_BAD_VERSION;
 	pthread_mutex_lock(&fw->port[p].lock);
 	memcpy(fw->port[p].roce[index], addr, FW_ROCE_ADDR_BYTES);
+	atomic_fetch_add_explicit(&fw->roce_gen, 1, memory_order_release);
 	pthread_mutex_unlock(&fw->port[p].lock);
 	return FW_SYND_OK;
 }

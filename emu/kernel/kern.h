@@ -30,6 +30,12 @@ struct emu_fw;
 #define KERN_PAGE_SHIFT 12
 #define KERN_PAGE_SIZE (1u << KERN_PAGE_SHIFT)
 
+/* What a port's wire asks of its device: its link state. */
+struct kern_wire_port {
+	struct emu_fw *fw;
+	unsigned int port;
+};
+
 /* One emulated device as the kernel holds it, created on first open. */
 struct kern_dev {
 	int index;
@@ -42,9 +48,15 @@ struct kern_dev {
 	/* The general capabilities in effect, read at bring-up as
 	 * mlx5_core caches them (mdev->caps). */
 	uint8_t cap_gen[PRM_ST_SZ_BYTES(cmd_hca_cap)];
+	struct kern_wire_port wire[2];		/* kern_wire.c */
 };
 
 #define KERN_CAP_GEN(kdev, fld) PRM_GET(cmd_hca_cap, (kdev)->cap_gen, fld)
+
+/* kern_wire.c: the device's ports join the wire (after the engine). */
+int kern_wire_attach(struct kern_dev *kdev);
+/* kern_stats.c: the wire's counters go where wire.stats says (once). */
+void kern_stats_init(void);
 
 /*
  * A ucontext: what the kernel keeps for one opened device file (the

@@ -246,6 +246,11 @@ static struct kern_dev *kern_dev_create(int index)
 	 * with the first device). */
 	if (emu_eng_device_add(kdev->fw, index))
 		goto err_fw;
+	/* Its ports' cables: packets for GIDs of other processes or hosts. */
+	if (kern_wire_attach(kdev)) {
+		emu_eng_device_remove(kdev->fw);
+		goto err_fw;
+	}
 	return kdev;
 
 err_fw:

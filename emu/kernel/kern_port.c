@@ -32,6 +32,7 @@
 #include "emu/device/dev_link.h"
 #include "emu/firmware/fw.h"
 #include "emu/kernel/kern.h"
+#include "emu/wire/wire.h"
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 
@@ -183,7 +184,8 @@ int kern_query_gid(struct mlx5be_ctx *ctx, uint32_t port, uint32_t index,
 	return 0;
 }
 
-/* On the emulated fabric a port's MAC follows from its GIDs, so the
+/* On the emulated fabric a port's MAC follows from its GIDs (emu/wire's
+ * addressing: the inverse of the EUI-64, or 02:c9 and the IPv4), so the
  * source GID's netdev is not needed to resolve a destination. */
 int kern_gid_l2_addr(struct mlx5be_ctx *ctx, uint32_t port,
 		     uint32_t sgid_index, const uint8_t dgid[16], uint8_t mac[6],
@@ -193,5 +195,5 @@ int kern_gid_l2_addr(struct mlx5be_ctx *ctx, uint32_t port,
 	if (!kern_port(ctx, port))
 		return -EINVAL;
 	*vlan = 0xffff;	/* no VLAN, as rdma-core reports it */
-	return emu_mac_from_gid(dgid, mac);
+	return emu_wire_mac_of_gid(dgid, mac) ? 0 : -EINVAL;
 }

@@ -23,6 +23,16 @@
  *     fail opcode=CREATE_CQ syndrome=CQ_IN_USE nth=2
  *     delay opcode=QUERY_HCA_CAP ms=50 every=3
  *
+ * ---- Wire fault injection ----
+ *
+ * The same rules act on the frames a port sends or receives (by device,
+ * port, direction, destination QP, BTH opcode and PSN range): drop,
+ * duplicate, reorder, corrupt or delay them, e.g.
+ *
+ *     drop prob=1% seed=7
+ *     duplicate qp=0x101 bth=RC_SEND_ONLY every=10
+ *     delay port=1 dir=rx us=200 psn=100-199
+ *
  * Every function may be called from any thread at any time, also while
  * commands run on other threads (the rule set is read under RCU); a rule
  * added or removed takes effect for every command that starts afterwards.
@@ -42,7 +52,13 @@ extern "C" {
 /* What a rule does when it fires. */
 enum mlx5emu_fault_action {
 	MLX5EMU_FAULT_FAIL = 1,		/* answer with status and syndrome */
-	MLX5EMU_FAULT_DELAY = 2,	/* sleep delay_ms, then run the command */
+	MLX5EMU_FAULT_DELAY = 2,	/* sleep delay_ms, then run the command;
+					 * a frame: hold it delay_us (a wire
+					 * rule: delay_us or a wire match) */
+	MLX5EMU_FAULT_DROP = 3,		/* frames: lose it */
+	MLX5EMU_FAULT_DUPLICATE = 4,	/* frames: deliver it twice */
+	MLX5EMU_FAULT_REORDER = 5,	/* frames: deliver it after the next */
+	MLX5EMU_FAULT_CORRUPT = 6,	/* frames: flip a bit (the ICRC fails) */
 };
 
 /* When a matching command makes a rule fire (k: the rule's k-th match). */
@@ -71,6 +87,18 @@ enum {
 	MLX5EMU_FAULT_MATCH_UID = 1u << 4,	/* uid == rule.uid */
 	MLX5EMU_FAULT_MATCH_USER = 1u << 5,	/* any uid but 0 (the kernel) */
 	MLX5EMU_FAULT_MATCH_DEV = 1u << 6,	/* device index (mlx5_<dev>) */
+	/* frames (wire rules) */
+	MLX5EMU_FAULT_MATCH_PORT = 1u << 7,	/* port number (1-based) */
+	MLX5EMU_FAULT_MATCH_QPN = 1u << 8,	/* BTH destination QP */
+	MLX5EMU_FAULT_MATCH_PSN = 1u << 9,	/* psn_first..psn_last */
+	MLX5EMU_FAULT_MATCH_BTH = 1u << 10,	/* BTH opcode */
+	MLX5EMU_FAULT_MATCH_DIR = 1u << 11,	/* sent or received */
+};
+
+/* mlx5emu_fault_rule.dir */
+enum mlx5emu_fault_dir {
+	MLX5EMU_FAULT_DIR_TX = 0,	/* frames a port sends (the default) */
+	MLX5EMU_FAULT_DIR_RX = 1,	/* frames a port receives */
 };
 
 /* mlx5emu_fault_rule.flags */
@@ -107,11 +135,20 @@ struct mlx5emu_fault_rule {
 	double probability;		/* PROB: 0 < p <= 1 */
 	uint64_t seed;			/* PROB, with MLX5EMU_FAULT_F_SEED */
 	uint64_t limit;			/* fire at most this often; 0: no limit */
-	uint64_t reserved[4];
+
+	/* Wire rules: the frame's port, destination QP, PSN range (24 bits,
+	 * inclusive, may wrap), BTH opcode, direction; a delay in us. */
+	uint32_t port;
+	uint32_t qpn;
+	uint32_t psn_first, psn_last;
+	uint16_t bth_opcode;
+	uint16_t dir;			/* enum mlx5emu_fault_dir */
+	uint32_t delay_us;		/* wire DELAY: 1..60000000 */
+	uint64_t reserved[1];
 };
 
 struct mlx5emu_fault_stats {
-	uint64_t matches;		/* commands the rule matched */
+	uint64_t matches;		/* commands or frames the rule matched */
 	uint64_t injections;		/* times it fired (failed or delayed) */
 };
 

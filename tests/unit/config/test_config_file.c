@@ -229,15 +229,17 @@ static const struct {
 	  "device.num_devices, device.num_ports, device.ip_base, "
 	  "device.sysfs_dir, config.file, caps, fault.rules, fault.seed, "
 	  "trace.mode, trace.file, trace.elide_defaults, backend.kind, "
-	  "backend.hw_libdir)" },
+	  "backend.hw_libdir, wire.vni, wire.udp_port, wire.endpoint, "
+	  "wire.peers, wire.strict_l2, wire.capture, wire.capture_outer, "
+	  "wire.stats)" },
 	{ "num_ports = 1\n",
 	  "@:1: \"num_ports\" is outside a section; put it under [device], "
-	  "[caps], [fault], [trace] or [backend]" },
+	  "[caps], [fault], [trace], [backend] or [wire]" },
 	{ "[devices]\nnum_ports = 1\n",
 	  "@:1: unknown section [devices]; expected [device], [caps], "
 	  "[caps.PAGE] (PAGE: cmd_hca_cap, per_protocol_networking_offload_caps, "
-	  "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2), [fault], [trace] or "
-	  "[backend]" },
+	  "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2), [fault], [trace], "
+	  "[backend] or [wire]" },
 	{ "[device]\nnum_ports 2\n",
 	  "@:2: syntax error: expected [section], key = value, or a comment "
 	  "starting with ; or #" },
@@ -284,8 +286,8 @@ static const struct {
 	{ "[caps.roce_capp]\nx = 1\n",
 	  "@:1: unknown section [caps.roce_capp]; expected [device], [caps], "
 	  "[caps.PAGE] (PAGE: cmd_hca_cap, per_protocol_networking_offload_caps, "
-	  "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2), [fault], [trace] or "
-	  "[backend]" },
+	  "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2), [fault], [trace], "
+	  "[backend] or [wire]" },
 };
 
 /*

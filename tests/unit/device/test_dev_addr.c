@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * emu/device port addresses: candidates, binding UDP 4791 on the loopback
+ * emu/device port addresses: candidates, binding a UDP port on the loopback
  * range, moving on after EADDRINUSE, and two processes getting different
  * addresses.
  */

@@ -163,6 +163,16 @@ static const struct {
 	{ "MLX5EMU_SYSFS_DIR", "device.sysfs_dir", "relative/dir", "not an absolute path" },
 	{ "MLX5EMU_SYSFS_DIR", "device.sysfs_dir", "/nonexistent-mlx5emu-dir", "No such file or directory" },
 	{ "MLX5EMU_SYSFS_DIR", "device.sysfs_dir", "/etc/passwd", "not a directory" },
+	{ "MLX5EMU_WIRE_VNI", "wire.vni", "16777216", "out of range; expected an integer from 0 to 16777215" },
+	{ "MLX5EMU_WIRE_UDP_PORT", "wire.udp_port", "0", "out of range; expected an integer from 1 to 65535" },
+	{ "MLX5EMU_WIRE_UDP_PORT", "wire.udp_port", "65536", "out of range" },
+	{ "MLX5EMU_WIRE_ENDPOINT", "wire.endpoint", "10.0.0.1:0", "bad UDP port" },
+	{ "MLX5EMU_WIRE_ENDPOINT", "wire.endpoint", "10.0.0.1:70000", "bad UDP port" },
+	{ "MLX5EMU_WIRE_ENDPOINT", "wire.endpoint", "host:4789", "is not an IPv4 address" },
+	{ "MLX5EMU_WIRE_PEERS", "wire.peers", "10.0.0.2@02:c9", "is not a MAC address" },
+	{ "MLX5EMU_WIRE_PEERS", "wire.peers", "10.0.0.2,10.0.0", "\"10.0.0\" is not an IPv4 address" },
+	{ "MLX5EMU_WIRE_STRICT_L2", "wire.strict_l2", "maybe", "expected 1, 0" },
+	{ "MLX5EMU_WIRE_CAPTURE", "wire.capture", "relative", "not an absolute path" },
 };
 
 START_TEST(bad_env_value)
@@ -182,6 +192,55 @@ START_TEST(bad_env_value)
 		      err.msg);
 	ck_assert_msg(strstr(err.msg, bad[_i].reason), "no reason \"%s\" in: %s",
 		      bad[_i].reason, err.msg);
+}
+END_TEST
+
+/* The wire's settings, as emu/kernel reads them. */
+START_TEST(wire_settings)
+{
+	struct emu_config cfg;
+	struct emu_config_error err;
+	char buf[300];
+
+	ck_assert_int_eq(emu_config_load(&cfg, &err), 0);
+	ck_assert_uint_eq(cfg.wire_vni, 4791);
+	ck_assert_uint_eq(cfg.wire_udp_port, 4789);
+	ck_assert(!cfg.wire_endpoint_set && !cfg.num_peers);
+	ck_assert(!cfg.wire_strict_l2 && !cfg.wire_capture_set);
+	setenv("MLX5EMU_WIRE_VNI", "0", 1);
+	setenv("MLX5EMU_WIRE_UDP_PORT", "8472", 1);
+	setenv("MLX5EMU_WIRE_ENDPOINT", "192.0.2.7:9000", 1);
+	setenv("MLX5EMU_WIRE_PEERS",
+	       "192.0.2.8, 192.0.2.9:9001@02:C9:0a:00:00:09,,192.0.2.10", 1);
+	setenv("MLX5EMU_WIRE_STRICT_L2", "yes", 1);
+	setenv("MLX5EMU_WIRE_CAPTURE", tmpdir, 1);
+	setenv("MLX5EMU_WIRE_CAPTURE_OUTER", "on", 1);
+	setenv("MLX5EMU_WIRE_STATS", "-", 1);
+	ck_assert_int_eq(emu_config_load(&cfg, &err), 0);
+	ck_assert_uint_eq(cfg.wire_vni, 0);
+	ck_assert_uint_eq(cfg.wire_udp_port, 8472);
+	ck_assert(cfg.wire_endpoint_set);
+	ck_assert_uint_eq(cfg.wire_endpoint, 0xc0000207);
+	ck_assert_uint_eq(cfg.wire_endpoint_port, 9000);
+	ck_assert_uint_eq(cfg.num_peers, 3);
+	ck_assert_uint_eq(cfg.peers[0].ip, 0xc0000208);
+	ck_assert(!cfg.peers[0].port && !cfg.peers[0].has_mac);
+	ck_assert_uint_eq(cfg.peers[1].port, 9001);
+	ck_assert(cfg.peers[1].has_mac);
+	ck_assert_mem_eq(cfg.peers[1].mac, "\x02\xc9\x0a\x00\x00\x09", 6);
+	ck_assert(cfg.wire_strict_l2 && cfg.wire_capture_outer);
+	ck_assert_str_eq(cfg.wire_capture, tmpdir);
+	ck_assert_str_eq(cfg.wire_stats, "-");
+	emu_config_format(&cfg, EMU_SET_WIRE_ENDPOINT, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "192.0.2.7:9000");
+	emu_config_format(&cfg, EMU_SET_WIRE_PEERS, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "192.0.2.8,192.0.2.9:9001@02:c9:0a:00:00:09,"
+			      "192.0.2.10");
+	/* Empty: back to the defaults. */
+	setenv("MLX5EMU_WIRE_ENDPOINT", "", 1);
+	setenv("MLX5EMU_WIRE_PEERS", "", 1);
+	ck_assert_int_eq(emu_config_load(&cfg, &err), 0);
+	ck_assert(!cfg.wire_endpoint_set && !cfg.num_peers);
 }
 END_TEST
 
@@ -405,6 +464,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, table_is_complete);
 	tcase_add_test(tc, env_overrides);
+	tcase_add_test(tc, wire_settings);
 	tcase_add_test(tc, empty_optional_means_default);
 	tcase_add_loop_test(tc, bad_env_value, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, sysfs_dir_too_long);

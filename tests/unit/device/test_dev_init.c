@@ -47,16 +47,16 @@ static uint32_t sock_ip(int fd)
 
 	if (getsockname(fd, (struct sockaddr *)&sa, &len))
 		return 0;
-	ck_assert_uint_eq(ntohs(sa.sin_port), 4791);
+	ck_assert_uint_eq(ntohs(sa.sin_port), 4789);
 	return ntohl(sa.sin_addr.s_addr);
 }
 
-/* True if ip:4791 can be bound now (nobody holds it). */
+/* True if ip:4789 can be bound now (nobody holds it). */
 static bool port_free(uint32_t ip)
 {
 	struct sockaddr_in sa = {
 		.sin_family = AF_INET,
-		.sin_port = htons(4791),
+		.sin_port = htons(4789),
 		.sin_addr.s_addr = htonl(ip),
 	};
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -82,7 +82,8 @@ START_TEST(defaults)
 	ck_assert_str_eq(d->dev_name, "uverbs0");
 	ck_assert_int_eq(d->num_ports, 1);
 
-	/* The port holds its address: a socket on ip:4791. */
+	/* The port holds its address: its tunnel endpoint, a socket on
+	 * ip:4789 (wire.udp_port). */
 	ip = d->ports[0].ipv4;
 	ck_assert_uint_eq(ip >> 24, 127);
 	ck_assert_uint_ne(ip, 0x7f000001);
@@ -113,6 +114,54 @@ START_TEST(defaults)
 	ck_assert_ptr_nonnull(emu_devices_config());
 	ck_assert_uint_eq(emu_devices_config()->num_devices, 1);
 	ck_assert_int_eq(tu_count_entries(tmpdir, EMU_SYSFS_PREFIX), 1);
+}
+END_TEST
+
+/* wire.endpoint: the claim moves to the endpoint (port k on its k-th UDP
+ * port), the inner addresses are the base's and unbound. */
+START_TEST(wire_endpoint_claim)
+{
+	const struct emu_dev_identity *d;
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+
+	setenv("MLX5EMU_NUM_PORTS", "2", 1);
+	setenv("MLX5EMU_IP_BASE", "10.77.0.1", 1);	/* not local: fine */
+	setenv("MLX5EMU_WIRE_ENDPOINT", "127.77.0.9:24789", 1);
+	ck_assert_int_eq(emu_devices_init(), 0);
+	d = emu_device_identity(0);
+	ck_assert_uint_eq(d->ports[0].ipv4, 0x0a4d0001);
+	ck_assert_uint_eq(d->ports[1].ipv4, 0x0a4d0002);
+	for (int p = 0; p < 2; p++) {
+		ck_assert_uint_eq(d->ports[p].endpoint_ipv4, 0x7f4d0009);
+		ck_assert_uint_eq(d->ports[p].udp_port, 24789 + p);
+		ck_assert_int_eq(getsockname(d->ports[p].udp_fd,
+					     (struct sockaddr *)&sa, &len), 0);
+		ck_assert_uint_eq(ntohs(sa.sin_port), 24789 + p);
+		ck_assert_uint_eq(ntohl(sa.sin_addr.s_addr), 0x7f4d0009);
+	}
+}
+END_TEST
+
+/* The endpoint taken: the message names the settings that move it. */
+START_TEST(wire_endpoint_taken)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons(24799),
+		.sin_addr.s_addr = htonl(0x7f4d000a),
+	};
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	setenv("MLX5EMU_WIRE_ENDPOINT", "127.77.0.10:24799", 1);
+	ck_assert_int_eq(emu_devices_init(), -EADDRINUSE);
+	ck_assert_msg(strstr(emu_devices_error(), "127.77.0.10:24799 is taken"),
+		      "%s", emu_devices_error());
+	ck_assert_msg(strstr(emu_devices_error(), "wire.udp_port (MLX5EMU_WIRE_UDP_PORT)"),
+		      "%s", emu_devices_error());
+	ck_assert_int_eq(emu_devices_count(), 0);
+	close(fd);
 }
 END_TEST
 
@@ -434,6 +483,8 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, idempotent);
+	tcase_add_test(tc, wire_endpoint_claim);
+	tcase_add_test(tc, wire_endpoint_taken);
 	tcase_add_test(tc, many_devices_and_ports);
 	tcase_add_test(tc, sixteen_devices);
 	tcase_add_test(tc, zero_devices);

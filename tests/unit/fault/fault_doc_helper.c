@@ -5,8 +5,9 @@
  *
  *   fault_doc_helper rule N RULE   the canonical rule and the outcome of its
  *                                  first N matches: F failed, D delayed,
- *                                  . untouched (fault.seed 0), or
- *                                  "error: MESSAGE"
+ *                                  X dropped, 2 duplicated, R reordered,
+ *                                  C corrupted, . untouched (fault.seed 0),
+ *                                  or "error: MESSAGE"
  *   fault_doc_helper config        loads the configuration (MLX5EMU_CONFIG,
  *                                  the environment) and prints every setting
  *                                  that is not at its default, or
@@ -37,7 +38,7 @@ static int rule(int n, const char *text)
 			 (!r.limit || fired < r.limit);
 
 		fired += f;
-		putchar(!f ? '.' : r.action == MLX5EMU_FAULT_DELAY ? 'D' : 'F');
+		putchar(!f ? '.' : "?FDX2RC"[r.action <= 6 ? r.action : 0]);
 	}
 	putchar('\n');
 	return 0;

@@ -67,6 +67,97 @@ static const struct {
 	  { 0, MLX5_CMD_OP_ALLOC_PD, 0, 0, 2 }, false },
 };
 
+/* ---- which frames match ---- */
+
+static const struct {
+	const char *rule;
+	struct emu_fault_frame f;	/* dev, port, rx, roce, opcode, qpn, psn */
+	bool match;
+} frames[] = {
+	{ "drop", { 0, 1, false, true, 0x04, 0x101, 7 }, true },
+	{ "drop", { 0, 1, true, true, 0x04, 0x101, 7 }, false },
+	{ "drop dir=rx", { 0, 1, true, true, 0x04, 0x101, 7 }, true },
+	{ "drop dir=tx", { 0, 1, true, true, 0x04, 0x101, 7 }, false },
+	{ "drop", { 0, 1, false, false, 0, 0, 0 }, true },	/* not RoCE */
+	{ "drop qp=0x101", { 0, 1, false, false, 0, 0, 0 }, false },
+	{ "drop qp=0x101", { 0, 1, false, true, 0x04, 0x101, 7 }, true },
+	{ "drop qp=0x101", { 0, 1, false, true, 0x04, 0x102, 7 }, false },
+	{ "drop port=2", { 0, 1, false, true, 0x04, 0x101, 7 }, false },
+	{ "drop port=2", { 0, 2, false, true, 0x04, 0x101, 7 }, true },
+	{ "drop dev=1", { 0, 1, false, true, 0x04, 0x101, 7 }, false },
+	{ "drop bth=RC_ACKNOWLEDGE", { 0, 1, false, true, 0x11, 1, 7 }, true },
+	{ "drop bth=RC_ACKNOWLEDGE", { 0, 1, false, true, 0x04, 1, 7 }, false },
+	{ "drop psn=5-9", { 0, 1, false, true, 0x04, 1, 5 }, true },
+	{ "drop psn=5-9", { 0, 1, false, true, 0x04, 1, 9 }, true },
+	{ "drop psn=5-9", { 0, 1, false, true, 0x04, 1, 10 }, false },
+	{ "drop psn=5-9", { 0, 1, false, true, 0x04, 1, 4 }, false },
+	{ "drop psn=7", { 0, 1, false, true, 0x04, 1, 7 }, true },
+	/* A range through the wrap at 2^24. */
+	{ "drop psn=16777214-1", { 0, 1, false, true, 0x04, 1, 16777215 }, true },
+	{ "drop psn=16777214-1", { 0, 1, false, true, 0x04, 1, 0 }, true },
+	{ "drop psn=16777214-1", { 0, 1, false, true, 0x04, 1, 2 }, false },
+	{ "drop psn=16777214-1", { 0, 1, false, true, 0x04, 1, 16777213 }, false },
+};
+
+START_TEST(match_frames)
+{
+	struct mlx5emu_fault_rule r = rule(frames[_i].rule);
+
+	ck_assert_msg(emu_fault_frame_matches(&r, &frames[_i].f) ==
+		      frames[_i].match, "%s", frames[_i].rule);
+}
+END_TEST
+
+/* Through the rule set: wire rules see frames only, command rules
+ * commands only; delays add up; the first other action wins. */
+START_TEST(frame_verdicts)
+{
+	struct emu_fault_frame f = { 0, 1, false, true, 0x04, 0x101, 0 };
+	struct mlx5emu_fault_stats st;
+	uint32_t us, got[8];
+	int a, b, c;
+
+	ck_assert(!emu_fault_wire_active());
+	ck_assert_uint_eq(emu_fault_frame_verdict(&f, &us), 0);
+	ft_add("fail opcode=ALLOC_PD");		/* commands only */
+	ck_assert(!emu_fault_wire_active());
+	a = ft_add("delay us=100");
+	b = ft_add("delay ms=2 qp=0x101");
+	c = ft_add("drop every=2");
+	ck_assert(emu_fault_wire_active());
+	for (int i = 0; i < 4; i++)
+		got[i] = emu_fault_frame_verdict(&f, &us);
+	ck_assert_uint_eq(got[0], MLX5EMU_FAULT_DELAY);
+	ck_assert_uint_eq(got[1], MLX5EMU_FAULT_DROP);
+	ck_assert_uint_eq(got[2], MLX5EMU_FAULT_DELAY);
+	ck_assert_uint_eq(got[3], MLX5EMU_FAULT_DROP);
+	emu_fault_frame_verdict(&f, &us);
+	ck_assert_uint_eq(us, 2100);
+	ck_assert_int_eq(emu_fault_stats(a, &st), 0);
+	ck_assert_uint_eq(st.matches, 5);
+	ck_assert_uint_eq(st.injections, 5);
+	ck_assert_int_eq(emu_fault_stats(c, &st), 0);
+	ck_assert_uint_eq(st.injections, 2);
+	/* A frame for another QP: the delay without a QP, and the drop's
+	 * sixth match. */
+	f.qpn = 0x102;
+	ck_assert_uint_eq(emu_fault_frame_verdict(&f, &us), MLX5EMU_FAULT_DROP);
+	ck_assert_uint_eq(emu_fault_frame_verdict(&f, &us), MLX5EMU_FAULT_DELAY);
+	ck_assert_uint_eq(us, 100);
+	ck_assert_int_eq(emu_fault_stats(b, &st), 0);
+	ck_assert_uint_eq(st.matches, 5);
+	ck_assert_int_eq(emu_fault_stats(c, &st), 0);
+	ck_assert_uint_eq(st.matches, 7);
+	/* Commands never meet the wire rules. */
+	{
+		char s[8];
+
+		ft_pattern(s, 3, 0, MLX5_CMD_OP_CREATE_CQ, 2);
+		ck_assert_str_eq(s, "...");
+	}
+}
+END_TEST
+
 START_TEST(match_fields)
 {
 	struct mlx5emu_fault_rule r = rule(matches[_i].rule);
@@ -441,6 +532,8 @@ static Suite *suite(void)
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_loop_test(tc, match_fields, 0, sizeof(matches) / sizeof(matches[0]));
+	tcase_add_loop_test(tc, match_frames, 0, sizeof(frames) / sizeof(frames[0]));
+	tcase_add_test(tc, frame_verdicts);
 	tcase_add_test(tc, triggers);
 	tcase_add_test(tc, probability_sequences);
 	tcase_add_test(tc, probability_rate);

@@ -28,6 +28,19 @@ static const struct {
 	const char *text, *canon;
 } good[] = {
 	{ "fail", "fail" },
+	/* wire rules */
+	{ "drop", "drop" },
+	{ "DROP prob=1% seed=7", "drop prob=0.01 seed=7" },
+	{ "duplicate qp=257 bth=rc_send_only every=4",
+	  "duplicate qp=0x101 bth=RC_SEND_ONLY every=4" },
+	{ "reorder psn=100-199 port=1 nth=2",
+	  "reorder port=1 psn=100-199 nth=2" },
+	{ "corrupt bth=0x11 dir=rx limit=1",
+	  "corrupt dir=rx bth=RC_ACKNOWLEDGE limit=1" },
+	{ "delay us=250", "delay us=250" },
+	{ "delay dir=tx ms=3", "delay dir=tx ms=3" },
+	{ "drop dev=mlx5_1 psn=16777200-5 bth=UD_SEND_ONLY",
+	  "drop dev=1 bth=UD_SEND_ONLY psn=16777200-5" },
 	{ "delay ms=5", "delay ms=5" },
 	{ "fail opcode=CREATE_CQ", "fail opcode=CREATE_CQ" },
 	{ "  FAIL\tOpcode=create_cq  ", "fail opcode=CREATE_CQ" },
@@ -98,19 +111,41 @@ END_TEST
 static const struct {
 	const char *text, *msg;
 } bad[] = {
-	{ "", "empty rule; expected fail or delay followed by key=value terms" },
-	{ "   ", "empty rule; expected fail or delay followed by key=value terms" },
+	{ "", "empty rule; expected an action (fail, delay, drop, duplicate, "
+	  "reorder, corrupt) followed by key=value terms" },
+	{ "   ", "empty rule; expected an action (fail, delay, drop, duplicate, "
+	  "reorder, corrupt) followed by key=value terms" },
 	{ "drop opcode=CREATE_CQ",
-	  "unknown action \"drop\"; a rule starts with fail or delay" },
+	  "a wire rule matches frames: opcode, op_mod, obj_type, class and "
+	  "uid are command keys" },
 	{ "opcode=CREATE_CQ fail",
-	  "unknown action \"opcode=CREATE_CQ\"; a rule starts with fail or delay" },
+	  "unknown action \"opcode=CREATE_CQ\"; a rule starts with fail, delay, drop, "
+	  "duplicate, reorder or corrupt" },
 	{ "fail CREATE_CQ", "\"CREATE_CQ\" is not a key=value term" },
+	{ "drop port=3", "bad port \"3\": expected 1 to 2" },
+	{ "drop qp=0x1000000",
+	  "bad qp \"0x1000000\": expected a QP number from 0 to 0xffffff" },
+	{ "drop bth=RC_SEND_NEVER", "bad bth \"RC_SEND_NEVER\": expected a BTH "
+	  "opcode such as RC_SEND_ONLY, or a number from 0 to 255" },
+	{ "drop psn=5-", "bad psn \"5-\": expected a PSN or a range A-B of "
+	  "PSNs (0 to 0xffffff)" },
+	{ "drop dir=up", "bad dir \"up\": expected tx or rx" },
+	{ "drop us=5", "ms and us apply only to delay rules" },
+	{ "delay us=0", "bad us \"0\": expected microseconds from 1 to 60000000" },
+	{ "delay us=5 ms=5", "give ms or us, not both" },
+	{ "delay port=1", "a delay rule needs ms=N or us=N" },
+	{ "fail port=1", "frame fields are set but the rule is not a wire rule" },
+	{ "drop status=BAD_PARAM", "status and syndrome apply only to fail rules" },
+	{ "delay opcode=CREATE_CQ us=5", "a wire rule matches frames: opcode, "
+	  "op_mod, obj_type, class and uid are command keys" },
 	{ "fail opcde=CREATE_CQ",
 	  "unknown key \"opcde\"; expected opcode, op_mod, obj_type, class, uid, "
-	  "dev, status, syndrome, ms, nth, every, prob, seed or limit" },
+	  "dev, status, syndrome, ms, nth, every, prob, seed, limit, port, qp, "
+	  "bth, psn, dir or us" },
 	{ "fail =1",
 	  "unknown key \"\"; expected opcode, op_mod, obj_type, class, uid, "
-	  "dev, status, syndrome, ms, nth, every, prob, seed or limit" },
+	  "dev, status, syndrome, ms, nth, every, prob, seed, limit, port, qp, "
+	  "bth, psn, dir or us" },
 	{ "fail opcode=CREATE_CQ opcode=ALLOC_PD", "key opcode given twice" },
 	{ "fail opcode=", "key opcode has no value" },
 	{ "fail opcode=CREATE_CQX",
@@ -301,7 +336,8 @@ START_TEST(struct_checks)
 
 	memset(&r, 0, sizeof(r));
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "action 0 is neither fail (1) nor delay (2)");
+	ck_assert_str_eq(err, "action 0 is not an action (fail 1, delay 2, drop 3, "
+			 "duplicate 4, reorder 5, corrupt 6)");
 	r.action = MLX5EMU_FAULT_FAIL;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), 0);
 	r.opcode = MLX5_CMD_OP_CREATE_CQ;
@@ -352,10 +388,10 @@ START_TEST(struct_checks)
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "trigger 7 is not a trigger");
 	r.trigger = MLX5EMU_FAULT_PROB;
-	r.reserved[3] = 1;
+	r.reserved[0] = 1;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "reserved fields must be 0");
-	r.reserved[3] = 0;
+	r.reserved[0] = 0;
 	r.flags = 2;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "unknown flags 0x2");

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/engine/eng_wire.c -- the engine's side of the wire: packets cut
+ * into frames on the way out, frames turned into packets on the way in,
+ * and the engine thread's wait on the ports.
+ *
+ * Out: a message packet (whole, as the roles make it) becomes one frame
+ * per path-MTU packet (IBA 9.7.1): FIRST, MIDDLE..., LAST, or ONLY; RETH
+ * in the first packet of a WRITE, ImmDt and IETH in the last, AETH in the
+ * first and last of a READ response; an ACK is requested on the last
+ * packet of a request and every ENG_ACKREQ_EVERY packets before it, so a
+ * long message is acknowledged as it goes.  The payload is copied from
+ * application memory straight into the frame (emu/mem), which is built
+ * in place around it: one copy on the way out.
+ *
+ * In: each good frame becomes a packet of one PSN; requests go to the
+ * destination QP's responder, responses to its completer; ACKs the batch
+ * asked for go out once the batch is done (coalesced).
+ *
+ * Receiving runs in the engine's pass, on whichever thread holds the run
+ * lock: no thread of the emulator spins beside the application's.  When
+ * the engine thread parks, it waits in poll() on the ports and an
+ * eventfd, so a frame or a doorbell wakes it at once.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emu/engine/eng_int.h"
+
+#define ENG_ACKREQ_EVERY 16
+
+/* The opcode of packet k of n of a message sent as op (an ONLY opcode). */
+static uint8_t eng_wire_seg_op(uint8_t op, bool first, bool last)
+{
+	uint8_t tr = op & 0xe0, o = op & 0x1f;
+
+	if (first && last)
+		return op;
+	switch (o) {
+	case EMU_WIRE_OP_SEND_ONLY:
+	case EMU_WIRE_OP_SEND_ONLY_IMM:
+	case EMU_WIRE_OP_SEND_ONLY_INV:
+		if (first)
+			return tr | EMU_WIRE_OP_SEND_FIRST;
+		if (!last)
+			return tr | EMU_WIRE_OP_SEND_MIDDLE;
+		return tr | (o == EMU_WIRE_OP_SEND_ONLY ? EMU_WIRE_OP_SEND_LAST :
+			     o == EMU_WIRE_OP_SEND_ONLY_IMM ?
+			     EMU_WIRE_OP_SEND_LAST_IMM : EMU_WIRE_OP_SEND_LAST_INV);
+	case EMU_WIRE_OP_WRITE_ONLY:
+	case EMU_WIRE_OP_WRITE_ONLY_IMM:
+		if (first)
+			return tr | EMU_WIRE_OP_WRITE_FIRST;
+		if (!last)
+			return tr | EMU_WIRE_OP_WRITE_MIDDLE;
+		return tr | (o == EMU_WIRE_OP_WRITE_ONLY ? EMU_WIRE_OP_WRITE_LAST :
+			     EMU_WIRE_OP_WRITE_LAST_IMM);
+	case EMU_WIRE_OP_READ_RESP_ONLY:
+		return tr | (first ? EMU_WIRE_OP_READ_RESP_FIRST :
+			     last ? EMU_WIRE_OP_READ_RESP_LAST :
+				    EMU_WIRE_OP_READ_RESP_MIDDLE);
+	default:
+		return op;
+	}
+}
+
+/* The headers of packet k (first PSN + k) of pkt. */
+static void eng_wire_hdr(const struct eng_pkt *p, uint32_t k, bool first,
+			 bool last, struct emu_wire_roce *h)
+{
+	const struct eng_addr *a = &p->addr;
+	const struct emu_wire_opinfo *oi;
+
+	memset(h, 0, sizeof(*h));
+	memcpy(h->smac, a->smac, 6);
+	memcpy(h->dmac, a->dmac, 6);
+	if (!(h->dmac[0] | h->dmac[1] | h->dmac[2] | h->dmac[3] | h->dmac[4] |
+	      h->dmac[5]))
+		emu_wire_mac_of_gid(a->dgid, h->dmac);
+	h->version = a->roce_v2 ? 2 : 1;
+	memcpy(h->sgid, a->sgid, 16);
+	memcpy(h->dgid, a->dgid, 16);
+	h->tclass = a->tclass;
+	h->hop_limit = a->hop_limit;
+	h->flow_label = a->flow_label;
+	h->udp_sport = a->udp_sport ? a->udp_sport :
+		       emu_wire_udp_sport(a->flow_label, p->sqpn, p->dqpn);
+	h->opcode = eng_wire_seg_op(p->opcode, first, last);
+	oi = emu_wire_opinfo(h->opcode);
+	h->se = last && p->se;
+	h->ackreq = oi && (oi->flags & EMU_WIRE_F_REQ) &&
+		    (last || k % ENG_ACKREQ_EVERY == ENG_ACKREQ_EVERY - 1);
+	h->pkey = 0xffff;
+	h->dqpn = p->dqpn;
+	h->psn = (p->psn + k) & 0xffffff;
+	h->xrc_srqn = p->xrc_srqn;
+	h->va = p->va;
+	h->rkey = p->rkey;
+	h->dma_len = p->dma_len;
+	h->syndrome = p->aeth_syndrome;
+	h->msn = p->msn;
+	h->qkey = p->qkey;
+	h->src_qpn = p->sqpn;
+	h->imm = p->imm;
+	h->ieth = p->inv_rkey;
+	h->swap_add = p->swap_add;
+	h->compare = p->compare;
+	h->orig = p->orig;
+}
+
+int eng_wire_send(struct eng_qp *qp, struct emu_wire_port *wp,
+		  const struct eng_pkt *p, uint32_t from, uint32_t max)
+{
+	uint32_t mtu = eng_mtu(qp), k, sent = 0;
+	struct emu_wire_roce h;
+
+	for (k = from; k < p->npsn && sent < max; k++, sent++) {
+		uint32_t off = k * mtu;
+		uint32_t len = p->len > off ? p->len - off : 0;
+		bool src_fault = false;
+		uint32_t hl, flen;
+		uint8_t *f;
+
+		if (len > mtu)
+			len = mtu;
+		eng_wire_hdr(p, k, k == 0, k + 1 == p->npsn, &h);
+		f = emu_wire_tx_frame(wp);
+		if (!f) {
+			emu_wire_tx_flush(wp, eng_g.now_ns);
+			f = emu_wire_tx_frame(wp);
+		}
+		hl = emu_wire_roce_hlen(&h);
+		if (!f || !hl)
+			break;
+		if (len && eng_mr_copy_range(f + hl, p, off, len, &src_fault))
+			return -EFAULT;
+		flen = emu_wire_roce_build(&h, f, len);
+		if (!flen)
+			break;
+		emu_wire_tx_queue(wp, f, flen, eng_g.now_ns);
+	}
+	return (int)sent;
+}
+
+struct eng_wire_rx_ctx {
+	struct eng_dev *dev;
+	uint8_t port;
+};
+
+/* A good frame: its packet, to the QP it names. */
+static void eng_wire_rx_one(void *arg, struct emu_wire_port *wp,
+			    const struct emu_wire_roce *h,
+			    const uint8_t *payload, uint32_t paylen)
+{
+	struct eng_wire_rx_ctx *c = arg;
+	const struct emu_wire_opinfo *oi = emu_wire_opinfo(h->opcode);
+	struct eng_qp *dst = eng_fabric_qp(c->dev, h->dqpn);
+	struct eng_pkt p;
+
+	if (!dst) {
+		emu_wire_port_drop(wp, EMU_WIRE_DROP_NO_QP);
+		return;
+	}
+	ENG_PKT_CLEAR(&p);
+	p.opcode = h->opcode;
+	p.se = h->se;
+	p.ackreq = h->ackreq;
+	p.dqpn = h->dqpn;
+	/* The sender's QP: DETH says it for UD; a connection knows it. */
+	p.sqpn = (oi->hdrs & EMU_WIRE_H_DETH) ? h->src_qpn :
+						dst->attr.remote_qpn;
+	p.psn = h->psn;
+	p.npsn = 1;
+	p.va = h->va;
+	p.rkey = h->rkey;
+	p.dma_len = h->dma_len;
+	p.aeth_syndrome = h->syndrome;
+	p.msn = h->msn;
+	p.qkey = h->qkey;
+	p.has_imm = oi->hdrs & EMU_WIRE_H_IMM;
+	p.imm = h->imm;
+	p.inv_rkey = h->ieth;
+	p.swap_add = h->swap_add;
+	p.compare = h->compare;
+	p.orig = h->orig;
+	p.xrc_srqn = h->xrc_srqn;
+	p.addr.port = c->port;
+	p.addr.dport = c->port;
+	memcpy(p.addr.sgid, h->sgid, 16);
+	memcpy(p.addr.dgid, h->dgid, 16);
+	memcpy(p.addr.smac, h->smac, 6);
+	memcpy(p.addr.dmac, h->dmac, 6);
+	p.addr.tclass = h->tclass;
+	p.addr.hop_limit = h->hop_limit;
+	p.addr.flow_label = h->flow_label;
+	p.addr.udp_sport = h->udp_sport;
+	p.addr.roce_v2 = h->version == 2;
+	p.pay = ENG_PAY_BUF;
+	p.buf = payload;
+	p.len = paylen;
+	eng_fabric_deliver(dst, &p);
+}
+
+unsigned int eng_wire_rx(struct eng *e, unsigned int budget)
+{
+	unsigned int got = 0;
+
+	for (int i = 0; i < ENG_MAX_DEVS; i++) {
+		struct eng_dev *dev = e->devs[i];
+
+		if (!dev)
+			continue;
+		for (unsigned int p = 0; p < EMU_FW_MAX_PORTS; p++) {
+			struct eng_wire_rx_ctx c = { dev, (uint8_t)(p + 1) };
+
+			if (dev->wire[p])
+				got += emu_wire_rx(dev->wire[p], eng_wire_rx_one,
+						   &c, budget, e->now_ns);
+		}
+	}
+	return got;
+}
+
+void eng_wire_flush(struct eng *e)
+{
+	for (unsigned int i = 0; i < e->nacks; i++)
+		eng_resp_flush_ack(e->acks[i]);
+	e->nacks = 0;
+	for (int i = 0; i < ENG_MAX_DEVS; i++) {
+		struct eng_dev *dev = e->devs[i];
+
+		if (!dev)
+			continue;
+		for (unsigned int p = 0; p < EMU_FW_MAX_PORTS; p++) {
+			uint64_t due;
+
+			if (!dev->wire[p])
+				continue;
+			emu_wire_tx_flush(dev->wire[p], e->now_ns);
+			due = emu_wire_tx_next_due(dev->wire[p]);
+			if (due)
+				eng_timer_arm(e, due);
+		}
+	}
+}
+
+uint32_t eng_wire_window(const struct eng_qp *qp)
+{
+	unsigned int port = qp->route.port ? qp->route.port : 1;
+	struct emu_wire_port *wp = port <= EMU_FW_MAX_PORTS ?
+				   qp->dev->wire[port - 1] : NULL;
+
+	return wp ? emu_wire_port_window(wp) : UINT32_MAX;
+}
+
+void eng_wire_park(struct eng *e, uint64_t ns)
+{
+	struct pollfd fds[ENG_MAX_DEVS * EMU_FW_MAX_PORTS + 1];
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000ull),
+		.tv_nsec = (long)(ns % 1000000000ull),
+	};
+	nfds_t n = 0;
+	uint64_t v;
+
+	for (int i = 0; i < ENG_MAX_DEVS; i++) {
+		struct eng_dev *dev = e->devs[i];
+
+		for (unsigned int p = 0; dev && p < EMU_FW_MAX_PORTS; p++) {
+			int fd = dev->wire[p] ? emu_wire_port_fd(dev->wire[p]) : -1;
+
+			if (fd >= 0) {
+				fds[n].fd = fd;
+				fds[n].events = POLLIN;
+				n++;
+			}
+		}
+	}
+	fds[n].fd = e->wake_fd;
+	fds[n].events = POLLIN;
+	n++;
+	if (ppoll(fds, n, &ts, NULL) > 0 && (fds[n - 1].revents & POLLIN))
+		(void)!read(e->wake_fd, &v, sizeof(v));
+}
+
+void eng_wire_wake(struct eng *e)
+{
+	uint64_t one = 1;
+
+	if (e->wake_fd >= 0)
+		(void)!write(e->wake_fd, &one, sizeof(one));
+}
+
+void eng_wire_dev_fini(struct eng_dev *dev)
+{
+	for (unsigned int p = 0; p < EMU_FW_MAX_PORTS; p++) {
+		if (!dev->wire[p])
+			continue;
+		emu_wire_port_destroy(dev->wire[p]);
+		dev->wire[p] = NULL;
+		eng_g.nwire--;
+	}
+}
+
+int eng_wire_attach(struct eng *e, struct eng_dev *dev, unsigned int port,
+		    struct emu_wire_port *wp)
+{
+	if (port < 1 || port > EMU_FW_MAX_PORTS || dev->wire[port - 1])
+		return -EINVAL;
+	if (e->wake_fd < 0) {
+		e->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (e->wake_fd < 0)
+			return -errno;
+	}
+	dev->wire[port - 1] = wp;
+	e->nwire++;
+	return 0;
+}

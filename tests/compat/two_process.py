@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""An unmodified server and client, each its own process over the drop-in
+libraries, talking RDMA over the wire; both ports' captures judged.
+
+    two_process.py --dropin DIR [--mlx5emu PATH] --expect REGEX
+                   [--min-packets N] [--opcodes NAME,...] -- PROGRAM ARGS...
+
+PROGRAM ARGS runs twice: as the server with `-p PORT`, and as the client
+with `-p PORT 127.0.0.1`, where PORT is a free TCP port for the programs'
+own exchange of addresses (ibverbs-utils and perftest both take -p).  With
+--mlx5emu the server starts through `mlx5emu run --`, the client with
+LD_LIBRARY_PATH, so both ways of running a program are used.  Each process
+writes a pcap of its port (MLX5EMU_WIRE_CAPTURE) into a directory of its
+own, judged by roce_capture.py; each process's output must match REGEX
+(a line, re.MULTILINE).  Whatever fails, no process outlives the script.
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compat_common  # noqa: E402
+import roce_capture  # noqa: E402
+
+TAG = "two_process"
+
+
+def free_port():
+    """A TCP port no one listens on now (the kernel's pick)."""
+    with socket.socket(socket.AF_INET6 if socket.has_ipv6 else socket.AF_INET) as s:
+        s.bind(("", 0))
+        return s.getsockname()[1]
+
+
+def listening(port):
+    """Whether some socket listens on TCP port (any address, v4 or v6)."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = open(table).read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            if f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:
+                return True
+    return False
+
+
+def start(cmd, env, out):
+    return subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def stop(proc):
+    """Kill proc's whole session if it still runs."""
+    if proc and proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
+def wait(proc, deadline):
+    try:
+        return proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def run_once(args, prog, work):
+    """0, 1 (failed), or None when the server could not take its port."""
+    port = free_port()
+    dirs = {r: os.path.join(work, r) for r in ("server", "client")}
+    logs = {r: os.path.join(work, r + ".log") for r in dirs}
+    for d in dirs.values():
+        os.makedirs(d)
+    envs = {}
+    for role, d in dirs.items():
+        env = compat_common.dropin_env(args.dropin)
+        env["MLX5EMU_WIRE_CAPTURE"] = d
+        envs[role] = env
+    server_cmd = prog + ["-p", str(port)]
+    if args.mlx5emu:
+        server_cmd = [args.mlx5emu, "run", "--"] + server_cmd
+        # mlx5emu run puts the drop-in directory first itself.
+        del envs["server"]["LD_LIBRARY_PATH"]
+    client_cmd = prog + ["-p", str(port), "127.0.0.1"]
+    server = client = None
+    t0 = time.monotonic()
+    deadline = t0 + args.timeout
+    try:
+        with open(logs["server"], "w") as out:
+            server = start(server_cmd, envs["server"], out)
+        while not listening(port):
+            if server.poll() is not None:
+                log = open(logs["server"]).read()
+                if re.search(r"(?i)couldn'?t (listen|bind)|address already in use", log):
+                    return None
+                print("%s: the server exited (%d) before it listened:\n%s"
+                      % (TAG, server.returncode, log))
+                return 1
+            if time.monotonic() > deadline:
+                print("%s: the server does not listen on %d after %g s"
+                      % (TAG, port, args.timeout))
+                return 1
+            time.sleep(0.02)
+        t_listen = time.monotonic()
+        with open(logs["client"], "w") as out:
+            client = start(client_cmd, envs["client"], out)
+        rc_client = wait(client, deadline)
+        rc_server = wait(server, deadline)
+        t_done = time.monotonic()
+    finally:
+        stop(client)
+        stop(server)
+
+    failed = False
+    for role, rc in (("server", rc_server), ("client", rc_client)):
+        log = open(logs[role]).read()
+        if rc is None:
+            print("%s: the %s did not finish within %g s" % (TAG, role, args.timeout))
+        elif rc != 0:
+            print("%s: the %s exited with %d" % (TAG, role, rc))
+        elif not re.search(args.expect, log, re.MULTILINE):
+            print("%s: the %s's output lacks /%s/" % (TAG, role, args.expect))
+        else:
+            continue
+        failed = True
+        print("---- %s: %s\n%s----" % (role, " ".join(server_cmd if role == "server"
+                                                   else client_cmd), log))
+    print("%s: server listening after %.2f s, both done %.2f s later"
+          % (TAG, t_listen - t0, t_done - t_listen))
+    if failed:
+        return 1
+
+    opcodes = [o for o in args.opcodes.split(",") if o]
+    for role, d in dirs.items():
+        caps = glob.glob(os.path.join(d, "*.pcap"))
+        if len(caps) != 1:
+            print("%s: the %s left %d captures in %s, expected 1" % (TAG, role, len(caps), d))
+            failed = True
+            continue
+        summary, problems = roce_capture.judge(caps[0], args.min_packets, opcodes)
+        for p in problems[:20]:
+            print("  %s" % p)
+        print("%s: %s" % (role, summary))
+        failed |= bool(problems)
+        if args.keep:
+            shutil.copy(caps[0], os.path.join(args.keep, "%s.pcap" % role))
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    compat_common.add_dropin_arg(ap)
+    ap.add_argument("--mlx5emu", metavar="PATH",
+                    help="start the server through `PATH run --`")
+    ap.add_argument("--expect", required=True, metavar="REGEX",
+                    help="what each process's output must hold")
+    ap.add_argument("--min-packets", type=int, default=1, metavar="N",
+                    help="RoCE packets each capture must hold at least")
+    ap.add_argument("--opcodes", default="", metavar="NAME,...",
+                    help="packet kinds (RC_SEND_FIRST, ...) each capture must hold")
+    ap.add_argument("--timeout", type=float, default=60, metavar="S",
+                    help="for the whole run (default %(default)s s)")
+    ap.add_argument("--keep", metavar="DIR", help="copy the captures there")
+    ap.add_argument("program", nargs=argparse.REMAINDER)
+    args = ap.parse_args()
+    prog = args.program[1:] if args.program[:1] == ["--"] else args.program
+    if not prog:
+        ap.error("no program")
+    args.dropin = compat_common.check_dropin(args.dropin, TAG)
+    if shutil.which(prog[0]) is None:
+        compat_common.die(TAG, "%s is not installed" % prog[0])
+    if shutil.which("tshark") is None:
+        compat_common.die(TAG, "tshark is not installed (ci/deps.sh installs it)")
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+    for attempt in range(3):
+        work = tempfile.mkdtemp(prefix="mlx5emu-two-process-")
+        try:
+            ret = run_once(args, prog, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        if ret is not None:
+            return ret
+        print("%s: the TCP port was taken meanwhile; again with another" % TAG)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

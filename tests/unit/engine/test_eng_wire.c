@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RC between two processes over the wire: the test forks, each process
+ * has one device whose port 1 is a VXLAN endpoint on its own loopback
+ * address (127.0.<dev>.2, the address of its IPv4-mapped GIDs), and the
+ * frames cross the kernel's UDP path.  Wire fault rules act on the
+ * parent's frames: a lost frame is resent and the message still
+ * completes; a peer that never answers ends in the transport retry
+ * counter exceeded error a ConnectX reports.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <signal.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "eng_test.h"
+
+#include <infiniband/mlx5dv.h>
+
+#include "emu/fault/fault.h"
+#include "emu/wire/wire.h"
+
+#define MSGS 8
+#define MSG_LEN 3000	/* three packets at the 1 KiB path MTU */
+
+struct side {
+	struct ent_dev d;
+	struct ent_cq cq;
+	struct ent_mr mr;
+	struct ent_qp qp;
+	struct emu_wire_port *wp;
+	uint32_t ctr;
+};
+
+/* A socket on 127.0.<dev>.2:port (0: any), its port returned. */
+static int wire_socket(int dev, uint16_t *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(*port) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	a.sin_addr.s_addr = htonl(0x7f000002u | (uint32_t)dev << 8);
+	ck_assert_msg(!bind(fd, (struct sockaddr *)&a, sizeof(a)),
+		      "bind 127.0.%d.2:%u: %s", dev, *port, strerror(errno));
+	ck_assert(!getsockname(fd, (struct sockaddr *)&a, &len));
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static void side_init(struct side *s, int dev, uint16_t *udp_port,
+		      const char *capture)
+{
+	struct emu_wire_port_cfg pc = {
+		.name = "test", .dev = dev, .port = 1, .vni = 4791,
+		.mac = { 0x02, 0xc9, 0x7f, 0, (uint8_t)dev, 1 },
+		.capture = capture,
+	};
+	struct ent_qp_cfg qc = {
+		.type = ENT_RC, .log_sq = 6, .log_rq = 6, .log_rq_stride = 2,
+	};
+	struct emu_wire_ep local = { .family = AF_INET,
+				     .addr = { 127, 0, (uint8_t)dev, 2 } };
+	int fd = wire_socket(dev, udp_port);
+
+	ent_dev_init(&s->d, dev);
+	local.port = *udp_port;
+	pc.peer_udp_port = *udp_port;
+	s->wp = emu_wire_port_create(&pc,
+				     emu_wire_link_udp_create(fd, &local));
+	ck_assert_ptr_nonnull(s->wp);
+	emu_fault_wire_attach(s->wp);
+	ck_assert_int_eq(emu_eng_port_attach(s->d.fw, 1, s->wp), 0);
+	ent_cq_init(&s->d, &s->cq, 6, 64, false);
+	ent_mr_init(&s->d, &s->mr, s->d.pd, MSGS * MSG_LEN, ENT_MR_ALL,
+		    IBV_ACCESS_LOCAL_WRITE);
+	qc.scq = qc.rcq = &s->cq;
+	ent_qp_create(&s->d, &s->qp, &qc);
+	s->ctr = ent_q_counter(&s->d);
+}
+
+/* ack_timeout: 4.096 us << it; long enough for a loaded machine unless a
+ * test wants the timer to fire. */
+static void side_rts(struct side *s, uint32_t rqpn, int peer_dev,
+		     unsigned int retry, unsigned int ack_timeout)
+{
+	uint8_t rgid[16] = { [10] = 0xff, [11] = 0xff, [12] = 127,
+			     [14] = (uint8_t)peer_dev, [15] = 2 };
+	struct ent_conn c;
+
+	ent_conn_default(&c);
+	c.remote_qpn = rqpn;
+	c.rgid = rgid;
+	c.sgid_index = ENT_GID_V2_V4;
+	c.sq_psn = 100;
+	c.rq_psn = 100;
+	c.ack_timeout = ack_timeout;
+	c.retry_count = retry;
+	c.counter = s->ctr;
+	ent_qp_to_rts(&s->qp, NULL, &c);
+}
+
+static uint8_t pattern(unsigned int i)
+{
+	return (uint8_t)(i * 7 + 3);
+}
+
+/*
+ * The child: a responder for MSGS SENDs, which it checks against the
+ * pattern; it tells the parent its QPN, and exits 0 only when every
+ * message came whole.
+ */
+static void child_run(int to_parent, int from_parent, uint16_t udp_port)
+{
+	struct side s;
+	uint32_t rqpn, msgs;
+	unsigned int bad = 0;
+
+	side_init(&s, 1, &udp_port, NULL);
+	for (unsigned int i = 0; i < MSGS; i++)
+		ent_post_recv(&s.qp, s.mr.key,
+			      (uint64_t)(uintptr_t)s.mr.buf + i * MSG_LEN,
+			      MSG_LEN);
+	ck_assert(write(to_parent, &s.qp.qpn, 4) == 4);
+	ck_assert(read(from_parent, &rqpn, 4) == 4);
+	ck_assert(read(from_parent, &msgs, 4) == 4);
+	side_rts(&s, rqpn, 0, 7, 16);
+	ck_assert(write(to_parent, &rqpn, 4) == 4);	/* ready */
+	for (unsigned int i = 0; i < msgs; i++) {
+		const uint8_t *cqe = ent_cq_next(&s.cq);
+
+		if (!cqe || (cqe[63] >> 4) != MLX5_CQE_RESP_SEND)
+			_exit(10 + (int)i);
+	}
+	for (unsigned int i = 0; i < msgs * MSG_LEN; i++)
+		bad += s.mr.buf[i] != pattern(i);
+	_exit(bad ? 2 : 0);
+}
+
+static struct side pa;
+static pid_t child;
+static uint16_t udp_port;
+
+/* The parent's side, connected to a forked child's that expects msgs
+ * SENDs; the parent's QP resends retry times, every 4.096 us <<
+ * ack_timeout. */
+static void pair_up(const char *capture, uint32_t msgs, unsigned int retry,
+		    unsigned int ack_timeout)
+{
+	int up[2], down[2];
+	uint32_t rqpn, ready;
+
+	ck_assert(!pipe(up) && !pipe(down));
+	side_init(&pa, 0, &udp_port, capture);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (!child) {
+		close(up[0]);
+		close(down[1]);
+		child_run(up[1], down[0], udp_port);
+	}
+	close(up[1]);
+	close(down[0]);
+	ck_assert(read(up[0], &rqpn, 4) == 4);
+	side_rts(&pa, rqpn, 1, retry, ack_timeout);
+	ck_assert(write(down[1], &pa.qp.qpn, 4) == 4);
+	ck_assert(write(down[1], &msgs, 4) == 4);
+	ck_assert(read(up[0], &ready, 4) == 4);
+	close(up[0]);
+	close(down[1]);
+}
+
+static void post_all(unsigned int msgs)
+{
+	for (unsigned int i = 0; i < msgs * MSG_LEN; i++)
+		pa.mr.buf[i] = pattern(i);
+	for (unsigned int i = 0; i < msgs; i++)
+		ent_post1(&pa.qp, MLX5_OPCODE_SEND, MLX5_WQE_CTRL_CQ_UPDATE, 0,
+			  &pa.mr, i * MSG_LEN, MSG_LEN, 0, 0);
+}
+
+static void send_all(void)
+{
+	post_all(MSGS);
+	for (unsigned int i = 0; i < MSGS; i++)
+		ent_cqe_check(ent_cq_next(&pa.cq), &(struct ent_cqe_exp){
+			.opcode = MLX5_CQE_REQ, .qpn = pa.qp.qpn,
+			.wqe_op = MLX5_OPCODE_SEND, .wqe_counter = (uint16_t)i,
+			.byte_cnt = MSG_LEN });
+}
+
+static void child_done(void)
+{
+	int status;
+
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "the child's receives: status 0x%x", status);
+}
+
+static uint64_t port_drops(enum emu_wire_drop why)
+{
+	struct emu_wire_port_stats st;
+
+	emu_wire_port_stats(pa.wp, &st);
+	return st.drops[why];
+}
+
+START_TEST(rc_two_processes)
+{
+	struct emu_wire_port_stats st;
+	const char *dir = getenv("MLX5EMU_TEST_CAPTURE_DIR");
+	char capture[512];
+
+	if (dir)
+		snprintf(capture, sizeof(capture), "%s/rc_two_processes.pcap",
+			 dir);
+	pair_up(dir ? capture : NULL, MSGS, 7, 16);
+	send_all();
+	child_done();
+	emu_wire_port_stats(pa.wp, &st);
+	/* 3 packets a message went; at least one ACK came back. */
+	ck_assert_uint_ge(st.tx_frames, MSGS * 3);
+	ck_assert_uint_ge(st.rx_frames, 1);
+	ck_assert_uint_eq(ent_q_counter_get(&pa.d, pa.ctr,
+					    "local_ack_timeout_err"), 0);
+	ent_dev_fini(&pa.d);	/* closes the capture */
+}
+END_TEST
+
+static struct emu_eng_qp_stats qp_seen;
+
+static void qp_sink(void *arg, int dev, const struct emu_eng_qp_stats *s)
+{
+	(void)arg;
+	if (dev == 0)
+		qp_seen = *s;
+}
+
+/* The 6th and 12th frames the parent sends are lost: the responder NAKs
+ * the gap or the requester's timer fires, the lost packets are sent
+ * again, every message completes, and the QP's counters say so. */
+START_TEST(rc_drop_resends)
+{
+	static const struct emu_eng_stats_sink sink = { .qp = qp_sink };
+	char err[256];
+
+	ck_assert_int_gt(emu_fault_add_text("drop dev=0 dir=tx every=6 limit=2",
+					    err, sizeof(err)), 0);
+	pair_up(NULL, MSGS, 7, 16);
+	send_all();
+	child_done();
+	ck_assert_uint_eq(port_drops(EMU_WIRE_DROP_FAULT), 2);
+	emu_eng_set_stats_sink(&sink);
+	emu_eng_stats_flush();
+	emu_eng_set_stats_sink(NULL);
+	ck_assert_uint_eq(qp_seen.qpn, pa.qp.qpn);
+	ck_assert_uint_ge(qp_seen.retransmits, 1);
+	ck_assert_uint_ge(qp_seen.naks_rcvd + qp_seen.timeouts, 1);
+	ck_assert_uint_ge(qp_seen.tx_pkts, MSGS * 3 + 2);
+}
+END_TEST
+
+/* The responder's ACKs never arrive: after retry_count resends the
+ * requester completes with "transport retry counter exceeded" (libmlx5:
+ * IBV_WC_RETRY_EXC_ERR) with the vendor syndrome a ConnectX gives (0x81),
+ * and counts the timeouts as a ConnectX does. */
+START_TEST(rc_retry_exceeded)
+{
+	char err[256];
+
+	ck_assert_int_gt(emu_fault_add_text("drop dev=0 dir=rx", err,
+					    sizeof(err)), 0);
+	pair_up(NULL, 1, 2, 12);	/* 16 ms */
+	post_all(1);
+	ent_cqe_check(ent_cq_next(&pa.cq), &(struct ent_cqe_exp){
+		.opcode = MLX5_CQE_REQ_ERR, .qpn = pa.qp.qpn,
+		.wqe_op = MLX5_OPCODE_SEND, .wqe_counter = 0,
+		.syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR,
+		.vendor = 0x81 });
+	child_done();	/* the message itself arrived */
+	ck_assert_uint_eq(ent_q_counter_get(&pa.d, pa.ctr,
+					    "local_ack_timeout_err"), 2);
+	ck_assert_uint_eq(ent_q_counter_get(&pa.d, pa.ctr,
+			  "req_transport_retries_exceeded"), 1);
+	ck_assert_uint_ge(port_drops(EMU_WIRE_DROP_FAULT), 1);	/* its ACK */
+}
+END_TEST
+
+static void teardown(void)
+{
+	emu_fault_clear();
+	if (child > 0)
+		kill(child, SIGKILL);
+}
+
+static Suite *eng_wire_suite(void)
+{
+	Suite *s = suite_create("eng_wire");
+	TCase *tc = tcase_create("rc");
+
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, rc_two_processes);
+	tcase_add_test(tc, rc_drop_resends);
+	tcase_add_test(tc, rc_retry_exceeded);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(eng_wire_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
