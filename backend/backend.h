@@ -125,6 +125,23 @@ struct mlx5be_async_cmd_resp {
 	size_t outlen;
 };
 
+/*
+ * A uverbs object as the kernel answers QUERY_PD (MLX5_IB_METHOD_PD_QUERY)
+ * and QUERY_MR (UVERBS_METHOD_QUERY_MR) about it.
+ */
+enum mlx5be_uobj_type {
+	MLX5BE_UOBJ_PD = 1,
+	MLX5BE_UOBJ_MR,
+};
+
+struct mlx5be_uobj {
+	enum mlx5be_uobj_type type;
+	uint32_t pdn;			/* PD */
+	uint32_t lkey, rkey;		/* MR */
+	uint64_t length;		/* MR */
+	uint32_t users;			/* PD, uobj_query only: uobj_hold's */
+};
+
 struct mlx5be_ops {
 	const char *name;
 
@@ -208,6 +225,34 @@ struct mlx5be_ops {
 	 */
 	int (*mkey_rereg)(struct mlx5be_obj *mkey, uint32_t pdn,
 			  unsigned int access);
+
+	/*
+	 * The uverbs object handles of the context's file, which a context
+	 * imported from it shares (ibv_import_pd, ibv_import_mr).  uobj_add
+	 * numbers a new PD or MR in the file; uobj_set replaces what it
+	 * answers (an MR after a rereg); uobj_del forgets it; uobj_query is
+	 * the kernel's lookup: -ENOENT for a handle naming nothing, -EINVAL
+	 * for one naming an object of another type.  0 or a negative errno.
+	 * Optional by contract, all four together: NULL where the backend's
+	 * PDs and MRs are no uverbs objects (hardware through DEVX, whose
+	 * handles name DEVX objects), and the provider numbers handles itself
+	 * and cannot import.
+	 */
+	int (*uobj_add)(struct mlx5be_ctx *ctx, const struct mlx5be_uobj *uobj,
+			uint32_t *handle);
+	/* Optional by contract, with uobj_add. */
+	int (*uobj_set)(struct mlx5be_ctx *ctx, uint32_t handle,
+			const struct mlx5be_uobj *uobj);
+	/* Optional by contract, with uobj_add. */
+	void (*uobj_del)(struct mlx5be_ctx *ctx, uint32_t handle);
+	/* Optional by contract, with uobj_add. */
+	int (*uobj_query)(struct mlx5be_ctx *ctx, uint32_t handle,
+			  enum mlx5be_uobj_type type, struct mlx5be_uobj *uobj);
+	/* Optional by contract, with uobj_add.  Takes (@delta 1) or drops
+	 * (-1) a use of PD @handle by an object made on an imported PD: the
+	 * kernel's PD use count, which the original's ibv_dealloc_pd must
+	 * find at 0 (ib_destroy_usecnt).  The lookup's errors. */
+	int (*uobj_hold)(struct mlx5be_ctx *ctx, uint32_t handle, int delta);
 
 	/*
 	 * Device progress: the provider just rang a doorbell (why 1) or is

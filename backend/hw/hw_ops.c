@@ -34,5 +34,12 @@ const struct mlx5be_ops mlx5be_hw_ops = {
 	.steering_root_attach = hw_steering_root_attach,
 	.clock_info = hw_clock_info,
 	.mkey_rereg = NULL,	/* DEVX offers no UMR of the kernel's */
+	/* Our PDs and MRs there are DEVX objects: no uverbs PD or MR handle
+	 * for rdma-core's ibv_import_pd/mr to look up. */
+	.uobj_add = NULL,
+	.uobj_set = NULL,
+	.uobj_del = NULL,
+	.uobj_query = NULL,
+	.uobj_hold = NULL,
 	.progress = NULL,	/* a real device needs no help */
 };

@@ -82,6 +82,8 @@ struct kern_uctx {
 	struct cds_list_head uars;
 	struct cds_list_head dead_uars;	/* freed, DEALLOC_UAR still refused */
 	struct cds_list_head comps;	/* async command fds (kern_async.c) */
+	struct cds_list_head uobjs;	/* uverbs PD and MR handles (kern_uobj.c) */
+	uint32_t next_handle;		/* the next of them */
 };
 
 /* One device context (ibv_context) as the backend sees it. */
@@ -147,6 +149,18 @@ int kern_ctx_open(int index, struct mlx5be_ctx **ctx, int *cmd_fd);
  */
 int kern_ctx_import(int cmd_fd, struct mlx5be_ctx **ctx, int *index);
 void kern_ctx_close(struct mlx5be_ctx *ctx);
+
+/* kern_uobj.c: the file's uverbs object handles (backend uobj_* ops). */
+int kern_uobj_add(struct mlx5be_ctx *ctx, const struct mlx5be_uobj *attr,
+		  uint32_t *handle);
+int kern_uobj_set(struct mlx5be_ctx *ctx, uint32_t handle,
+		  const struct mlx5be_uobj *attr);
+void kern_uobj_del(struct mlx5be_ctx *ctx, uint32_t handle);
+int kern_uobj_query(struct mlx5be_ctx *ctx, uint32_t handle,
+		    enum mlx5be_uobj_type type, struct mlx5be_uobj *attr);
+int kern_uobj_hold(struct mlx5be_ctx *ctx, uint32_t handle, int delta);
+/* Forgets every handle (the file's release). */
+void kern_uobj_del_all(struct kern_uctx *uctx);
 
 /* kern_obj.c */
 int kern_general_cmd(struct mlx5be_ctx *ctx, const void *in, size_t inlen,

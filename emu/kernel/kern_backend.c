@@ -159,5 +159,10 @@ const struct mlx5be_ops mlx5be_emu_ops = {
 	.steering_root_attach = kern_steering_root_attach,
 	.clock_info = kern_clock_info,
 	.mkey_rereg = kern_mkey_rereg,
+	.uobj_add = kern_uobj_add,
+	.uobj_set = kern_uobj_set,
+	.uobj_del = kern_uobj_del,
+	.uobj_query = kern_uobj_query,
+	.uobj_hold = kern_uobj_hold,
 	.progress = kern_progress,
 };

@@ -101,6 +101,7 @@ static int kern_uctx_create(int index, struct kern_uctx **out)
 	CDS_INIT_LIST_HEAD(&uctx->uars);
 	CDS_INIT_LIST_HEAD(&uctx->dead_uars);
 	CDS_INIT_LIST_HEAD(&uctx->comps);
+	CDS_INIT_LIST_HEAD(&uctx->uobjs);
 	*out = uctx;
 	return 0;
 
@@ -122,6 +123,7 @@ static void kern_uctx_destroy(struct kern_uctx *uctx)
 	struct mlx5be_umem *umem, *mtmp;
 
 	kern_cmd_comp_detach_all(uctx);
+	kern_uobj_del_all(uctx);
 	/* Objects first (they hold umems and UARs), newest first. */
 	kern_obj_destroy_all(uctx);
 	cds_list_for_each_entry_safe(umem, mtmp, &uctx->umems, node)
