@@ -31,6 +31,15 @@
  * can_use_umr_rereg_access, umr_rereg_pd_access; the backend's mkey_rereg);
  * otherwise the rereg gets a new mkey, so lkey/rkey change.  A failed one
  * leaves the MR as it was.
+ *
+ * ibv_import_mr (libibverbs ibv_cmd_query_mr over UVERBS_METHOD_QUERY_MR)
+ * gives an MR of the context's file by its handle: lkey, rkey and length
+ * as the kernel keeps them, addr NULL, pd the one passed; NULL + ENOENT
+ * for a handle naming nothing, EINVAL for one naming an object of another
+ * type, EOPNOTSUPP where the backend has no uverbs handles.
+ * ibv_unimport_mr frees the userspace MR only.  The mkey stays the
+ * original context's: ibv_rereg_mr and ibv_dereg_mr of an imported MR
+ * fail with EOPNOTSUPP.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -154,6 +163,28 @@ static int mr_mkey_create(struct prov_context *pctx, struct ibv_pd *pd,
 	return 0;
 }
 
+/* What QUERY_MR answers about @mr. */
+static void mr_uobj(const struct prov_mr *mr, struct mlx5be_uobj *u)
+{
+	*u = (struct mlx5be_uobj){ .type = MLX5BE_UOBJ_MR,
+				   .lkey = mr->ibmr.lkey,
+				   .rkey = mr->ibmr.rkey,
+				   .length = mr->ibmr.length };
+}
+
+/* The MR's handle: the backend's uverbs handle, or one of our own. */
+static int mr_handle_add(struct prov_context *pctx, struct prov_mr *mr)
+{
+	struct mlx5be_uobj u;
+
+	if (!pctx->be->uobj_add) {
+		mr->ibmr.handle = prov_handle_alloc(pctx);
+		return 0;
+	}
+	mr_uobj(mr, &u);
+	return -pctx->be->uobj_add(pctx->bectx, &u, &mr->ibmr.handle);
+}
+
 static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			     uint64_t iova, unsigned int access)
 {
@@ -207,11 +238,16 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	mr->ibmr.pd = pd;
 	mr->ibmr.addr = addr;
 	mr->ibmr.length = length;
-	mr->ibmr.handle = prov_handle_alloc(pctx);
 	mr->ibmr.lkey = mkey;
 	mr->ibmr.rkey = mkey;
+	err = mr_handle_add(pctx, mr);
+	if (err)
+		goto err_mkey;
 	return &mr->ibmr;
 
+err_mkey:
+	pthread_mutex_destroy(&mr->lock);
+	prov_obj_destroy(pctx, mr->mkey);
 err_umem:
 	prov_umem_dereg(pctx, mr->umem);
 err_pd:
@@ -387,15 +423,26 @@ int mlx5emu_abi_ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd,
 		return IBV_REREG_MR_ERR_INPUT;
 	}
 	mr = to_prov_mr(ibmr);
+	if (mr->imported) {
+		errno = EOPNOTSUPP;
+		return IBV_REREG_MR_ERR_CMD;
+	}
 	pthread_mutex_lock(&mr->lock);
 	err = rereg_mr(mr, flags, pd, addr, length, (unsigned int)access);
 	if (!err) {
+		struct prov_context *pctx = to_prov_context(ibmr->context);
+		struct mlx5be_uobj u;
+
 		if (flags & IBV_REREG_MR_CHANGE_PD)
 			ibmr->pd = pd;
 		if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 			ibmr->addr = addr;
 			ibmr->length = length;
 		}
+		/* What an importer's QUERY_MR sees from now on. */
+		mr_uobj(mr, &u);
+		if (pctx->be->uobj_set)
+			pctx->be->uobj_set(pctx->bectx, ibmr->handle, &u);
 	}
 	pthread_mutex_unlock(&mr->lock);
 	if (err) {
@@ -418,14 +465,62 @@ int mlx5emu_abi_ibv_dereg_mr(struct ibv_mr *ibmr)
 	}
 	mr = to_prov_mr(ibmr);
 	pctx = to_prov_context(ibmr->context);
+	if (mr->imported) {
+		errno = EOPNOTSUPP;
+		return EOPNOTSUPP;
+	}
 	err = prov_obj_destroy(pctx, mr->mkey);
 	if (err) {
 		errno = err;
 		return err;
 	}
+	if (pctx->be->uobj_del)
+		pctx->be->uobj_del(pctx->bectx, ibmr->handle);
 	prov_umem_dereg(pctx, mr->umem);
 	prov_pd_unuse(ibmr->pd);
 	pthread_mutex_destroy(&mr->lock);
 	free(mr);
 	return 0;
+}
+
+MLX5EMU_ABI(ibv_import_mr);
+struct ibv_mr *mlx5emu_abi_ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	struct prov_context *pctx = to_prov_context(pd->context);
+	struct mlx5be_uobj u;
+	struct prov_mr *mr;
+	int err;
+
+	if (!pctx->be->uobj_query) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = -pctx->be->uobj_query(pctx->bectx, mr_handle, MLX5BE_UOBJ_MR, &u);
+	if (err) {
+		free(mr);
+		errno = err;
+		return NULL;
+	}
+	mr->imported = true;
+	mr->ibmr.context = pd->context;
+	mr->ibmr.pd = pd;
+	mr->ibmr.addr = NULL;
+	mr->ibmr.length = u.length;
+	mr->ibmr.handle = mr_handle;
+	mr->ibmr.lkey = u.lkey;
+	mr->ibmr.rkey = u.rkey;
+	return &mr->ibmr;
+}
+
+MLX5EMU_ABI(ibv_unimport_mr);
+void mlx5emu_abi_ibv_unimport_mr(struct ibv_mr *ibmr)
+{
+	/* libmlx5's mlx5_unimport_mr: the userspace object only. */
+	if (ibmr && to_prov_mr(ibmr)->imported)
+		free(to_prov_mr(ibmr));
 }

@@ -4,6 +4,7 @@
 #define MLX5EMU_PROVIDER_VERBS_MR_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -14,7 +15,9 @@ struct mlx5be_umem;
 /*
  * An MR: its pages as a umem and a direct MTT mkey over it (CREATE_MKEY,
  * mkey_umem_id/offset), lkey = rkey = the mkey value.  The mkey's PD holds
- * a use of the ibv_pd.
+ * a use of the ibv_pd.  An imported MR (ibv_import_mr) owns neither: it
+ * holds what the kernel's QUERY_MR answers, its keys name the original's
+ * mkey.
  */
 struct prov_mr {
 	struct ibv_mr ibmr;
@@ -24,6 +27,7 @@ struct prov_mr {
 	uint64_t iova;
 	unsigned int access;	/* the mkey's access flags */
 	pthread_mutex_t lock;	/* serialises ibv_rereg_mr */
+	bool imported;
 };
 
 static inline struct prov_mr *to_prov_mr(struct ibv_mr *mr)

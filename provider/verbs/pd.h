@@ -8,6 +8,7 @@
 #define MLX5EMU_PROVIDER_VERBS_PD_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -19,12 +20,20 @@ struct mlx5be_obj;
  * count.  Objects that name the PD (MRs, AHs, QPs, SRQs, MWs) take a use
  * with prov_pd_use() and drop it when destroyed; ibv_dealloc_pd of a PD in
  * use is EBUSY and sends no command (ib_destroy_usecnt in uverbs).
+ *
+ * An imported PD (ibv_import_pd) names another context's firmware PD and
+ * owns nothing of it (obj NULL); its use count also holds the
+ * application's reference, which ibv_unimport_pd drops, and it is freed
+ * when the last of its users is gone.  Its users are counted at the
+ * kernel's PD as well (the backend's uobj_hold), where the original's
+ * ibv_dealloc_pd finds them.
  */
 struct prov_pd {
 	struct ibv_pd ibpd;
 	struct mlx5be_obj *obj;
 	uint32_t pdn;
 	atomic_int use;		/* PROV_PD_DEAD once deallocation began */
+	bool imported;
 };
 
 #define PROV_PD_DEAD (-1)

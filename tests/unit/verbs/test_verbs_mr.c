@@ -317,9 +317,7 @@ END_TEST
  * UMR of the kernel's and the MR gets a new mkey. */
 static void ck_rereg_keys(struct ibv_mr *mr, uint32_t lkey, bool in_place)
 {
-	const char *be = getenv("MLX5EMU_BACKEND");
-
-	if (in_place && !(be && !strcmp(be, "hw")))
+	if (in_place && !vt_backend_hw())
 		ck_assert_uint_eq(mr->lkey, lkey);
 	else
 		ck_assert_uint_ne(mr->lkey, lkey);

@@ -82,3 +82,10 @@ int vt_run(Suite *s)
 {
 	return ut_run(s);
 }
+
+bool vt_backend_hw(void)
+{
+	const char *be = getenv("MLX5EMU_BACKEND");
+
+	return be && !strcmp(be, "hw");
+}

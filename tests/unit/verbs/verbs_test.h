@@ -43,6 +43,9 @@ uint32_t vt_pdn(struct ibv_pd *pd);
 /* Page-aligned memory of @len bytes (free() it). */
 void *vt_alloc(size_t len);
 
+/* Whether the suite runs on the hw backend (MLX5EMU_BACKEND=hw). */
+bool vt_backend_hw(void);
+
 /* Runs @s and returns the number of failures. */
 int vt_run(Suite *s);
 
