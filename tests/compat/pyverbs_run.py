@@ -299,7 +299,7 @@ def main():
                     default=float(os.environ.get("MLX5EMU_PYVERBS_TIMEOUT", 1800)),
                     help="limit for the whole run in seconds (default %(default)s)")
     ap.add_argument("--test-timeout", type=int,
-                    default=int(os.environ.get("MLX5EMU_PYVERBS_TEST_TIMEOUT", 120)),
+                    default=int(os.environ.get("MLX5EMU_PYVERBS_TEST_TIMEOUT", 30)),
                     help="limit for each test in seconds, 0 for none (default %(default)s)")
     ap.add_argument("--log", help="also write the run's full output to this file")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
