@@ -13,7 +13,9 @@
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "emu/wire/wire.h"
@@ -23,6 +25,14 @@ static const char *testdata(void)
 	const char *d = getenv("MLX5EMU_ROCE_TESTDATA");
 
 	return d ? d : "testdata";
+}
+
+static bool shared_captures_present(void)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/good_rocev2.pcap", testdata());
+	return access(path, R_OK) == 0;
 }
 
 typedef void (*frame_fn)(int n, const uint8_t *f, uint32_t len, void *arg);
@@ -493,10 +503,18 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
-	tcase_add_test(tc, icrc_matches_scapy_and_connectx);
-	tcase_add_test(tc, icrc_of_connectx_cnp_by_the_rule);
-	tcase_add_test(tc, good_captures_parse);
-	tcase_add_test(tc, defect_capture_verdicts);
+	/* The captures of others are not part of the repository: beside a
+	 * checkout that has them they are oracles; without them those checks
+	 * are reported as not run, and the hand-written bytes below remain. */
+	if (shared_captures_present()) {
+		tcase_add_test(tc, icrc_matches_scapy_and_connectx);
+		tcase_add_test(tc, icrc_of_connectx_cnp_by_the_rule);
+		tcase_add_test(tc, good_captures_parse);
+		tcase_add_test(tc, defect_capture_verdicts);
+	} else {
+		printf("test_wire_frame: %s/good_rocev2.pcap not found: 4 checks "
+		       "against shared captures not run\n", testdata());
+	}
 	tcase_add_test(tc, build_matches_hand_written_bytes);
 	tcase_add_test(tc, every_opcode_round_trips);
 	tcase_add_test(tc, oversized_payload_refused);
