@@ -9,6 +9,7 @@
  * because the real libibverbs/libmlx5 must not meet our shells.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,9 @@ static int hw_open(int index, struct mlx5be_ctx **pctx, int *cmd_fd)
 		free(ctx);
 		return -errno;
 	}
+	/* async_event_read never waits. */
+	fcntl(ctx->ibctx->async_fd, F_SETFL,
+	      fcntl(ctx->ibctx->async_fd, F_GETFL) | O_NONBLOCK);
 	*pctx = ctx;
 	*cmd_fd = ctx->ibctx->cmd_fd;
 	return 0;
@@ -332,6 +336,13 @@ static int hw_event_subscribe(struct mlx5be_event_channel *ch,
 		(uint16_t *)types, cookie));
 }
 
+static int hw_event_subscribe_fd(struct mlx5be_event_channel *ch,
+				 struct mlx5be_obj *obj, uint16_t type, int fd)
+{
+	return hw_errno(mlx5dv_devx_subscribe_devx_event_fd(
+		ch->ch, fd, obj ? obj->obj : NULL, type));
+}
+
 static ssize_t hw_event_read(struct mlx5be_event_channel *ch,
 			     struct mlx5be_event *ev, size_t len)
 {
@@ -472,6 +483,42 @@ static int hw_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info)
 	return 0;
 }
 
+/* The real context's async fd (made O_NONBLOCK at open): the events no
+ * DEVX object owns; the affiliated ones of verbs objects cannot come, all
+ * objects being DEVX ones. */
+static int hw_async_event_fd(struct mlx5be_ctx *ctx)
+{
+	return ctx->ibctx->async_fd;
+}
+
+static int hw_async_event_read(struct mlx5be_ctx *ctx,
+			       struct mlx5be_async_event *ev)
+{
+	struct ibv_async_event e;
+
+	for (;;) {
+		if (ibv_get_async_event(ctx->ibctx, &e))
+			return errno == EAGAIN ? -EAGAIN : -errno;
+		ev->event_type = e.event_type;
+		ev->port_num = e.event_type == IBV_EVENT_DEVICE_FATAL ? 0 :
+			       (uint32_t)e.element.port_num;
+		ibv_ack_async_event(&e);
+		switch (e.event_type) {
+		case IBV_EVENT_PORT_ACTIVE:
+		case IBV_EVENT_PORT_ERR:
+		case IBV_EVENT_LID_CHANGE:
+		case IBV_EVENT_PKEY_CHANGE:
+		case IBV_EVENT_SM_CHANGE:
+		case IBV_EVENT_CLIENT_REREGISTER:
+		case IBV_EVENT_GID_CHANGE:
+		case IBV_EVENT_DEVICE_FATAL:
+			return 0;
+		default:
+			break;
+		}
+	}
+}
+
 const struct mlx5be_ops mlx5be_hw_ops = {
 	.name = "hw",
 	.get_devices = hw_get_devices,
@@ -497,11 +544,14 @@ const struct mlx5be_ops mlx5be_hw_ops = {
 	.event_channel_destroy = hw_event_channel_destroy,
 	.event_channel_fd = hw_event_channel_fd,
 	.event_subscribe = hw_event_subscribe,
+	.event_subscribe_fd = hw_event_subscribe_fd,
 	.event_read = hw_event_read,
 	.query_port = hw_query_port,
 	.query_gid = hw_query_gid,
 	.gid_l2_addr = hw_gid_l2_addr,
 	.steering_root_attach = hw_steering_root_attach,
 	.clock_info = hw_clock_info,
+	.async_event_fd = hw_async_event_fd,
+	.async_event_read = hw_async_event_read,
 	.progress = NULL,	/* a real device needs no help */
 };

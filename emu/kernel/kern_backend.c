@@ -118,13 +118,6 @@ static int kern_obj_destroy_op(struct mlx5be_obj *obj)
 	return kern_obj_destroy(obj);
 }
 
-static struct mlx5be_event_channel *kern_event_channel_create(struct mlx5be_ctx *ctx,
-							      uint32_t flags)
-{
-	errno = EOPNOTSUPP;
-	return NULL;
-}
-
 static struct mlx5be_obj *kern_steering_root_attach(struct mlx5be_ctx *ctx,
 						    const void *match,
 						    size_t matchlen,
@@ -168,10 +161,17 @@ const struct mlx5be_ops mlx5be_emu_ops = {
 	.uar_free = kern_uar_free,
 	.query_eqn = kern_query_eqn,
 	.event_channel_create = kern_event_channel_create,
+	.event_channel_destroy = kern_event_channel_destroy,
+	.event_channel_fd = kern_event_channel_fd,
+	.event_subscribe = kern_event_subscribe,
+	.event_subscribe_fd = kern_event_subscribe_fd,
+	.event_read = kern_event_read,
 	.query_port = kern_query_port,
 	.query_gid = kern_query_gid,
 	.gid_l2_addr = kern_gid_l2_addr,
 	.steering_root_attach = kern_steering_root_attach,
 	.clock_info = kern_clock_info,
+	.async_event_fd = kern_async_event_fd,
+	.async_event_read = kern_async_event_read,
 	.progress = kern_progress,
 };

@@ -269,6 +269,7 @@ int main(void)
 	srunner_add_suite(sr, kbt_async_suite());
 	srunner_add_suite(sr, kbt_ctx_suite());
 	srunner_add_suite(sr, kbt_import_suite());
+	srunner_add_suite(sr, kbt_events_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -31,6 +31,7 @@ Suite *kbt_mem_suite(void);
 Suite *kbt_async_suite(void);
 Suite *kbt_ctx_suite(void);
 Suite *kbt_import_suite(void);
+Suite *kbt_events_suite(void);
 
 /* ---- contexts and the firmware behind them ---- */
 
