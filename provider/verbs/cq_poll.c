@@ -323,6 +323,9 @@ int prov_cq_arm(struct ibv_cq *ibcq, int solicited)
 	if (uar)
 		__atomic_store_n((uint64_t *)((char *)uar + MLX5_CQ_DOORBELL),
 				 htobe64(doorbell), __ATOMIC_RELEASE);
+	/* A device that wants to know may take the request now. */
+	if (cq->pctx->be->progress)
+		cq->pctx->be->progress(cq->pctx->bectx, 1);
 	return 0;
 }
 
