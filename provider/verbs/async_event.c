@@ -17,14 +17,15 @@
  *   SRQ_RQ_LIMIT -> SRQ_LIMIT_REACHED SRQ_CATAS_ERROR -> SRQ_ERR
  *   CQ_ERROR -> CQ_ERR
  *
- * An event of an object destroyed since is dropped (uverbs drops them).
+ * An event of an object destroyed since is dropped, as uverbs drops them:
+ * when an object goes, the events queued on the channel move into the
+ * pipe (by cookie) but for its own, so async_fd polls as the kernel's
+ * async file would.
  * Nothing waiting: -1 with EAGAIN if the application made async_fd
  * O_NONBLOCK, else it waits for one.  Acks are counted on the object, so
  * its destroy waits for those of the events it reported.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -41,9 +42,9 @@
 
 /* What travels through the pipe (ib_uverbs_async_event_desc's shape). */
 struct prov_async_record {
-	uint64_t element;	/* object pointer or port number */
+	uint64_t element;	/* object pointer, port number, or a cookie */
 	uint32_t event_type;
-	uint32_t reserved;
+	uint32_t cookie;	/* element is a cookie (events.h) */
 };
 
 int prov_async_event_post(struct prov_context *pctx, enum ibv_event_type type,
@@ -57,11 +58,33 @@ int prov_async_event_post(struct prov_context *pctx, enum ibv_event_type type,
 	return 0;
 }
 
-/* A posted record into @event, its object's report counted. */
-static void async_from_record(const struct prov_async_record *r,
+static int async_map(uint8_t type, enum prov_ev_kind *kind);
+static void async_take_obj(struct prov_ev_obj *eo, void *arg);
+
+/* The kind of object an event of a verbs type concerns. */
+static enum prov_ev_kind async_kind(uint32_t type)
+{
+	switch (type) {
+	case IBV_EVENT_CQ_ERR:
+		return PROV_EV_CQ;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		return PROV_EV_SRQ;
+	default:
+		return PROV_EV_QP;
+	}
+}
+
+/* A posted record into @event, its object's report counted; false for an
+ * event of an object destroyed since. */
+static bool async_from_record(struct prov_context *pctx,
+			      const struct prov_async_record *r,
 			      struct ibv_async_event *event)
 {
 	event->event_type = r->event_type;
+	if (r->cookie)
+		return prov_ev_take(pctx, r->element, async_kind(r->event_type),
+				    async_take_obj, event);
 	switch (r->event_type) {
 	case IBV_EVENT_CQ_ERR:
 		event->element.cq = (struct ibv_cq *)(uintptr_t)r->element;
@@ -92,6 +115,7 @@ static void async_from_record(const struct prov_async_record *r,
 		event->element.port_num = (int)r->element;
 		break;
 	}
+	return true;
 }
 
 /* mlx5_ib_qp_event / _srq_event / _cq_event: the verbs event of an EQE
@@ -168,10 +192,9 @@ static int async_next(struct prov_context *pctx, struct ibv_async_event *event)
 	ssize_t n;
 	int type;
 
-	if (read(pctx->async_rd_fd, &r, sizeof(r)) == sizeof(r)) {
-		async_from_record(&r, event);
-		return 0;
-	}
+	while (read(pctx->async_rd_fd, &r, sizeof(r)) == sizeof(r))
+		if (async_from_record(pctx, &r, event))
+			return 0;
 	if (pctx->be->async_event_read &&
 	    !pctx->be->async_event_read(pctx->bectx, &ke)) {
 		event->event_type = ke.event_type;
@@ -196,6 +219,39 @@ static int async_next(struct prov_context *pctx, struct ibv_async_event *event)
 	return EAGAIN;
 }
 
+/* The registered object a cookie names (kind @arg), no report counted. */
+static void async_is_there(struct prov_ev_obj *eo, void *arg)
+{
+	(void)eo;
+	(void)arg;
+}
+
+void prov_async_drain(struct prov_context *pctx)
+{
+	struct mlx5be_event_channel *ch = prov_ev_async_channel(pctx);
+	struct prov_async_record r = { .cookie = 1 };
+	enum prov_ev_kind kind;
+	struct mlx5be_event de;
+	ssize_t n;
+	int type;
+
+	while (ch) {
+		n = pctx->be->event_read(ch, &de, sizeof(de));
+		if (n == -EOVERFLOW)
+			continue;
+		if (n != (ssize_t)sizeof(de))
+			break;
+		type = async_map(PRM_GET(eqe, de.eqe, event_type), &kind);
+		if (type < 0 ||
+		    !prov_ev_take(pctx, de.cookie, kind, async_is_there, NULL))
+			continue;	/* the destroyed object's: dropped */
+		r.element = de.cookie;
+		r.event_type = (uint32_t)type;
+		if (write(pctx->async_wr_fd, &r, sizeof(r)) != sizeof(r))
+			break;	/* the pipe is full: the rest stay queued */
+	}
+}
+
 MLX5EMU_ABI(ibv_get_async_event);
 int mlx5emu_abi_ibv_get_async_event(struct ibv_context *context,
 				    struct ibv_async_event *event)
@@ -208,19 +264,9 @@ int mlx5emu_abi_ibv_get_async_event(struct ibv_context *context,
 	}
 	pctx = to_prov_context(context);
 	for (;;) {
-		struct pollfd pfd = { .fd = context->async_fd, .events = POLLIN };
-		int fl;
-
 		if (!async_next(pctx, event))
 			return 0;
-		fl = fcntl(context->async_fd, F_GETFL);
-		if (fl < 0)
-			return -1;
-		if (fl & O_NONBLOCK) {
-			errno = EAGAIN;
-			return -1;
-		}
-		if (poll(&pfd, 1, -1) < 0)
+		if (prov_ev_wait(context->async_fd))
 			return -1;
 	}
 }

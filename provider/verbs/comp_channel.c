@@ -20,16 +20,49 @@
  * gives the cookie of a CQ that had an event.  The device raises one event
  * per arm and takes no arm before the application took the event (the arm
  * sequence), so a CQ never has two events waiting and the coalescing of
- * OMIT_DATA loses none.  The event of a CQ destroyed since is dropped, as
- * ib_uverbs_release_ucq drops it.
+ * OMIT_DATA loses none.  The events of a CQ destroyed unread are dropped,
+ * as ib_uverbs_release_ucq drops them: the destroy takes every event off
+ * the DEVX channel and keeps those of other CQs in the channel's stash
+ * (read first), so the fd polls as the kernel's would.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include "shell/abi_export.h"
 #include "prm/prm_cmd.h"
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
+
+/* The channel's epoll set of its DEVX channel and its stash; 0 or errno. */
+static int channel_fds(struct prov_comp_channel *ch)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	int dfd = ch->pctx->be->event_channel_fd(ch->be);
+
+	ch->stash[0] = ch->stash[1] = -1;
+	ch->ch.fd = epoll_create1(EPOLL_CLOEXEC);
+	if (ch->ch.fd < 0 || pipe2(ch->stash, O_CLOEXEC | O_NONBLOCK) ||
+	    fcntl(dfd, F_SETFL, fcntl(dfd, F_GETFL) | O_NONBLOCK) ||
+	    epoll_ctl(ch->ch.fd, EPOLL_CTL_ADD, dfd, &e) ||
+	    epoll_ctl(ch->ch.fd, EPOLL_CTL_ADD, ch->stash[0], &e))
+		return errno;
+	return 0;
+}
+
+static void channel_free(struct prov_comp_channel *ch)
+{
+	if (ch->be)
+		ch->pctx->be->event_channel_destroy(ch->be);
+	for (int i = 0; i < 2; i++)
+		if (ch->stash[i] >= 0)
+			close(ch->stash[i]);
+	if (ch->ch.fd >= 0)
+		close(ch->ch.fd);
+	free(ch);
+}
 
 MLX5EMU_ABI(ibv_create_comp_channel);
 struct ibv_comp_channel *mlx5emu_abi_ibv_create_comp_channel(struct ibv_context *context)
@@ -52,16 +85,16 @@ struct ibv_comp_channel *mlx5emu_abi_ibv_create_comp_channel(struct ibv_context 
 		errno = ENOMEM;
 		return NULL;
 	}
+	ch->pctx = pctx;
+	ch->ch.fd = ch->stash[0] = ch->stash[1] = -1;
 	ch->be = pctx->be->event_channel_create(pctx->bectx,
 						MLX5BE_EVENT_CHANNEL_OMIT_DATA);
-	if (!ch->be) {
-		err = errno;
-		free(ch);
+	err = ch->be ? channel_fds(ch) : errno;
+	if (err) {
+		channel_free(ch);
 		errno = err;
 		return NULL;
 	}
-	ch->pctx = pctx;
-	ch->ch.fd = pctx->be->event_channel_fd(ch->be);
 	ch->ch.context = context;
 	ch->ch.refcnt = 0;
 	return &ch->ch;
@@ -70,22 +103,19 @@ struct ibv_comp_channel *mlx5emu_abi_ibv_create_comp_channel(struct ibv_context 
 MLX5EMU_ABI(ibv_destroy_comp_channel);
 int mlx5emu_abi_ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
-	struct prov_comp_channel *ch;
 	struct ibv_context *context;
 
 	if (!channel) {
 		errno = EINVAL;
 		return EINVAL;
 	}
-	ch = to_prov_channel(channel);
 	context = channel->context;
 	pthread_mutex_lock(&context->mutex);
 	if (channel->refcnt) {
 		pthread_mutex_unlock(&context->mutex);
 		return EBUSY;
 	}
-	ch->pctx->be->event_channel_destroy(ch->be);
-	free(ch);
+	channel_free(to_prov_channel(channel));
 	pthread_mutex_unlock(&context->mutex);
 	return 0;
 }
@@ -115,28 +145,70 @@ static void cq_event_taken(struct prov_ev_obj *eo, void *arg)
 	*(struct prov_cq **)arg = cq;
 }
 
+/* A cookie waiting, from the stash first: 0, or EAGAIN, or an errno. */
+static int channel_next(struct prov_comp_channel *ch, uint64_t *cookie)
+{
+	struct mlx5be_event ev;
+	ssize_t n;
+
+	if (read(ch->stash[0], cookie, sizeof(*cookie)) == sizeof(*cookie))
+		return 0;
+	n = ch->pctx->be->event_read(ch->be, &ev, sizeof(ev.cookie));
+	if (n < 0)
+		return (int)-n;
+	*cookie = ev.cookie;
+	return 0;
+}
+
+static void cq_is_there(struct prov_ev_obj *eo, void *arg)
+{
+	(void)eo;
+	(void)arg;
+}
+
+void prov_channel_drain(struct ibv_comp_channel *channel)
+{
+	struct prov_comp_channel *ch = to_prov_channel(channel);
+	struct mlx5be_event ev;
+
+	while (ch->pctx->be->event_read(ch->be, &ev, sizeof(ev.cookie)) ==
+	       sizeof(ev.cookie))
+		if (prov_ev_take(ch->pctx, ev.cookie, PROV_EV_CQ, cq_is_there,
+				 NULL) &&
+		    write(ch->stash[1], &ev.cookie, sizeof(ev.cookie)) !=
+		    sizeof(ev.cookie))
+			break;	/* the stash is full: it stays in the kernel */
+}
+
 MLX5EMU_ABI(ibv_get_cq_event);
 int mlx5emu_abi_ibv_get_cq_event(struct ibv_comp_channel *channel,
 				 struct ibv_cq **cq, void **cq_context)
 {
 	struct prov_comp_channel *ch;
 	struct prov_cq *pcq = NULL;
-	struct mlx5be_event ev;
+	uint64_t cookie;
 
 	if (!channel || !cq || !cq_context) {
 		errno = EINVAL;
 		return -1;
 	}
 	ch = to_prov_channel(channel);
-	do {
-		ssize_t n = ch->pctx->be->event_read(ch->be, &ev, sizeof(ev.cookie));
+	for (;;) {
+		int err = channel_next(ch, &cookie);
 
-		if (n < 0) {
-			errno = (int)-n;
+		if (!err) {
+			if (prov_ev_take(ch->pctx, cookie, PROV_EV_CQ,
+					 cq_event_taken, &pcq))
+				break;
+			continue;	/* a destroyed CQ's: dropped */
+		}
+		if (err != EAGAIN) {
+			errno = err;
 			return -1;
 		}
-	} while (!prov_ev_take(ch->pctx, ev.cookie, PROV_EV_CQ, cq_event_taken,
-			       &pcq));
+		if (prov_ev_wait(channel->fd))
+			return -1;
+	}
 	*cq = ibv_cq_ex_to_cq(&pcq->ex);
 	*cq_context = (*cq)->cq_context;
 	/* libmlx5's cq_event op: the next arm carries a new sequence. */

@@ -421,6 +421,8 @@ int mlx5emu_abi_ibv_destroy_cq(struct ibv_cq *ibcq)
 	/* ib_uverbs_release_ucq: unread events go; then libibverbs waits
 	 * for the acknowledgement of every event that was read. */
 	prov_ev_unregister(cq->pctx, &cq->ev);
+	if (channel)
+		prov_channel_drain(channel);
 	pthread_mutex_lock(&ibcq->mutex);
 	while (ibcq->comp_events_completed != cq->comp_events_reported ||
 	       ibcq->async_events_completed != cq->async_events_reported)

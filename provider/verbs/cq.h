@@ -63,13 +63,16 @@ struct prov_cq_rsc {
 
 /*
  * A completion channel: a DEVX event channel with OMIT_DATA (events.h), its
- * fd the channel's, so it polls readable while events wait and honours
- * O_NONBLOCK; its CQs subscribe their completions with their cookie.
+ * CQs subscribed to their completions with their cookie.  Its fd is an
+ * epoll set of that channel's fd and a pipe of cookies still to deliver
+ * (those the destroy of a CQ took off the channel), so it polls readable
+ * while events wait and honours O_NONBLOCK.
  */
 struct prov_comp_channel {
 	struct ibv_comp_channel ch;
 	struct prov_context *pctx;
 	struct mlx5be_event_channel *be;
+	int stash[2];			/* the pipe: read, write */
 };
 
 static inline struct prov_comp_channel *
@@ -137,6 +140,9 @@ int prov_cq_dv(struct ibv_cq *cq, struct mlx5dv_cq *out);
 
 /* @cq's completions go to its channel (if any): 0 or an errno. */
 int prov_cq_channel_subscribe(struct prov_cq *cq);
+/* A CQ of @ch was destroyed: the events of the others move to the stash,
+ * its own are dropped. */
+void prov_channel_drain(struct ibv_comp_channel *ch);
 
 /* The poll functions (cq_poll.c). */
 int prov_cq_poll(struct ibv_cq *cq, int ne, struct ibv_wc *wc);

@@ -11,12 +11,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 
 #include "prm/prm_cmd.h"
 #include "provider/core/context.h"
+#include "provider/verbs/async_event.h"
 #include "provider/verbs/events.h"
 
 #define PROV_EV_BUCKETS 256
@@ -143,6 +145,8 @@ void prov_ev_unregister(struct prov_context *pctx, struct prov_ev_obj *eo)
 		}
 	pthread_mutex_unlock(&ev->lock);
 	eo->cookie = 0;
+	/* Its queued events go now, not when read (polls stay exact). */
+	prov_async_drain(pctx);
 }
 
 bool prov_ev_take(struct prov_context *pctx, uint64_t cookie,
@@ -167,4 +171,18 @@ bool prov_ev_take(struct prov_context *pctx, uint64_t cookie,
 struct mlx5be_event_channel *prov_ev_async_channel(struct prov_context *pctx)
 {
 	return pctx->events ? pctx->events->async_ch : NULL;
+}
+
+int prov_ev_wait(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	if (fl & O_NONBLOCK) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return poll(&pfd, 1, -1) < 0 ? -1 : 0;
 }
