@@ -60,6 +60,10 @@ static int kern_query_port(struct mlx5be_ctx *ctx, uint32_t port,
 
 	if (!p)
 		return -EINVAL;
+	/* mlx5_query_port_roce reads PTYS first: a command, which fails once
+	 * the device is in the internal error state. */
+	if (__atomic_load_n(&ctx->uctx->kdev->fatal, __ATOMIC_ACQUIRE))
+		return -EIO;
 	emu_fw_port_get_link(ctx->uctx->kdev->fw, port, &up);
 	memset(attr, 0, sizeof(*attr));
 	/* A RoCE port is ACTIVE/LinkUp or DOWN/Disabled, as mlx5_ib reports

@@ -510,6 +510,12 @@ START_TEST(device_fatal)
 	p2 = ibv_alloc_pd(ctx);
 	ck_assert_ptr_null(p2);
 	ck_assert_int_eq(errno, EIO);
+	/* ibv_query_port too (mlx5_query_port_roce's PTYS read). */
+	{
+		struct ibv_port_attr pa;
+
+		ck_assert_int_eq(ibv_query_port(ctx, 1, &pa), EIO);
+	}
 	/* ... but destroys succeed. */
 	ck_assert_int_eq(ibv_destroy_qp(qa.qp), 0);
 	ck_assert_int_eq(ibv_destroy_qp(qb.qp), 0);
