@@ -253,9 +253,6 @@ START_TEST(ops_reach_the_device)
 	/* What the device has not: as rdma-core answers for it. */
 	ck_assert_int_eq(HW->clock_info(ctx, &ci), -EOPNOTSUPP);
 	errno = 0;
-	ck_assert_ptr_null(HW->event_channel_create(ctx, 0));
-	ck_assert_int_eq(errno, EOPNOTSUPP);
-	errno = 0;
 	pd = HW->obj_create(ctx, pd_in, sizeof(pd_in), pd_out, sizeof(pd_out));
 	ck_assert_ptr_null(HW->steering_root_attach(ctx, &m, pd));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
