@@ -305,7 +305,7 @@ struct eng {
 	struct eng_qp *acks[64];
 	unsigned int nacks;
 	int wake_fd;			/* eventfd: wakes a park in poll */
-	unsigned int nwire;		/* wire ports attached */
+	_Atomic unsigned int nwire;	/* wire ports attached (read unlocked) */
 };
 
 extern struct eng eng_g;
