@@ -27,6 +27,7 @@ const struct mlx5be_ops mlx5be_hw_ops = {
 	.event_channel_destroy = hw_event_channel_destroy,
 	.event_channel_fd = hw_event_channel_fd,
 	.event_subscribe = hw_event_subscribe,
+	.event_subscribe_fd = hw_event_subscribe_fd,
 	.event_read = hw_event_read,
 	.query_port = hw_query_port,
 	.query_gid = hw_query_gid,
@@ -41,5 +42,7 @@ const struct mlx5be_ops mlx5be_hw_ops = {
 	.uobj_del = NULL,
 	.uobj_query = NULL,
 	.uobj_hold = NULL,
+	.async_event_fd = hw_async_event_fd,
+	.async_event_read = hw_async_event_read,
 	.progress = NULL,	/* a real device needs no help */
 };

@@ -13,8 +13,10 @@
  *
  * The GIDs of the process are cached by the firmware's GID generation,
  * so a UD send finds its destination without a lock.  MACs are not
- * checked in process (DEVX users may leave rmac zero); while either end's
- * port is down, its packets are lost.
+ * checked in process (DEVX users may leave rmac zero).  A port whose link
+ * is down neither sends nor receives, and a device stopped by a fatal
+ * error receives nothing: such packets are lost, and reliable requesters
+ * find out by their retries.
  */
 #include <string.h>
 
@@ -204,9 +206,10 @@ int eng_fabric_send(struct eng_qp *src, struct eng_pkt *pkt, uint32_t from,
 		return n;
 	}
 	src->st.tx_pkts++;	/* in process: a whole message at once */
-	/* In process: the whole packet, now, unless a port is down. */
+	/* In process: the whole packet, now, unless a port is down or the
+	 * destination device stopped (the wire's ports check their links). */
 	if (!eng_fabric_port_up(src->dev, pkt->addr.port) ||
-	    !eng_fabric_port_up(dev, port))
+	    !eng_fabric_port_up(dev, port) || dev->fatal)
 		return (int)(pkt->npsn - from);
 	pkt->src_fault = false;
 	dst = eng_fabric_qp(dev, pkt->dqpn);

@@ -368,6 +368,19 @@ static enum eng_req_step eng_req_send(struct eng_qp *qp, struct eng_wqe *w,
 	return qp->state == MLX5_QPC_STATE_RTS ? REQ_GET_WQE : REQ_FLUSH;
 }
 
+/*
+ * SQD sends nothing new (IBA 10.3.1, Send Queue Drain); once nothing the
+ * requester began is outstanding, SQ_DRAINED (IBA 11.6.3.1), once.
+ */
+static void eng_req_drained(struct eng_qp *qp)
+{
+	if (qp->state == MLX5_QPC_STATE_SQD && qp->whead == qp->wtail &&
+	    !qp->drained) {
+		qp->drained = true;
+		eng_event_queue(qp->dev, MLX5_EVENT_TYPE_SQ_DRAINED, qp->fq->obj.id);
+	}
+}
+
 unsigned int eng_req_run(struct eng_qp *qp, unsigned int budget)
 {
 	enum eng_req_step step = REQ_TIMERS;
@@ -384,6 +397,8 @@ unsigned int eng_req_run(struct eng_qp *qp, unsigned int budget)
 	else if (qp->state != MLX5_QPC_STATE_RTS &&
 		 qp->state != MLX5_QPC_STATE_SQD)
 		return 0;	/* RTR receives only */
+	if (qp->state == MLX5_QPC_STATE_RTS)
+		qp->drained = false;
 
 	while (step != REQ_EXIT) {
 		switch (step) {
@@ -473,6 +488,7 @@ unsigned int eng_req_run(struct eng_qp *qp, unsigned int budget)
 			break;
 		}
 	}
+	eng_req_drained(qp);
 	if (qp->ack_deadline)
 		eng_timer_arm(&eng_g, qp->ack_deadline);
 	if (qp->rnr_deadline)

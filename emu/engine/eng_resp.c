@@ -48,6 +48,12 @@
  *                result again, never executed twice (IBA 9.7.5.2.1)
  *   ERROR        responder errors on a reliable QP move it to ERR (IBA
  *                10.3.1, class C errors): outstanding receives flush
+ *
+ * Affiliated events (IBA 11.6.3.1): the first packet an RC/UC/XRC QP
+ * receives in RTR raises COMM_EST; a NAK remote access error, invalid
+ * request or remote operational error that no responder CQE reports
+ * raises WQ_ACCESS_ERROR, WQ_INVAL_REQ_ERROR or WQ_CATAS_ERROR on the
+ * responder's QP (errors a CQE reports raise none).
  */
 #include <endian.h>
 #include <string.h>
@@ -91,6 +97,7 @@ struct eng_resp {
 	uint32_t nak_psn;
 	uint8_t l3_type;
 	bool accepted;
+	bool err_cqe;		/* a responder error CQE reported the error */
 };
 
 static uint32_t eng_resp_epsn(const struct eng_qp *qp)
@@ -196,6 +203,13 @@ static enum eng_resp_state eng_resp_check_state(struct eng_resp *r)
 	if (st != MLX5_QPC_STATE_RTR && st != MLX5_QPC_STATE_RTS &&
 	    st != MLX5_QPC_STATE_SQD && st != MLX5_QPC_STATE_SQER)
 		return RESP_DROP;
+	/* Communication established: the first packet of a connection. */
+	if (st == MLX5_QPC_STATE_RTR && !r->qp->comm_est &&
+	    r->qp->fq->st != MLX5_QPC_ST_UD) {
+		r->qp->comm_est = true;
+		eng_event_queue(r->qp->dev, MLX5_EVENT_TYPE_COMM_EST,
+				r->qp->fq->obj.id);
+	}
 	return RESP_CHECK_OP;
 }
 
@@ -550,6 +564,19 @@ static void eng_resp_cqe(struct eng_resp *r)
 }
 
 /* A responder error with a receive WQE: its error CQE. */
+/* A class C NAK's affiliated event on the responder's QP (IBA 11.6.3.1). */
+static uint8_t eng_resp_nak_event(uint8_t nak)
+{
+	switch (nak) {
+	case ENG_AETH_NAK_REM_ACCESS:
+		return MLX5_EVENT_TYPE_WQ_ACCESS_ERROR;
+	case ENG_AETH_NAK_INV_REQ:
+		return MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR;
+	default:	/* remote operational error */
+		return MLX5_EVENT_TYPE_WQ_CATAS_ERROR;
+	}
+}
+
 static void eng_resp_err_cqe(struct eng_resp *r, enum eng_synd_id id)
 {
 	const struct eng_synd *sy = eng_synd(id);
@@ -560,6 +587,7 @@ static void eng_resp_err_cqe(struct eng_resp *r, enum eng_synd_id id)
 	if (r->cq)
 		eng_cqe_error(r->cq, r->qp->fq->obj.id, r->uidx, r->m->rwqe.idx,
 			      0, true, sy->syndrome, sy->vendor);
+	r->err_cqe = true;
 }
 
 static void eng_resp_to_err(struct eng_resp *r)
@@ -680,8 +708,15 @@ bool eng_resp_rcv(struct eng_qp *qp, struct eng_pkt *pkt)
 			 * RNR and sequence NAKs do not. */
 			if (r.nak == ENG_AETH_NAK_REM_ACCESS ||
 			    r.nak == ENG_AETH_NAK_INV_REQ ||
-			    r.nak == ENG_AETH_NAK_REM_OP)
+			    r.nak == ENG_AETH_NAK_REM_OP) {
+				/* Errors no responder CQE reported raise
+				 * the QP's affiliated event. */
+				if (r.reliable && !r.err_cqe)
+					eng_event_queue(qp->dev,
+						eng_resp_nak_event(r.nak),
+						qp->fq->obj.id);
 				eng_resp_to_err(&r);
+			}
 			s = RESP_DONE;
 			break;
 		case RESP_ERR_LENGTH:

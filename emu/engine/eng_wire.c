@@ -160,7 +160,7 @@ static void eng_wire_rx_one(void *arg, struct emu_wire_port *wp,
 	struct eng_qp *dst = eng_fabric_qp(c->dev, h->dqpn);
 	struct eng_pkt p;
 
-	if (!dst) {
+	if (!dst || c->dev->fatal) {	/* a stopped device receives nothing */
 		emu_wire_port_drop(wp, EMU_WIRE_DROP_NO_QP);
 		return;
 	}

@@ -122,7 +122,9 @@ int emu_fault_wire_check(const struct mlx5emu_fault_rule *r, char *err,
 			 size_t errlen)
 {
 	if (!emu_fault_rule_is_wire(r)) {
-		if (r->port || r->qpn || r->psn_first || r->psn_last ||
+		/* A port event's port names the port it changes. */
+		if ((r->port && !emu_fault_is_event(r->action)) || r->qpn ||
+		    r->psn_first || r->psn_last ||
 		    r->bth_opcode || r->dir)
 			return emu_fault_errf(err, errlen, "frame fields are set but the "
 				     "rule is not a wire rule");

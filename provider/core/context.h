@@ -26,7 +26,9 @@ struct prov_context {
 	struct prov_device *dev;
 	const struct mlx5be_ops *be;
 	struct mlx5be_ctx *bectx;
-	int async_wr_fd;	/* write end of the pipe behind async_fd */
+	/* async_fd is an epoll set of the event sources (verbs/events.c);
+	 * one is this pipe, of events the provider posts itself. */
+	int async_rd_fd, async_wr_fd;
 	bool devx;		/* opened with MLX5DV_CONTEXT_FLAGS_DEVX */
 	pthread_mutex_t lock;	/* guards the per-context state below */
 
@@ -36,6 +38,7 @@ struct prov_context {
 	struct prov_devx_ctx *devx_ctx;	/* provider/devx/ */
 	struct prov_verbs_ctx *verbs_ctx;	/* provider/verbs/verbs_ctx.c */
 	struct prov_qp_ctx *qp_ctx;	/* provider/verbs/qp_ctx.c */
+	struct prov_events *events;	/* provider/verbs/events.c */
 
 	struct verbs_context vctx;	/* must hold ibv_context last */
 };

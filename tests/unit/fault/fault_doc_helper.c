@@ -38,7 +38,9 @@ static int rule(int n, const char *text)
 			 (!r.limit || fired < r.limit);
 
 		fired += f;
-		putchar(!f ? '.' : "?FDX2RC"[r.action <= 6 ? r.action : 0]);
+		/* an event rule's firing raises its event: F */
+		putchar(!f ? '.' : r.action <= MLX5EMU_FAULT_CORRUPT ?
+			"?FDX2RC"[r.action] : 'F');
 	}
 	putchar('\n');
 	return 0;
