@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "emu/base/clock.h"
 #include "emu/device/dev.h"
 #include "emu/fault/fault.h"
 #include "emu/firmware/fw.h"
@@ -226,8 +227,11 @@ static void trace_cmd(void *arg, const void *in, size_t inlen,
 {
 	const struct trace_dev *td = arg;
 	int saved = errno;
+	/* A deterministic run (virtual clock) traces the same bytes each
+	 * time: no pid, and durations on the virtual clock. */
 	struct emu_trace_cmd c = {
-		.dev = td->name, .pid = (long)getpid(), .in = in,
+		.dev = td->name, .in = in,
+		.pid = emu_clock_is_virtual() ? 0 : (long)getpid(),
 		.inlen = inlen, .out = out, .outlen = outlen, .timed = true,
 		.duration_ns = duration_ns, .injected = injected,
 	};
