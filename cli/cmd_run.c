@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
 
 #include "cli/cli.h"
+#include "emu/base/base.h"
 #include "emu/trace/trace.h"
 
 #define RUN "run"
@@ -127,7 +129,7 @@ static char *join_faults(char **rules, int n)
 
 enum {
 	OPT_DEVICES = 256, OPT_PORTS, OPT_TRACE, OPT_FAULT, OPT_CONFIG,
-	OPT_DEV_NODES,
+	OPT_DEV_NODES, OPT_DETERMINISTIC,
 };
 
 static const struct option run_opts[] = {
@@ -137,6 +139,7 @@ static const struct option run_opts[] = {
 	{ "fault", required_argument, NULL, OPT_FAULT },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "dev-nodes", no_argument, NULL, OPT_DEV_NODES },
+	{ "deterministic", optional_argument, NULL, OPT_DETERMINISTIC },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -145,8 +148,8 @@ static const struct option run_opts[] = {
 int cmd_run(int argc, char **argv)
 {
 	const char *devices = NULL, *ports = NULL, *trace = NULL,
-		   *config = NULL;
-	bool dev_nodes = false, verbose = false;
+		   *config = NULL, *seed = NULL;
+	bool dev_nodes = false, verbose = false, deterministic = false;
 	char **faults = calloc((size_t)argc, sizeof(char *));
 	char dir[PATH_MAX], why[512], buf[PATH_MAX + 64];
 	struct emu_trace_config tcfg = { 0 };
@@ -181,6 +184,10 @@ int cmd_run(int argc, char **argv)
 		case OPT_DEV_NODES:
 			dev_nodes = true;
 			break;
+		case OPT_DETERMINISTIC:
+			deterministic = true;
+			seed = optarg;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -206,6 +213,11 @@ int cmd_run(int argc, char **argv)
 	if ((devices && check_count("--devices", devices, 16)) ||
 	    (ports && check_count("--ports", ports, 2)))
 		goto fail;
+	if (seed && emu_text_parse_u64(seed, UINT64_MAX, &(uint64_t){ 0 })) {
+		cli_error(RUN, "--deterministic=%s: expected a seed from 0 to "
+			  "18446744073709551615 (decimal or 0x hex)", seed);
+		goto fail;
+	}
 	if (trace && emu_trace_parse(trace, &tcfg, why, sizeof(why))) {
 		cli_error(RUN, "--trace=%s: %s", trace, why);
 		goto fail;
@@ -269,6 +281,22 @@ int cmd_run(int argc, char **argv)
 		}
 		if (set("MLX5EMU_TRACE", spec, verbose))
 			goto fail;
+	}
+	if (deterministic) {
+		if (set("MLX5EMU_ENGINE_MODE", "deterministic", verbose) ||
+		    (seed && set("MLX5EMU_SEED", seed, verbose)))
+			goto fail;
+		/* Addresses (buffers, rings) reach the trace: lay the
+		 * process out the same way each run, as setarch -R does. */
+		if (personality(0xffffffff) == -1 ||
+		    personality((unsigned long)personality(0xffffffff) |
+				ADDR_NO_RANDOMIZE) == -1)
+			fprintf(stderr, "mlx5emu run: warning: cannot turn off "
+				"address randomization (%s); addresses in the "
+				"trace may differ between runs\n",
+				strerror(errno));
+		else if (verbose)
+			fprintf(stderr, "mlx5emu run: address randomization off\n");
 	}
 	if (nfaults) {
 		joined = join_faults(faults, nfaults);

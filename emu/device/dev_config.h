@@ -50,6 +50,8 @@ enum emu_setting_id {
 	EMU_SET_SYSFS_DIR,
 	EMU_SET_CONFIG_FILE,	/* environment only */
 	EMU_SET_CAPS,
+	EMU_SET_ENGINE_MODE,
+	EMU_SET_ENGINE_SEED,
 	EMU_SET_FAULT_RULES,
 	EMU_SET_FAULT_SEED,
 	EMU_SET_TRACE_MODE,
@@ -75,6 +77,14 @@ enum emu_setting_type {
 	EMU_TYPE_U64,		/* decimal or 0x hex, 64 bits */
 	EMU_TYPE_TRACE_MODE,	/* off|text|json[:FILE] */
 	EMU_TYPE_BOOL,		/* 1|0|yes|no|on|off|true|false */
+	EMU_TYPE_ENGINE_MODE,	/* threaded|inline|deterministic */
+};
+
+/* engine.mode: how the device model runs (emu/engine's modes). */
+enum emu_engine_mode {
+	EMU_ENGINE_THREADED,		/* a thread of its own (default) */
+	EMU_ENGINE_INLINE,		/* only the application's calls move it */
+	EMU_ENGINE_DETERMINISTIC,	/* the same, on a virtual clock */
 };
 
 /* One capability override: a field of one capability page. */
@@ -100,8 +110,10 @@ struct emu_config {
 	unsigned int num_caps;
 	struct emu_cap_override caps[EMU_CONFIG_MAX_CAPS];
 	const struct emu_fw_caps *fw_caps;
+	enum emu_engine_mode engine_mode;
+	uint64_t engine_seed;
 	char fault_rules[EMU_CONFIG_FAULTS_MAX];	/* emu/fault syntax */
-	uint64_t fault_seed;
+	uint64_t fault_seed;		/* engine_seed unless set */
 	char trace_mode[EMU_CONFIG_FILE_MAX + 8];	/* as given; emu/trace */
 	char trace_file[EMU_CONFIG_FILE_MAX];		/* "" or "-": stderr */
 	bool trace_elide_defaults;

@@ -176,6 +176,18 @@ static int kern_dev_create_eqs(struct kern_dev *kdev)
 	return 0;
 }
 
+/* engine.mode; the same for every device of the process. */
+static int kern_dev_engine_mode(void)
+{
+	static const enum emu_eng_mode modes[] = {
+		[EMU_ENGINE_THREADED] = EMU_ENG_THREADED,
+		[EMU_ENGINE_INLINE] = EMU_ENG_INLINE,
+		[EMU_ENGINE_DETERMINISTIC] = EMU_ENG_DETERMINISTIC,
+	};
+
+	return emu_eng_set_mode(modes[emu_devices_config()->engine_mode]);
+}
+
 static struct kern_dev *kern_dev_create(int index)
 {
 	const struct emu_dev_identity *id = emu_device_identity(index);
@@ -210,8 +222,8 @@ static struct kern_dev *kern_dev_create(int index)
 		goto err_fw;
 	emu_fault_attach(kdev->fw, index);	/* rules see commands from here */
 	/* The device executes work from now on (the engine thread starts
-	 * with the first device). */
-	if (emu_eng_device_add(kdev->fw, index))
+	 * with the first device), in the configured mode. */
+	if (kern_dev_engine_mode() || emu_eng_device_add(kdev->fw, index))
 		goto err_fw;
 	return kdev;
 
