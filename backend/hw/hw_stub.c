@@ -504,4 +504,5 @@ const struct mlx5be_ops mlx5be_hw_ops = {
 	.steering_root_attach = hw_steering_root_attach,
 	.clock_info = hw_clock_info,
 	.progress = NULL,	/* a real device needs no help */
+	.ctx_lost = NULL,	/* the kernel shares the device with a child */
 };

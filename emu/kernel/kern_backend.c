@@ -14,6 +14,12 @@
 #include "emu/engine/eng.h"
 #include "emu/kernel/kern.h"
 
+/* The provider passes its reasons through to the engine unchanged. */
+_Static_assert((int)MLX5BE_PROGRESS_DOORBELL == (int)EMU_ENG_WHY_DOORBELL &&
+	       (int)MLX5BE_PROGRESS_POLL == (int)EMU_ENG_WHY_POLL &&
+	       (int)MLX5BE_PROGRESS_WAIT == (int)EMU_ENG_WHY_WAIT,
+	       "progress reasons");
+
 static int kern_get_devices(struct mlx5be_device_info *infos, int max)
 {
 	int ret = emu_devices_init();
@@ -47,7 +53,8 @@ static const struct emu_port_identity *kern_port(struct mlx5be_ctx *ctx,
 {
 	const struct emu_dev_identity *id = emu_device_identity(ctx->uctx->kdev->index);
 
-	if (!id || port < 1 || port > (uint32_t)id->num_ports)
+	if (!id || kern_uctx_lost(ctx->uctx) || port < 1 ||
+	    port > (uint32_t)id->num_ports)
 		return NULL;
 	return &id->ports[port - 1];
 }
@@ -59,7 +66,7 @@ static int kern_query_port(struct mlx5be_ctx *ctx, uint32_t port,
 	bool up = false;
 
 	if (!p)
-		return -EINVAL;
+		return kern_uctx_lost(ctx->uctx) ? -EIO : -EINVAL;
 	emu_fw_port_get_link(ctx->uctx->kdev->fw, port, &up);
 	memset(attr, 0, sizeof(*attr));
 	/* A RoCE port is ACTIVE/LinkUp or DOWN/Disabled, as mlx5_ib reports
@@ -90,7 +97,7 @@ static int kern_query_gid(struct mlx5be_ctx *ctx, uint32_t port, uint32_t index,
 	int ret;
 
 	if (!kern_port(ctx, port))
-		return -EINVAL;
+		return kern_uctx_lost(ctx->uctx) ? -EIO : -EINVAL;
 	ret = emu_fw_gid_get(ctx->uctx->kdev->fw, port, index, &g);
 	if (ret)
 		return ret;
@@ -108,7 +115,7 @@ static int kern_gid_l2_addr(struct mlx5be_ctx *ctx, uint32_t port,
 			    const uint8_t gid[16], uint8_t mac[6], uint16_t *vlan)
 {
 	if (!kern_port(ctx, port))
-		return -EINVAL;
+		return kern_uctx_lost(ctx->uctx) ? -EIO : -EINVAL;
 	*vlan = 0xffff;	/* no VLAN, as rdma-core reports it */
 	return emu_mac_from_gid(gid, mac);
 }
@@ -136,7 +143,7 @@ static struct mlx5be_obj *kern_steering_root_attach(struct mlx5be_ctx *ctx,
 
 static int kern_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info)
 {
-	return -EOPNOTSUPP;
+	return kern_uctx_lost(ctx->uctx) ? -EIO : -EOPNOTSUPP;
 }
 
 /* The engine runs inline here when it is free (emu/engine). */
@@ -144,6 +151,11 @@ static void kern_progress(struct mlx5be_ctx *ctx, unsigned int why)
 {
 	(void)ctx;
 	emu_eng_progress(why);
+}
+
+static bool kern_ctx_lost(struct mlx5be_ctx *ctx)
+{
+	return kern_uctx_lost(ctx->uctx);
 }
 
 const struct mlx5be_ops mlx5be_emu_ops = {
@@ -174,4 +186,5 @@ const struct mlx5be_ops mlx5be_emu_ops = {
 	.steering_root_attach = kern_steering_root_attach,
 	.clock_info = kern_clock_info,
 	.progress = kern_progress,
+	.ctx_lost = kern_ctx_lost,
 };

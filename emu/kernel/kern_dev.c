@@ -194,6 +194,9 @@ static struct kern_dev *kern_dev_create(int index)
 	struct emu_fw_config cfg;
 	struct kern_dev *kdev;
 
+	/* The engine's mode (and clock) before the device's first command. */
+	if (kern_dev_engine_mode())
+		return NULL;
 	kdev = calloc(1, sizeof(*kdev));
 	if (!kdev)
 		return NULL;
@@ -222,8 +225,8 @@ static struct kern_dev *kern_dev_create(int index)
 		goto err_fw;
 	emu_fault_attach(kdev->fw, index);	/* rules see commands from here */
 	/* The device executes work from now on (the engine thread starts
-	 * with the first device), in the configured mode. */
-	if (kern_dev_engine_mode() || emu_eng_device_add(kdev->fw, index))
+	 * with the first device). */
+	if (emu_eng_device_add(kdev->fw, index))
 		goto err_fw;
 	return kdev;
 
