@@ -371,8 +371,18 @@ static void eng_atexit(void)
  */
 static void eng_atfork_child(void)
 {
+	static CDS_LIST_HEAD(eng_forked_qps);
+	static struct eng_dev *eng_forked_devs;
 	struct eng *e = &eng_g;
 
+	/* The parent's devices and queues stay referenced, never run. */
+	cds_list_splice(&e->qps, &eng_forked_qps);
+	for (int i = 0; i < ENG_MAX_DEVS; i++) {
+		if (!e->devs[i])
+			continue;
+		e->devs[i]->forked_next = eng_forked_devs;
+		eng_forked_devs = e->devs[i];
+	}
 	pthread_mutex_init(&e->run, NULL);
 	pthread_mutex_init(&e->cfg, NULL);
 	atomic_store(&e->pending, 0);

@@ -196,6 +196,7 @@ struct eng_dev {
 	struct emu_fw *fw;
 	struct emu_fw_engine_ops ops;
 	int index;
+	struct eng_dev *forked_next;	/* a parent's, in a forked child */
 };
 
 struct eng {

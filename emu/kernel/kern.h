@@ -36,6 +36,7 @@ struct kern_dev {
 	uint32_t eqn[KERN_NUM_COMP_VECTORS];	/* kernel-owned completion EQs */
 	uint32_t eq_uar;			/* UAR index of those EQs */
 	int refs;				/* open contexts */
+	struct kern_dev *forked_next;		/* a parent's, in a child */
 };
 
 /*

@@ -29,11 +29,20 @@
 static pthread_mutex_t kern_devs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kern_dev *kern_devs[KERN_MAX_DEVICES];
 static pthread_once_t kern_atfork_once = PTHREAD_ONCE_INIT;
+/* Devices of the parent (and its parents): kept, never used again. */
+static struct kern_dev *kern_devs_forked;
 
-/* The child's devices are its parent's memory: forget them (leaked on
- * purpose, the parent's threads and state are not the child's). */
+/* The child's devices are its parent's memory: it starts over, and keeps
+ * the parent's (their contexts hold pointers to them) where nothing
+ * reaches them but its inherited contexts. */
 static void kern_devs_atfork_child(void)
 {
+	for (int i = 0; i < KERN_MAX_DEVICES; i++) {
+		if (!kern_devs[i])
+			continue;
+		kern_devs[i]->forked_next = kern_devs_forked;
+		kern_devs_forked = kern_devs[i];
+	}
 	memset(kern_devs, 0, sizeof(kern_devs));
 	pthread_mutex_init(&kern_devs_lock, NULL);
 }

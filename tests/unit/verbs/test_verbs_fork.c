@@ -227,8 +227,11 @@ START_TEST(grandchild)
 		    WEXITSTATUS(st))
 			_exit(10 + (WIFEXITED(st) ? WEXITSTATUS(st) : 9));
 		/* The child's own context is alive. */
-		if (readable(c2->async_fd) || !ibv_alloc_pd(c2))
+		pd = ibv_alloc_pd(c2);
+		if (readable(c2->async_fd) || !pd || ibv_dealloc_pd(pd) ||
+		    ibv_close_device(c2))
 			_exit(3);
+		ibv_free_device_list(list);
 		exit(0);
 	}
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
