@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 
+#include "provider/core/fork_mem.h"
 #include "provider/core/qbuf.h"
 
 #define PROV_QBUF_PAGE 4096u
@@ -73,13 +74,8 @@ static int qbuf_anon(struct prov_qbuf *qb, size_t size)
 	return 0;
 }
 
-int prov_qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix)
-{
-	return prov_qbuf_alloc_dflt(qb, size, prefix, false);
-}
-
-int prov_qbuf_alloc_dflt(struct prov_qbuf *qb, size_t size, const char *prefix,
-			 bool huge_default)
+static int qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix,
+		      bool huge_default)
 {
 	enum qbuf_type type = qbuf_type(prefix, huge_default ? QBUF_HUGE :
 							      QBUF_ANON);
@@ -104,13 +100,38 @@ int prov_qbuf_alloc_dflt(struct prov_qbuf *qb, size_t size, const char *prefix,
 	return qbuf_anon(qb, size);
 }
 
-void prov_qbuf_free(struct prov_qbuf *qb)
+static void qbuf_release(struct prov_qbuf *qb)
 {
-	if (!qb->buf)
-		return;
 	if (qb->huge)
 		munmap(qb->buf, qb->length);
 	else
 		free(qb->buf);
 	qb->buf = NULL;
+}
+
+/* mlx5_alloc_buf(): a buffer is kept from children (fork_mem.c) as long
+ * as it lives; when that fails, so does the allocation. */
+int prov_qbuf_alloc_dflt(struct prov_qbuf *qb, size_t size, const char *prefix,
+			 bool huge_default)
+{
+	int ret = qbuf_alloc(qb, size, prefix, huge_default);
+
+	if (ret || !prov_dontfork_range(qb->buf, qb->length))
+		return ret;
+	ret = errno;
+	qbuf_release(qb);
+	return ret;
+}
+
+int prov_qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix)
+{
+	return prov_qbuf_alloc_dflt(qb, size, prefix, false);
+}
+
+void prov_qbuf_free(struct prov_qbuf *qb)
+{
+	if (!qb->buf)
+		return;
+	prov_dofork_range(qb->buf, qb->length);
+	qbuf_release(qb);
 }

@@ -22,7 +22,13 @@
  * page away from the device behind the parent's back; that is what a
  * kernel with copy-on-fork guarantees (Linux 5.13 and later, which
  * reports RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK), so ibv_is_fork_initialized()
- * answers IBV_FORK_UNNEEDED whatever the host kernel.
+ * answers IBV_FORK_UNNEEDED whatever the host kernel.  (rdma-core 44 on a
+ * host without the RDMA netlink, as in a container, says DISABLED, then
+ * ENABLED after ibv_fork_init(): it cannot ask that kernel.)  As there,
+ * the answer does not stop ibv_fork_init() and RDMAV_FORK_SAFE from
+ * turning fork tracking on (provider/core/fork_mem.c): registered memory
+ * and queue buffers are then not inherited by a child, which must not
+ * touch them, as with rdma-core.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -31,6 +37,7 @@
 
 #include "shell/abi_export.h"
 #include "provider/core/context.h"
+#include "provider/core/fork_mem.h"
 #include "provider/rdma_private.h"
 #include "provider/verbs/async_event.h"
 #include "provider/verbs/cq.h"
@@ -65,8 +72,7 @@ void prov_fork_handlers_init(void)
 MLX5EMU_ABI(ibv_fork_init);
 int mlx5emu_abi_ibv_fork_init(void)
 {
-	/* memory.c: ibv_is_fork_initialized() == IBV_FORK_UNNEEDED -> 0. */
-	return 0;
+	return prov_fork_init();
 }
 
 MLX5EMU_ABI(ibv_is_fork_initialized);
@@ -75,15 +81,14 @@ enum ibv_fork_status mlx5emu_abi_ibv_is_fork_initialized(void)
 	return IBV_FORK_UNNEEDED;
 }
 
-/* Without fork tracking (mm_root NULL) libibverbs returns 0 for both. */
 MLX5EMU_ABI(ibv_dontfork_range);
 int mlx5emu_abi_ibv_dontfork_range(void *base, size_t size)
 {
-	return 0;
+	return prov_dontfork_range(base, size);
 }
 
 MLX5EMU_ABI(ibv_dofork_range);
 int mlx5emu_abi_ibv_dofork_range(void *base, size_t size)
 {
-	return 0;
+	return prov_dofork_range(base, size);
 }
