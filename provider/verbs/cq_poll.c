@@ -303,6 +303,10 @@ int prov_cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	}
 	cq_update_ci(cq);
 	cq_unlock(cq);
+	/* Nothing there: the device may move on this thread (without a
+	 * thread of its own it moves only so). */
+	if (!npolled && err == CQ_EMPTY)
+		prov_progress(cq->pctx, MLX5BE_PROGRESS_POLL);
 	return err == CQ_POLL_ERR ? err : npolled;
 }
 
@@ -376,6 +380,8 @@ static int ex_start_poll(struct ibv_cq_ex *ex, struct ibv_poll_cq_attr *attr)
 	/* Empty or failed: no end_poll follows, so unlock here. */
 	if (err)
 		cq_unlock(cq);
+	if (err == ENOENT)
+		prov_progress(cq->pctx, MLX5BE_PROGRESS_POLL);
 	return err;
 }
 
