@@ -48,30 +48,33 @@ static enum qbuf_type qbuf_type(const char *prefix, enum qbuf_type dflt)
 	return dflt;
 }
 
-static int qbuf_huge(struct prov_qbuf *qb, size_t size)
+/* Buffers are mappings of their own, never heap blocks: when fork
+ * tracking marks them MADV_DONTFORK (fork_mem.c), nothing else on their
+ * pages disappears from a child, and a leak checker walking the heap in a
+ * child never reaches pages the child does not have. */
+static int qbuf_map(struct prov_qbuf *qb, size_t len, int flags)
 {
-	size_t len = (size + PROV_QBUF_HUGE - 1) & ~(size_t)(PROV_QBUF_HUGE - 1);
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
 
 	if (p == MAP_FAILED)
 		return errno;
 	qb->buf = p;
 	qb->length = len;
-	qb->huge = true;
+	qb->huge = flags & MAP_HUGETLB;
 	return 0;
+}
+
+static int qbuf_huge(struct prov_qbuf *qb, size_t size)
+{
+	return qbuf_map(qb, (size + PROV_QBUF_HUGE - 1) &
+			    ~(size_t)(PROV_QBUF_HUGE - 1), MAP_HUGETLB);
 }
 
 static int qbuf_anon(struct prov_qbuf *qb, size_t size)
 {
-	size_t len = (size + PROV_QBUF_PAGE - 1) & ~(size_t)(PROV_QBUF_PAGE - 1);
-	int ret = posix_memalign(&qb->buf, PROV_QBUF_PAGE, len);
-
-	if (ret)
-		return ret;
-	qb->length = len;
-	qb->huge = false;
-	return 0;
+	return qbuf_map(qb, (size + PROV_QBUF_PAGE - 1) &
+			    ~(size_t)(PROV_QBUF_PAGE - 1), 0);
 }
 
 static int qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix,
@@ -102,10 +105,7 @@ static int qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix,
 
 static void qbuf_release(struct prov_qbuf *qb)
 {
-	if (qb->huge)
-		munmap(qb->buf, qb->length);
-	else
-		free(qb->buf);
+	munmap(qb->buf, qb->length);
 	qb->buf = NULL;
 }
 
