@@ -199,7 +199,7 @@ END_TEST
 START_TEST(grandchild)
 {
 	pid_t pid;
-	int st;
+	int st = 0;
 
 	fflush(NULL);
 	pid = fork();
