@@ -35,4 +35,5 @@ const struct mlx5be_ops mlx5be_hw_ops = {
 	.clock_info = hw_clock_info,
 	.mkey_rereg = NULL,	/* DEVX offers no UMR of the kernel's */
 	.progress = NULL,	/* a real device needs no help */
+	.ctx_lost = NULL,	/* the kernel shares the device with a child */
 };

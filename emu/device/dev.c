@@ -118,7 +118,12 @@ static int bring_up(struct emu_devices **out)
 		goto done;	/* an empty device list: no sockets, no tree */
 
 	/* Addresses first: one per port, consecutive free candidates. */
-	ip = cfg.ip_base_set ? cfg.ip_base : emu_addr_pid_candidate(getpid());
+	if (cfg.ip_base_set)
+		ip = cfg.ip_base;
+	else if (cfg.engine_mode == EMU_ENGINE_DETERMINISTIC)
+		ip = emu_addr_seed_candidate(cfg.engine_seed);
+	else
+		ip = emu_addr_pid_candidate(getpid());
 	for (unsigned int d = 0; d < cfg.num_devices; d++) {
 		uint32_t ips[EMU_MAX_PORTS];
 		int fds[EMU_MAX_PORTS];

@@ -196,6 +196,7 @@ struct eng_dev {
 	struct emu_fw *fw;
 	struct emu_fw_engine_ops ops;
 	int index;
+	struct eng_dev *forked_next;	/* a parent's, in a forked child */
 };
 
 struct eng {
@@ -204,9 +205,11 @@ struct eng {
 	atomic_int parked;		/* the thread sleeps on wake_seq */
 	atomic_uint wake_seq;		/* futex word */
 	atomic_bool stop;
-	pthread_mutex_t cfg;		/* devices, thread start/stop */
+	atomic_bool finished;		/* the process exits: no more passes */
+	pthread_mutex_t cfg;		/* devices, mode, thread start/stop */
 	pthread_t thread;
-	bool threaded;
+	enum emu_eng_mode mode;		/* under cfg */
+	bool threaded;			/* mode == EMU_ENG_THREADED */
 	struct eng_dev *devs[ENG_MAX_DEVS];	/* under run and cfg */
 	struct cds_list_head qps;	/* attached eng_qp */
 	uint64_t now_ns;		/* at the start of the pass */
@@ -217,6 +220,7 @@ struct eng {
 extern struct eng eng_g;
 
 /* ---- eng_core.c ---- */
+/* The device model's clock (virtual in deterministic mode). */
 uint64_t eng_clock_ns(void);
 void eng_timer_arm(struct eng *e, uint64_t deadline);
 

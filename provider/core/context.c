@@ -15,6 +15,62 @@
 #include "provider/core/context.h"
 #include "provider/core/device.h"
 
+/* The live contexts, for the fork handler. */
+static pthread_mutex_t prov_contexts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct prov_context *prov_contexts;
+
+static void prov_context_link(struct prov_context *pctx)
+{
+	pthread_mutex_lock(&prov_contexts_lock);
+	pctx->next = prov_contexts;
+	if (prov_contexts)
+		prov_contexts->prev = pctx;
+	prov_contexts = pctx;
+	pthread_mutex_unlock(&prov_contexts_lock);
+}
+
+static void prov_context_unlink(struct prov_context *pctx)
+{
+	pthread_mutex_lock(&prov_contexts_lock);
+	if (pctx->prev)
+		pctx->prev->next = pctx->next;
+	else
+		prov_contexts = pctx->next;
+	if (pctx->next)
+		pctx->next->prev = pctx->prev;
+	pthread_mutex_unlock(&prov_contexts_lock);
+}
+
+void prov_context_for_each_forked(void (*fn)(struct prov_context *pctx))
+{
+	/* Another thread of the parent may have held it. */
+	pthread_mutex_init(&prov_contexts_lock, NULL);
+	for (struct prov_context *p = prov_contexts; p; p = p->next)
+		fn(p);
+}
+
+void prov_fd_replace(int old, int fd)
+{
+	int fl = fcntl(old, F_GETFL);
+
+	if (fd < 0)
+		return;
+	if (fl >= 0 && (fl & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	dup3(fd, old, O_CLOEXEC);
+	close(fd);
+}
+
+void prov_context_renew_async(struct prov_context *pctx)
+{
+	int pipefd[2];
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		return;
+	prov_fd_replace(pctx->vctx.context.async_fd, pipefd[0]);
+	prov_fd_replace(pctx->async_wr_fd, pipefd[1]);
+}
+
 struct prov_context *prov_context_create(struct prov_device *dev,
 					 struct mlx5be_ctx *bectx, int cmd_fd,
 					 bool devx)
@@ -57,6 +113,7 @@ struct prov_context *prov_context_create(struct prov_device *dev,
 	pthread_mutex_init(&ctx->mutex, NULL);
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
 	pctx->vctx.sz = sizeof(pctx->vctx);
+	prov_context_link(pctx);
 	return pctx;
 }
 
@@ -64,6 +121,7 @@ void prov_context_destroy(struct prov_context *pctx)
 {
 	struct ibv_context *ctx = &pctx->vctx.context;
 
+	prov_context_unlink(pctx);
 	/* The backend destroys what the application left, as the kernel does. */
 	pctx->be->close(pctx->bectx);
 	close(ctx->async_fd);

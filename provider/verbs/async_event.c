@@ -7,6 +7,7 @@
  * the object so destroy can wait for them, as libibverbs does.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -41,7 +42,12 @@ int mlx5emu_abi_ibv_get_async_event(struct ibv_context *context,
 				    struct ibv_async_event *event)
 {
 	struct prov_async_record r;
+	struct pollfd pfd = { .fd = context->async_fd, .events = POLLIN };
 
+	/* Nothing to read yet: a device without a thread of its own moves
+	 * only when told, so tell it once before waiting. */
+	if (poll(&pfd, 1, 0) == 0)
+		prov_progress(to_prov_context(context), MLX5BE_PROGRESS_WAIT);
 	if (read(context->async_fd, &r, sizeof(r)) != sizeof(r))
 		return -1;
 	event->event_type = r.event_type;

@@ -31,6 +31,52 @@
 #include "shell/abi_export.h"
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
+#include "provider/verbs/verbs_ctx.h"
+
+/* The context's channels, which a forked child renews. */
+static void channel_link(struct prov_comp_channel *ch)
+{
+	struct prov_verbs_ctx *vc =
+		prov_verbs_ctx(to_prov_context(ch->ch.context));
+
+	pthread_mutex_lock(&vc->lock);
+	ch->next = vc->channels;
+	if (vc->channels)
+		vc->channels->prev = ch;
+	vc->channels = ch;
+	pthread_mutex_unlock(&vc->lock);
+}
+
+static void channel_unlink(struct prov_comp_channel *ch)
+{
+	struct prov_verbs_ctx *vc =
+		prov_verbs_ctx(to_prov_context(ch->ch.context));
+
+	pthread_mutex_lock(&vc->lock);
+	if (ch->prev)
+		ch->prev->next = ch->next;
+	else
+		vc->channels = ch->next;
+	if (ch->next)
+		ch->next->prev = ch->prev;
+	pthread_mutex_unlock(&vc->lock);
+}
+
+void prov_comp_channels_fork_child(struct prov_context *pctx)
+{
+	struct prov_verbs_ctx *vc = prov_verbs_ctx(pctx);
+
+	pthread_mutex_init(&vc->lock, NULL);
+	for (struct prov_comp_channel *ch = vc->channels; ch; ch = ch->next) {
+		uint64_t n = 0;
+
+		pthread_mutex_init(&ch->lock, NULL);
+		for (struct prov_cq_event *ev = ch->head; ev; ev = ev->next)
+			n++;
+		prov_fd_replace(ch->ch.fd, eventfd((unsigned int)n,
+						   EFD_CLOEXEC | EFD_SEMAPHORE));
+	}
+}
 
 MLX5EMU_ABI(ibv_create_comp_channel);
 struct ibv_comp_channel *mlx5emu_abi_ibv_create_comp_channel(struct ibv_context *context)
@@ -57,6 +103,7 @@ struct ibv_comp_channel *mlx5emu_abi_ibv_create_comp_channel(struct ibv_context 
 	pthread_mutex_init(&ch->lock, NULL);
 	ch->ch.context = context;
 	ch->ch.refcnt = 0;
+	channel_link(ch);
 	return &ch->ch;
 }
 
@@ -78,6 +125,7 @@ int mlx5emu_abi_ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 		pthread_mutex_unlock(&context->mutex);
 		return EBUSY;
 	}
+	channel_unlink(ch);
 	close(channel->fd);
 	while ((ev = ch->head)) {
 		ch->head = ev->next;
@@ -119,6 +167,7 @@ int mlx5emu_abi_ibv_get_cq_event(struct ibv_comp_channel *channel,
 	struct prov_comp_channel *ch;
 	struct prov_cq_event *ev;
 	struct prov_cq *pcq;
+	bool progressed = false;
 
 	if (!channel || !cq || !cq_context) {
 		errno = EINVAL;
@@ -138,6 +187,14 @@ int mlx5emu_abi_ibv_get_cq_event(struct ibv_comp_channel *channel,
 			break;
 		}
 		pthread_mutex_unlock(&ch->lock);
+		/* Nothing queued: a device without a thread of its own
+		 * moves only when told, so tell it once before waiting. */
+		if (!progressed) {
+			progressed = true;
+			prov_progress(to_prov_context(channel->context),
+				      MLX5BE_PROGRESS_WAIT);
+			continue;
+		}
 		flags = fcntl(channel->fd, F_GETFL);
 		if (flags < 0)
 			return -1;

@@ -76,6 +76,8 @@ struct prov_comp_channel {
 	struct ibv_comp_channel ch;
 	pthread_mutex_t lock;		/* guards the FIFO */
 	struct prov_cq_event *head, *tail;
+	/* the context's channels (prov_verbs_ctx, its lock) */
+	struct prov_comp_channel *prev, *next;
 };
 
 static inline struct prov_comp_channel *
@@ -151,5 +153,9 @@ void prov_cq_ex_set_poll_ops(struct prov_cq *cq);
 
 /* Comp channel side of CQ destruction: drops @cq's queued events. */
 void prov_channel_forget_cq(struct ibv_comp_channel *ch, struct prov_cq *cq);
+/* In a forked child, for a context that lost its device: each channel
+ * gets a fresh eventfd under its number, counting the events the child's
+ * copy still queues (those of before the fork). */
+void prov_comp_channels_fork_child(struct prov_context *pctx);
 
 #endif /* MLX5EMU_PROVIDER_VERBS_CQ_H */

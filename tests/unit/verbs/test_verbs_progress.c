@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Deterministic mode (engine.mode=deterministic: no device thread), over
+ * the drop-in libraries: the provider's post and poll calls move the
+ * device by themselves.  A receive posted to a QP in ERR completes with a
+ * flush error at a later ibv_poll_cq (or ibv_start_poll) with no
+ * mlx5emu_progress() call; and nothing completes while nobody calls.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "verbs_test.h"
+#include "ut_env.h"
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq_ex *cq;
+static struct ibv_qp *qp;
+static char buf[64];
+static struct ibv_mr *mr;
+
+static void setup(void)
+{
+	struct ibv_cq_init_attr_ex ca = { .cqe = 16 };
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp_attr init = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+
+	ut_clear_env();
+	setenv("MLX5EMU_ENGINE_MODE", "deterministic", 1);
+	ctx = vt_open(false);
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq_ex(ctx, &ca);
+	ck_assert(pd && cq);
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(cq);
+	qp = ibv_create_qp(pd, &qa);
+	ck_assert_ptr_nonnull(qp);
+	ck_assert_int_eq(ibv_modify_qp(qp, &init, IBV_QP_STATE |
+				       IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				       IBV_QP_ACCESS_FLAGS), 0);
+	ck_assert_int_eq(ibv_modify_qp(qp, &attr, IBV_QP_STATE), 0);
+}
+
+static void teardown(void)
+{
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+	ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+
+static void post_recv(uint64_t wr_id)
+{
+	struct ibv_sge sge = { (uintptr_t)buf, sizeof(buf), mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+
+	ck_assert_int_eq(ibv_post_recv(qp, &wr, &bad), 0);
+}
+
+/* The flush CQE comes from the post's and the polls' own progress. */
+START_TEST(post_and_poll_move_the_device)
+{
+	struct ibv_wc wc;
+	int n = 0;
+
+	post_recv(7);
+	for (int i = 0; i < 4 && !n; i++)
+		n = ibv_poll_cq(ibv_cq_ex_to_cq(cq), 1, &wc);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(wc.wr_id, 7);
+	ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+	/* Nothing more: no call, no change. */
+	usleep(20000);
+	ck_assert_int_eq(ibv_poll_cq(ibv_cq_ex_to_cq(cq), 1, &wc), 0);
+}
+END_TEST
+
+START_TEST(start_poll_moves_the_device)
+{
+	struct ibv_poll_cq_attr pa = { 0 };
+	int ret = ENOENT;
+
+	post_recv(9);
+	for (int i = 0; i < 4 && ret == ENOENT; i++)
+		ret = ibv_start_poll(cq, &pa);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_uint_eq(cq->wr_id, 9);
+	ck_assert_int_eq(cq->status, IBV_WC_WR_FLUSH_ERR);
+	ibv_end_poll(cq);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("verbs_progress");
+	TCase *tc = tcase_create("deterministic");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, post_and_poll_move_the_device);
+	tcase_add_test(tc, start_poll_moves_the_device);
+	suite_add_tcase(s, tc);
+	return vt_run(s);
+}
