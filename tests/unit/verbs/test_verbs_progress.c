@@ -4,12 +4,16 @@
  * the drop-in libraries: the provider's post and poll calls move the
  * device by themselves.  A receive posted to a QP in ERR completes with a
  * flush error at a later ibv_poll_cq (or ibv_start_poll) with no
- * mlx5emu_progress() call; and nothing completes while nobody calls.
+ * mlx5emu_progress() call; and nothing completes while nobody calls.  A
+ * SEND posted with ibv_post_send between two connected RC QPs has landed
+ * in the receive buffer when ibv_post_send returns, before any poll.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "verbs_test.h"
+#include "ut_dropin.h"
 #include "ut_env.h"
 
 static struct ibv_context *ctx;
@@ -96,6 +100,49 @@ START_TEST(start_poll_moves_the_device)
 }
 END_TEST
 
+/* The SEND's own post moves the device: requester, responder and the
+ * receive buffer, with no poll and no mlx5emu_progress() in between. */
+START_TEST(post_send_moves_the_device)
+{
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
+		.send_cq = ibv_cq_ex_to_cq(cq), .recv_cq = ibv_cq_ex_to_cq(cq),
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 } };
+	static char msg[32] = "posted sends move the device";
+	struct ibv_sge rsge = { (uintptr_t)buf, sizeof(msg), mr->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = 1, .sg_list = &rsge,
+				   .num_sge = 1 }, *rbad;
+	struct ibv_sge ssge = { (uintptr_t)(buf + 32), sizeof(msg), mr->lkey };
+	struct ibv_send_wr swr = { .wr_id = 2, .sg_list = &ssge, .num_sge = 1,
+				   .opcode = IBV_WR_SEND,
+				   .send_flags = IBV_SEND_SIGNALED }, *sbad;
+	struct ibv_qp *a, *b;
+	union ibv_gid gid;
+	struct ibv_wc wc[2];
+	int n = 0;
+
+	a = ibv_create_qp(pd, &qa);
+	b = ibv_create_qp(pd, &qa);
+	ck_assert(a && b);
+	ck_assert_int_eq(ibv_query_gid(ctx, 1, 3, &gid), 0);
+	ck_assert_int_eq(ut_rc_connect(a, b->qp_num, &gid, 12), 0);
+	ck_assert_int_eq(ut_rc_connect(b, a->qp_num, &gid, 12), 0);
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf + 32, msg, sizeof(msg));
+	ck_assert_int_eq(ibv_post_recv(b, &rwr, &rbad), 0);
+	ck_assert_int_eq(ibv_post_send(a, &swr, &sbad), 0);
+	ck_assert_mem_eq(buf, msg, sizeof(msg));
+	for (int i = 0; i < 4 && n < 2; i++)
+		n += ibv_poll_cq(ibv_cq_ex_to_cq(cq), 2 - n, wc + n);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(wc[0].status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(wc[1].status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc[0].wr_id + wc[1].wr_id, 3);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("verbs_progress");
@@ -104,6 +151,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, post_and_poll_move_the_device);
 	tcase_add_test(tc, start_poll_moves_the_device);
+	tcase_add_test(tc, post_send_moves_the_device);
 	suite_add_tcase(s, tc);
 	return vt_run(s);
 }
