@@ -120,6 +120,18 @@ struct mlx5be_flow_match {
 	size_t len;			/* bytes of each */
 };
 
+/* event_channel_create flags (rdma-core's
+ * MLX5DV_DEVX_CREATE_EVENT_CHANNEL_FLAGS_OMIT_EV_DATA). */
+enum {
+	MLX5BE_EVENT_CHANNEL_OMIT_DATA = 1 << 0,
+};
+
+/* An unaffiliated asynchronous event, as the kernel gives verbs users. */
+struct mlx5be_async_event {
+	uint32_t event_type;	/* enum ibv_event_type */
+	uint32_t port_num;	/* port events */
+};
+
 struct mlx5be_async_cmd_resp {
 	uint64_t wr_id;
 	uint8_t *out;		/* caller-owned, outlen bytes */
@@ -168,7 +180,13 @@ struct mlx5be_ops {
 	void (*uar_free)(struct mlx5be_uar *uar);
 	int (*query_eqn)(struct mlx5be_ctx *ctx, uint32_t vector, uint32_t *eqn);
 
-	/* Events. */
+	/*
+	 * Events: DEVX event channels.  The fd polls readable while events
+	 * wait (and once the channel's context is gone); O_NONBLOCK set on
+	 * it makes reads answer -EAGAIN instead of waiting.  A subscription
+	 * names an object, or none for unaffiliated events; _fd signals an
+	 * eventfd instead of queueing.
+	 */
 	struct mlx5be_event_channel *(*event_channel_create)(struct mlx5be_ctx *ctx,
 							     uint32_t flags);
 	void (*event_channel_destroy)(struct mlx5be_event_channel *ch);
@@ -176,8 +194,12 @@ struct mlx5be_ops {
 	int (*event_subscribe)(struct mlx5be_event_channel *ch,
 			       struct mlx5be_obj *obj, const uint16_t *types,
 			       size_t ntypes, uint64_t cookie);
+	int (*event_subscribe_fd)(struct mlx5be_event_channel *ch,
+				  struct mlx5be_obj *obj, uint16_t type, int fd);
 	/* Reads one event into @ev (@len bytes of it): the length DEVX reads,
-	 * 8 (the cookie) plus the EQE bytes (none with OMIT_EV_DATA). */
+	 * 8 (the cookie) plus the EQE bytes (none with OMIT_DATA), or
+	 * -EINVAL (@len too short), -EOVERFLOW (events were lost), -EIO (the
+	 * context is gone), -EAGAIN, -EINTR. */
 	ssize_t (*event_read)(struct mlx5be_event_channel *ch,
 			      struct mlx5be_event *ev, size_t len);
 
@@ -209,6 +231,16 @@ struct mlx5be_ops {
 	 */
 	int (*mkey_rereg)(struct mlx5be_obj *mkey, uint32_t pdn,
 			  unsigned int access);
+
+	/*
+	 * The context's unaffiliated asynchronous events as the kernel gives
+	 * them to verbs (its async event file): port state changes and a
+	 * fatal device error.  The fd polls readable while events wait; a
+	 * read takes one: 0, or -EAGAIN when none waits (it never blocks).
+	 */
+	int (*async_event_fd)(struct mlx5be_ctx *ctx);
+	int (*async_event_read)(struct mlx5be_ctx *ctx,
+				struct mlx5be_async_event *ev);
 
 	/*
 	 * Device progress (@why: MLX5BE_PROGRESS_*): the provider just rang

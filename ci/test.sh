@@ -34,10 +34,11 @@ bash ci/build.sh clang
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest --output-on-failure -L 'unit|fuzz' --timeout 600) || status=1
 
-# The device model's concurrency (object tables, contexts, the engine) under TSan.
+# The device model's concurrency (object tables, contexts, the engine, the
+# event path: interrupts, channels, the provider's fds) under TSan.
 bash ci/build.sh tsan
 (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 \
-	ctest --output-on-failure -L unit -R '^test_(fw|kern|dev|fault|trace|eng)_' --timeout 900) || status=1
+	ctest --output-on-failure -L unit -R '^test_(fw|kern|dev|fault|trace|eng|events)_' --timeout 900) || status=1
 
 if [ $status -ne 0 ]; then
 	echo "ci/test.sh: FAILED" >&2

@@ -401,6 +401,15 @@ static int filter_event_subscribe(struct mlx5be_event_channel *ch,
 					    types, ntypes, cookie);
 }
 
+static int filter_event_subscribe_fd(struct mlx5be_event_channel *ch,
+				     struct mlx5be_obj *obj, uint16_t type,
+				     int fd)
+{
+	return filter.impl->event_subscribe_fd(ch,
+					       obj ? fobj_of(obj)->inner : NULL,
+					       type, fd);
+}
+
 static ssize_t filter_event_read(struct mlx5be_event_channel *ch,
 				 struct mlx5be_event *ev, size_t len)
 {
@@ -455,6 +464,17 @@ static int filter_clock_info(struct mlx5be_ctx *ctx,
 	return filter.impl->clock_info(fctx_of(ctx)->inner, info);
 }
 
+static int filter_async_event_fd(struct mlx5be_ctx *ctx)
+{
+	return filter.impl->async_event_fd(fctx_of(ctx)->inner);
+}
+
+static int filter_async_event_read(struct mlx5be_ctx *ctx,
+				   struct mlx5be_async_event *ev)
+{
+	return filter.impl->async_event_read(fctx_of(ctx)->inner, ev);
+}
+
 static struct mlx5be_ops filter_ops = {
 	.get_devices = filter_get_devices,
 	.open = filter_open,
@@ -479,12 +499,15 @@ static struct mlx5be_ops filter_ops = {
 	.event_channel_destroy = filter_event_channel_destroy,
 	.event_channel_fd = filter_event_channel_fd,
 	.event_subscribe = filter_event_subscribe,
+	.event_subscribe_fd = filter_event_subscribe_fd,
 	.event_read = filter_event_read,
 	.query_port = filter_query_port,
 	.query_gid = filter_query_gid,
 	.gid_l2_addr = filter_gid_l2_addr,
 	.steering_root_attach = filter_steering_root_attach,
 	.clock_info = filter_clock_info,
+	.async_event_fd = filter_async_event_fd,
+	.async_event_read = filter_async_event_read,
 };
 
 const struct mlx5be_ops *mlx5be_filter_bind(const struct mlx5be_ops *impl,

@@ -10,7 +10,8 @@
  *                 with dlinfo, the symbols by version, fork and environ
  *   hw_device.c   enumeration, open, import, close
  *   hw_devx.c     commands, async queries, umem, UARs, EQ numbers, events
- *   hw_kernel.c   port attributes, GIDs, MAC resolution, steering, clock
+ *   hw_kernel.c   port attributes, GIDs, MAC resolution, steering, clock,
+ *                 the unaffiliated async events
  *   hw_ops.c      the ops table
  *
  * The rules of a second namespace: its libc is its own (malloc, errno,
@@ -57,6 +58,9 @@ struct hw_syms {
 	int (*resolve_eth_l2_from_gid)(struct ibv_context *ctx,
 				       struct ibv_ah_attr *attr,
 				       uint8_t mac[6], uint16_t *vid);
+	int (*get_async_event)(struct ibv_context *ctx,
+			       struct ibv_async_event *event);
+	void (*ack_async_event)(struct ibv_async_event *event);
 	/* libmlx5.so.1 */
 	bool (*is_supported)(struct ibv_device *dev);
 	struct ibv_context *(*open_device)(struct ibv_device *dev,
@@ -95,6 +99,9 @@ struct hw_syms {
 				    struct mlx5dv_devx_obj *obj,
 				    uint16_t events_sz, uint16_t events_num[],
 				    uint64_t cookie);
+	int (*subscribe_devx_event_fd)(struct mlx5dv_devx_event_channel *ch,
+				       int fd, struct mlx5dv_devx_obj *obj,
+				       uint16_t event_num);
 	ssize_t (*get_event)(struct mlx5dv_devx_event_channel *ch,
 			     struct mlx5dv_devx_async_event_hdr *data,
 			     size_t len);
@@ -231,6 +238,8 @@ void hw_event_channel_destroy(struct mlx5be_event_channel *ch);
 int hw_event_channel_fd(struct mlx5be_event_channel *ch);
 int hw_event_subscribe(struct mlx5be_event_channel *ch, struct mlx5be_obj *obj,
 		       const uint16_t *types, size_t ntypes, uint64_t cookie);
+int hw_event_subscribe_fd(struct mlx5be_event_channel *ch,
+			  struct mlx5be_obj *obj, uint16_t type, int fd);
 ssize_t hw_event_read(struct mlx5be_event_channel *ch, struct mlx5be_event *ev,
 		      size_t len);
 
@@ -244,5 +253,7 @@ struct mlx5be_obj *hw_steering_root_attach(struct mlx5be_ctx *ctx,
 					   const struct mlx5be_flow_match *match,
 					   struct mlx5be_obj *dest);
 int hw_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info);
+int hw_async_event_fd(struct mlx5be_ctx *ctx);
+int hw_async_event_read(struct mlx5be_ctx *ctx, struct mlx5be_async_event *ev);
 
 #endif /* MLX5EMU_BACKEND_HW_HW_H */

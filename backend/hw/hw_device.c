@@ -145,6 +145,15 @@ int hw_get_devices(struct mlx5be_device_info *infos, int max)
 	return out;
 }
 
+/* async_event_read never waits: the provider polls the fd. */
+static void hw_async_fd_nonblock(struct mlx5be_ctx *ctx)
+{
+	int fl = fcntl(ctx->ibctx->async_fd, F_GETFL);
+
+	if (fl >= 0)
+		fcntl(ctx->ibctx->async_fd, F_SETFL, fl | O_NONBLOCK);
+}
+
 int hw_open(int index, struct mlx5be_ctx **pctx, int *cmd_fd)
 {
 	struct mlx5dv_context_attr attr = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
@@ -175,6 +184,7 @@ int hw_open(int index, struct mlx5be_ctx **pctx, int *cmd_fd)
 		free(ctx);
 		return err ? err : -EIO;
 	}
+	hw_async_fd_nonblock(ctx);
 	*pctx = ctx;
 	*cmd_fd = ctx->ibctx->cmd_fd;
 	return 0;
@@ -233,6 +243,7 @@ int hw_import(int cmd_fd, struct mlx5be_ctx **pctx, int *index)
 		return -ENODEV;
 	}
 	ctx->own_fd = cmd_fd;
+	hw_async_fd_nonblock(ctx);
 	*pctx = ctx;
 	return 0;
 }

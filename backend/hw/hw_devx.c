@@ -253,6 +253,9 @@ struct mlx5be_event_channel *hw_event_channel_create(struct mlx5be_ctx *ctx,
 {
 	struct mlx5be_event_channel *ch = calloc(1, sizeof(*ch));
 
+	_Static_assert((int)MLX5BE_EVENT_CHANNEL_OMIT_DATA ==
+		       (int)MLX5DV_DEVX_CREATE_EVENT_CHANNEL_FLAGS_OMIT_EV_DATA,
+		       "the interface's flags are rdma-core's");
 	if (!ch)
 		return NULL;
 	hw_enter();
@@ -293,6 +296,20 @@ int hw_event_subscribe(struct mlx5be_event_channel *ch, struct mlx5be_obj *obj,
 	ret = hw_sym.subscribe_devx_event(ch->ch, obj ? obj->devx : NULL,
 					  (uint16_t)bytes, (uint16_t *)types,
 					  cookie);
+	hw_leave();
+	return hw_ret(ret);
+}
+
+int hw_event_subscribe_fd(struct mlx5be_event_channel *ch,
+			  struct mlx5be_obj *obj, uint16_t type, int fd)
+{
+	int ret;
+
+	if (obj && !hw_is_devx(obj))
+		return -EINVAL;
+	hw_enter();
+	ret = hw_sym.subscribe_devx_event_fd(ch->ch, fd, obj ? obj->devx : NULL,
+					     type);
 	hw_leave();
 	return hw_ret(ret);
 }

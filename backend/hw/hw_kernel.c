@@ -192,3 +192,59 @@ int hw_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info)
 	info->mask = ci.mask;
 	return 0;
 }
+
+/* The real context's async event file, made non-blocking at open: what
+ * reaches it are the unaffiliated events (every object is a DEVX one,
+ * whose events go to DEVX event channels). */
+int hw_async_event_fd(struct mlx5be_ctx *ctx)
+{
+	return ctx->ibctx->async_fd;
+}
+
+static bool hw_event_unaffiliated(enum ibv_event_type type)
+{
+	switch (type) {
+	case IBV_EVENT_PORT_ACTIVE:
+	case IBV_EVENT_PORT_ERR:
+	case IBV_EVENT_LID_CHANGE:
+	case IBV_EVENT_PKEY_CHANGE:
+	case IBV_EVENT_SM_CHANGE:
+	case IBV_EVENT_CLIENT_REREGISTER:
+	case IBV_EVENT_GID_CHANGE:
+	case IBV_EVENT_DEVICE_FATAL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * ibv_get_async_event itself, not a read() of the fd: libmlx5 marks its
+ * context fatal there on DEVICE_FATAL.  An affiliated event names a verbs
+ * object, and this context has none, so it is passed over unacknowledged
+ * (there is no object whose count an ack would advance).
+ */
+int hw_async_event_read(struct mlx5be_ctx *ctx, struct mlx5be_async_event *ev)
+{
+	struct ibv_async_event e;
+	int ret = 0;
+
+	hw_enter();
+	for (;;) {
+		if (hw_sym.get_async_event(ctx->ibctx, &e)) {
+			int err = hw_errno();
+
+			ret = -(err ? err : EIO);
+			break;
+		}
+		if (!hw_event_unaffiliated(e.event_type))
+			continue;
+		ev->event_type = e.event_type;
+		ev->port_num = e.event_type == IBV_EVENT_DEVICE_FATAL ?
+			       0 : e.element.port_num;
+		hw_sym.ack_async_event(&e);
+		break;
+	}
+	hw_leave();
+	return ret;
+}

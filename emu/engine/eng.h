@@ -16,6 +16,7 @@
 #define MLX5EMU_EMU_ENGINE_ENG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct emu_fw;
 
@@ -81,5 +82,30 @@ bool emu_eng_threaded(void);
  * told about (memory-only doorbells), in microseconds, scheduling delays
  * of a loaded machine aside. */
 unsigned int emu_eng_max_pickup_us(void);
+
+/*
+ * A device's interrupt: the engine calls it after writing an EQE into an
+ * armed EQ of the device (which disarms the EQ, as an MSI-X vector
+ * fires), with the EQ's eqc.intr.  It runs on whatever thread runs the
+ * engine, holding the engine's run lock: it must not call the engine nor
+ * issue commands.  NULL removes it; -ENODEV: not a device of the engine.
+ */
+typedef void (*emu_eng_irq_fn)(void *arg, unsigned int vector);
+int emu_eng_set_irq(struct emu_fw *fw, emu_eng_irq_fn fn, void *arg);
+
+/* Events on demand (fault injection). */
+enum emu_eng_inject {
+	EMU_ENG_INJECT_QP_FATAL,	/* WQ_CATAS_ERROR; the QP to ERR */
+	EMU_ENG_INJECT_CQ_OVERRUN,	/* the CQ overruns: error, CQ_ERROR */
+	EMU_ENG_INJECT_SRQ_LIMIT,	/* SRQ_RQ_LIMIT; the limit disarmed */
+	EMU_ENG_INJECT_DEVICE_FATAL,	/* nothing executes or completes */
+};
+
+/*
+ * Raise @what on object @id (QPN, CQN, SRQN; ignored for the device) of
+ * device @fw now.  0, -ENODEV (no such device), -ENOENT (no such object),
+ * -EINVAL (a QP in RST or a DCT, a CQ already in error).
+ */
+int emu_eng_inject(struct emu_fw *fw, enum emu_eng_inject what, uint32_t id);
 
 #endif /* MLX5EMU_EMU_ENGINE_ENG_H */

@@ -67,6 +67,7 @@ struct eng eng_g = {
 	.run = PTHREAD_MUTEX_INITIALIZER,
 	.cfg = PTHREAD_MUTEX_INITIALIZER,
 	.qps = CDS_LIST_HEAD_INIT(eng_g.qps),
+	.cqs = CDS_LIST_HEAD_INIT(eng_g.cqs),
 	.mode = EMU_ENG_THREADED,
 	.threaded = true,
 };
@@ -125,9 +126,11 @@ static unsigned int eng_pass(struct eng *e)
 			qp->hinted = false;
 			if (done >= ENG_PASS_WQES)
 				break;
-			done += eng_req_run(qp, ENG_PASS_WQES_PER_QP);
+			if (!qp->dev->fatal)
+				done += eng_req_run(qp, ENG_PASS_WQES_PER_QP);
 		}
 	}
+	eng_cq_scan(e);
 	emu_fw_rcu_unlock();
 	eng_rotate(e);
 	e->wqes += done;
@@ -372,11 +375,13 @@ static void eng_atexit(void)
 static void eng_atfork_child(void)
 {
 	static CDS_LIST_HEAD(eng_forked_qps);
+	static CDS_LIST_HEAD(eng_forked_cqs);
 	static struct eng_dev *eng_forked_devs;
 	struct eng *e = &eng_g;
 
 	/* The parent's devices and queues stay referenced, never run. */
 	cds_list_splice(&e->qps, &eng_forked_qps);
+	cds_list_splice(&e->cqs, &eng_forked_cqs);
 	for (int i = 0; i < ENG_MAX_DEVS; i++) {
 		if (!e->devs[i])
 			continue;
@@ -391,6 +396,7 @@ static void eng_atfork_child(void)
 	atomic_store(&e->finished, false);
 	memset(e->devs, 0, sizeof(e->devs));
 	CDS_INIT_LIST_HEAD(&e->qps);
+	CDS_INIT_LIST_HEAD(&e->cqs);
 	e->next_timer_ns = 0;
 	eng_thread_running = false;
 }
@@ -433,6 +439,36 @@ static void eng_run_locked(void *arg, void (*fn)(void *), void *fnarg)
 	eng_release(&eng_g);
 }
 
+/* The firmware's port_changed: the device raises PORT_CHANGE. */
+static void eng_port_changed(void *arg, unsigned int port, bool up)
+{
+	pthread_mutex_lock(&eng_g.run);
+	eng_event_port(arg, port, up);
+	eng_release(&eng_g);
+}
+
+struct eng_dev *eng_dev_of(const struct emu_fw *fw)
+{
+	for (int i = 0; i < ENG_MAX_DEVS; i++)
+		if (eng_g.devs[i] && eng_g.devs[i]->fw == fw)
+			return eng_g.devs[i];
+	return NULL;
+}
+
+int emu_eng_set_irq(struct emu_fw *fw, emu_eng_irq_fn fn, void *arg)
+{
+	struct eng_dev *dev;
+
+	pthread_mutex_lock(&eng_g.run);
+	dev = eng_dev_of(fw);
+	if (dev) {
+		dev->irq = fn;
+		dev->irq_arg = arg;
+	}
+	eng_release(&eng_g);
+	return dev ? 0 : -ENODEV;
+}
+
 int emu_eng_device_add(struct emu_fw *fw, int index)
 {
 	struct eng *e = &eng_g;
@@ -466,6 +502,8 @@ int emu_eng_device_add(struct emu_fw *fw, int index)
 	dev->ops.qp_changed = eng_qp_changed;
 	dev->ops.sync = eng_sync;
 	dev->ops.run_locked = eng_run_locked;
+	dev->ops.port_changed = eng_port_changed;
+	dev->ops.cq_created = eng_cq_created;
 	dev->ops.arg = dev;
 	pthread_mutex_lock(&e->run);
 	e->devs[slot] = dev;
@@ -493,8 +531,10 @@ void emu_eng_device_remove(struct emu_fw *fw)
 			last = false;
 		}
 	}
-	if (dev)
+	if (dev) {
 		eng_qp_detach_all(e, dev);
+		eng_cq_unwatch_dev(e, dev);
+	}
 	pthread_mutex_unlock(&e->run);
 	if (last)
 		eng_thread_stop(e);

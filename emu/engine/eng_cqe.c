@@ -12,9 +12,9 @@
  *
  * Overrun: the consumer counter is the doorbell record's word 0 (24 bits).
  * A CQE that would overwrite one the consumer has not taken is not written;
- * unless the CQ ignores overruns (oi), the CQ enters its error state (what
- * a ConnectX does; the CQ error event is raised here once events exist)
- * and takes no more CQEs.
+ * unless the CQ ignores overruns (oi), the CQ enters its error state and
+ * raises CQ_ERROR (eng_cq.c), as a ConnectX does, and takes no more CQEs.
+ * A CQE written may raise the CQ's completion event (eng_cq.c).
  */
 #include <endian.h>
 #include <string.h>
@@ -68,7 +68,7 @@ int eng_cqe_write(struct emu_fw_cq *cq, const struct eng_cqe *c)
 		return -EFAULT;
 	ci = be32toh(ci) & 0xffffff;
 	if (((pi - ci) & 0xffffff) >= size && !atomic_load(&cq->oi)) {
-		atomic_store(&cq->hw.error, true);
+		eng_cq_overrun(cq);
 		return -ENOSPC;
 	}
 	eng_cqe_fill(e, c, (uint8_t)((pi >> cq->log_size) & 1));
@@ -77,6 +77,8 @@ int eng_cqe_write(struct emu_fw_cq *cq, const struct eng_cqe *c)
 	if (emu_mem_publish(slot, e, sizeof(e)))
 		return -EFAULT;
 	atomic_store(&cq->hw.pi, pi + 1);
+	/* op_own bit 1: solicited (error CQEs always have it). */
+	eng_cq_cqe_written(cq, e[63] & 2);
 	return 0;
 }
 

@@ -11,7 +11,9 @@
  * A destination GID no device here owns is where the wire (a later part)
  * plugs in; until then such a packet is lost, as on a cable to nowhere.
  * MACs are not checked in process (DEVX users may leave rmac zero when the
- * port has no netdev).
+ * port has no netdev).  A port whose link is down neither sends nor
+ * receives, and a device stopped by a fatal error receives nothing: such
+ * packets are lost, and reliable requesters find out by their retries.
  */
 #include <string.h>
 
@@ -92,6 +94,14 @@ void eng_fabric_src_gid(struct eng_qp *qp, struct eng_addr *a)
 	eng_fabric_gid(qp->dev->fw, a);
 }
 
+static bool eng_fabric_link_up(const struct eng_dev *dev, unsigned int port)
+{
+	bool up = true;
+
+	emu_fw_port_get_link(dev->fw, port ? port : 1, &up);
+	return up;
+}
+
 bool eng_fabric_send(struct eng_qp *src, struct eng_pkt *pkt,
 		     struct eng_pkt *ack)
 {
@@ -103,8 +113,14 @@ bool eng_fabric_send(struct eng_qp *src, struct eng_pkt *pkt,
 		dev = eng_fabric_route(pkt->addr.dgid, &pkt->addr.dport);
 	else
 		dev = src->route_dev;
+	if (!eng_fabric_link_up(src->dev, pkt->addr.port))
+		return false;
 	if (!dev)
 		return false;	/* not in this process: the wire's */
+	if (dev->fatal ||
+	    !eng_fabric_link_up(dev, pkt->addr.loopback ? pkt->addr.port :
+							  pkt->addr.dport))
+		return false;
 	obj = emu_fw_obj_lookup_rcu(dev->fw, EMU_FW_OBJ_QP, pkt->dqpn);
 	if (!obj)
 		return false;

@@ -190,6 +190,9 @@ struct eng_qp {
 	struct eng_dev *route_dev;
 	/* fairness: a UAR write named this QP */
 	bool hinted;
+	/* affiliated events raised once: COMM_EST (first packet in RTR),
+	 * SRQ_LAST_WQE (entering ERR on an SRQ), SQ_DRAINED (SQD, idle) */
+	bool comm_est, last_wqe, drained;
 };
 
 struct eng_dev {
@@ -197,6 +200,11 @@ struct eng_dev {
 	struct emu_fw_engine_ops ops;
 	int index;
 	struct eng_dev *forked_next;	/* a parent's, in a forked child */
+	/* the interrupt handler of its EQs (emu_eng_set_irq) */
+	emu_eng_irq_fn irq;
+	void *irq_arg;
+	/* a fatal error stopped it: nothing executes or completes */
+	bool fatal;
 };
 
 struct eng {
@@ -212,6 +220,7 @@ struct eng {
 	bool threaded;			/* mode == EMU_ENG_THREADED */
 	struct eng_dev *devs[ENG_MAX_DEVS];	/* under run and cfg */
 	struct cds_list_head qps;	/* attached eng_qp */
+	struct cds_list_head cqs;	/* watched eng_cq (eng_cq.c) */
 	uint64_t now_ns;		/* at the start of the pass */
 	uint64_t next_timer_ns;		/* earliest deadline (0: none) */
 	unsigned long passes, wqes;	/* statistics */
@@ -223,6 +232,8 @@ extern struct eng eng_g;
 /* The device model's clock (virtual in deterministic mode). */
 uint64_t eng_clock_ns(void);
 void eng_timer_arm(struct eng *e, uint64_t deadline);
+/* The engine's device of a firmware (run lock), or NULL. */
+struct eng_dev *eng_dev_of(const struct emu_fw *fw);
 
 /* ---- eng_qp.c: attaching queues ---- */
 void eng_qp_changed(void *arg, struct emu_fw_qp *fq);
@@ -230,14 +241,46 @@ void eng_qp_detach_all(struct eng *e, struct eng_dev *dev);
 /* The QP state of a fw QP as the engine must act on it. */
 bool eng_qp_refresh(struct eng_qp *qp);
 /* Move the QP to ERR (flushing happens as the requester and responder
- * next look at it); the hook for an affiliated event is here. */
+ * next look at it); a QP on an SRQ raises SRQ_LAST_WQE. */
 void eng_qp_to_err(struct eng_qp *qp);
+/* The QP just entered ERR, by the engine or a command: SRQ_LAST_WQE. */
+void eng_qp_entered_err(struct eng_qp *qp);
 /* UD/UC send errors: to SQER (the send queue flushes, receives go on). */
 void eng_qp_to_sqe(struct eng_qp *qp);
 struct eng_qp *eng_qp_of(struct emu_fw_qp *fq);
 
 /* ---- eng_uar.c: doorbell and BlueFlame hints ---- */
 unsigned int eng_uar_scan(struct eng *e);
+/* What the EQ doorbell (arm, update) says now: eq->hw.ci and armed. */
+void eng_uar_eq_doorbell(struct emu_fw_eq *eq);
+/* A CQ's UAR page: a new CQ doorbell there names a CQ to look at. */
+void eng_uar_scan_cq_db(struct eng_dev *dev, const uint8_t *page);
+
+/* ---- eng_cq.c: arming, completion events, moderation, CQ errors ---- */
+/* The engine looks at @cq's arm word and timers from now on. */
+void eng_cq_watch(struct eng_dev *dev, struct emu_fw_cq *cq);
+/* The firmware's cq_created (takes the run lock). */
+void eng_cq_created(void *arg, struct emu_fw_cq *cq);
+void eng_cq_unwatch_dev(struct eng *e, struct eng_dev *dev);
+/* Every watched CQ: new arm requests, due moderated events. */
+void eng_cq_scan(struct eng *e);
+/* A CQE was written (@sol: solicited or an error): events as armed. */
+void eng_cq_cqe_written(struct emu_fw_cq *cq, bool sol);
+/* A CQ doorbell named @cq with arm word @word (host order). */
+void eng_cq_arm_hint(struct eng_dev *dev, struct emu_fw_cq *cq, uint32_t word);
+/* The CQ could not take a CQE: its error state and CQ_ERROR, once. */
+void eng_cq_overrun(struct emu_fw_cq *cq);
+
+/* ---- eng_event.c: EQEs and the events the device raises ---- */
+/* Completion event of @cq into its EQ. */
+void eng_event_comp(struct eng_dev *dev, struct emu_fw_cq *cq);
+/* Affiliated events: a QP's or an SRQ's (qp_events: @number is the QPN
+ * or SRQN), a CQ's error (cq_error with @syndrome). */
+void eng_event_queue(struct eng_dev *dev, uint8_t type, uint32_t number);
+void eng_event_cq_error(struct eng_dev *dev, const struct emu_fw_cq *cq,
+			uint8_t syndrome);
+/* PORT_CHANGE: DOWN or ACTIVE. */
+void eng_event_port(struct eng_dev *dev, unsigned int port, bool up);
 
 /* ---- eng_wqe.c: reading and parsing a send WQE ---- */
 enum eng_wqe_res {

@@ -74,6 +74,10 @@ void eng_qp_changed(void *arg, struct emu_fw_qp *fq)
 			eng_qp_attach(e, dev, fq);
 		else
 			qp->hinted = true;	/* look at it first */
+		qp = eng_qp_of(fq);
+		/* A command moved it to ERR (2ERR, also through DEVX). */
+		if (qp && emu_fw_qp_state(fq) == MLX5_QPC_STATE_ERR)
+			eng_qp_entered_err(qp);
 	} else if (qp) {
 		eng_qp_detach(qp);
 	}
@@ -130,13 +134,24 @@ void eng_qp_to_sqe(struct eng_qp *qp)
 	qp->req = ENG_REQ_ERROR;
 }
 
+void eng_qp_entered_err(struct eng_qp *qp)
+{
+	/* IBA 11.6.3.1 Last WQE Reached: a QP on an SRQ in the error state
+	 * takes no more WQEs from it.  Once per stay in ERR. */
+	if (qp->last_wqe || !atomic_load(&qp->fq->srq))
+		return;
+	qp->last_wqe = true;
+	eng_event_queue(qp->dev, MLX5_EVENT_TYPE_SRQ_LAST_WQE, qp->fq->obj.id);
+}
+
 void eng_qp_to_err(struct eng_qp *qp)
 {
-	/* Affiliated asynchronous events (QP fatal, path migration...) are
-	 * raised here once events exist. */
+	/* The error itself raises nothing here: an error CQE reports it
+	 * (the callers raise the events of errors no CQE reports). */
 	emu_fw_qp_set_state(qp->fq, MLX5_QPC_STATE_ERR);
 	qp->state = MLX5_QPC_STATE_ERR;
 	qp->req = ENG_REQ_ERROR;
+	eng_qp_entered_err(qp);
 }
 
 void eng_count(struct eng_qp *qp, enum emu_fw_q_cnt which)

@@ -111,8 +111,10 @@ static enum eng_recv_res eng_recv_srq(struct emu_fw_srq *srq,
 	atomic_store(&srq->hw.head, (srq->cyclic ? head + 1u : be16toh(next)) &
 				    (ring->cnt - 1));
 	atomic_store(&srq->hw.counter, cnt + 1);
-	/* SRQ_RQ_LIMIT is raised here once events exist. */
-	(void)emu_fw_srq_limit_fire(srq, (uint16_t)(pi - (uint16_t)(cnt + 1)));
+	/* Fewer WQEs left than the armed limit: SRQ_RQ_LIMIT, once. */
+	if (emu_fw_srq_limit_fire(srq, (uint16_t)(pi - (uint16_t)(cnt + 1))))
+		eng_event_queue(eng_dev_of(srq->obj.fw),
+				MLX5_EVENT_TYPE_SRQ_RQ_LIMIT, srq->obj.id);
 	return ENG_RECV_OK;
 }
 

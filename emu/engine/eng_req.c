@@ -191,6 +191,19 @@ static enum eng_req_step eng_req_waiting(struct eng_qp *qp)
 	return REQ_GATHER;	/* resend what was read */
 }
 
+/*
+ * SQD sends nothing new (IBA 10.3.1, Send Queue Drain); once nothing the
+ * requester began is outstanding, SQ_DRAINED (IBA 11.6.3.1), once.
+ */
+static unsigned int eng_req_drained(struct eng_qp *qp)
+{
+	if (!qp->have_cur && !qp->drained) {
+		qp->drained = true;
+		eng_event_queue(qp->dev, MLX5_EVENT_TYPE_SQ_DRAINED, qp->fq->obj.id);
+	}
+	return 0;
+}
+
 unsigned int eng_req_run(struct eng_qp *qp, unsigned int budget)
 {
 	enum eng_req_step step = REQ_GET_WQE;
@@ -206,9 +219,12 @@ unsigned int eng_req_run(struct eng_qp *qp, unsigned int budget)
 	if (qp->state == MLX5_QPC_STATE_ERR ||
 	    qp->state == MLX5_QPC_STATE_SQER)
 		step = REQ_FLUSH;
+	else if (qp->state == MLX5_QPC_STATE_SQD)
+		return eng_req_drained(qp);
 	else if (qp->state != MLX5_QPC_STATE_RTS)
-		return 0;	/* RTR receives only; SQD/SQER do not send */
-	else
+		return 0;	/* RTR receives only */
+	qp->drained = false;
+	if (step != REQ_FLUSH)
 		step = eng_req_waiting(qp);
 
 	while (step != REQ_EXIT) {

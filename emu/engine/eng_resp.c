@@ -35,6 +35,12 @@
  *                QP, UD GRH flags), the ACK, the expected PSN advanced
  *   ERROR        responder errors on a reliable QP move it to ERR (IBA
  *                10.3.1, class C errors): outstanding receives flush
+ *
+ * Affiliated events (IBA 11.6.3.1): the first packet an RC/UC/XRC QP
+ * receives in RTR raises COMM_EST; a NAK remote access error or invalid
+ * request that no responder CQE reports raises WQ_ACCESS_ERROR or
+ * WQ_INVAL_REQ_ERROR on the responder's QP (errors a CQE reports raise
+ * none).
  */
 #include <endian.h>
 #include <string.h>
@@ -74,6 +80,7 @@ struct eng_resp {
 	uint8_t nak;
 	uint8_t l3_type;
 	bool answered;
+	bool err_cqe;		/* a responder error CQE reported the error */
 };
 
 static enum eng_resp_state eng_resp_check_state(struct eng_resp *r)
@@ -85,6 +92,13 @@ static enum eng_resp_state eng_resp_check_state(struct eng_resp *r)
 	if (st != MLX5_QPC_STATE_RTR && st != MLX5_QPC_STATE_RTS &&
 	    st != MLX5_QPC_STATE_SQD && st != MLX5_QPC_STATE_SQER)
 		return RESP_DROP;
+	/* Communication established: the first packet of a connection. */
+	if (st == MLX5_QPC_STATE_RTR && !r->qp->comm_est &&
+	    r->qp->fq->st != MLX5_QPC_ST_UD) {
+		r->qp->comm_est = true;
+		eng_event_queue(r->qp->dev, MLX5_EVENT_TYPE_COMM_EST,
+				r->qp->fq->obj.id);
+	}
 	return RESP_CHECK_OP;
 }
 
@@ -313,6 +327,7 @@ static void eng_resp_err_cqe(struct eng_resp *r, enum eng_synd_id id)
 	if (r->cq)
 		eng_cqe_error(r->cq, r->qp->fq->obj.id, r->uidx, r->rwqe.idx,
 			      0, true, sy->syndrome, sy->vendor);
+	r->err_cqe = true;
 }
 
 static void eng_resp_to_err(struct eng_resp *r)
@@ -372,8 +387,15 @@ bool eng_resp_rcv(struct eng_qp *qp, struct eng_pkt *pkt,
 			/* Class C responder errors end the QP (IBA 10.3.1);
 			 * RNR and sequence NAKs do not. */
 			if (r.nak == ENG_AETH_NAK_REM_ACCESS ||
-			    r.nak == ENG_AETH_NAK_INV_REQ)
+			    r.nak == ENG_AETH_NAK_INV_REQ) {
+				if (r.reliable && !r.err_cqe)
+					eng_event_queue(qp->dev,
+						r.nak == ENG_AETH_NAK_REM_ACCESS ?
+						MLX5_EVENT_TYPE_WQ_ACCESS_ERROR :
+						MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR,
+						qp->fq->obj.id);
 				eng_resp_to_err(&r);
+			}
 			s = RESP_DONE;
 			break;
 		case RESP_ERR_LENGTH:

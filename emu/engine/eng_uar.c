@@ -10,12 +10,17 @@
  * either the 8-byte doorbell (the first 8 bytes of the WQE's control
  * segment: index and opcode, then qpn << 8 | ds) or the whole WQE in
  * 64-byte chunks, which starts with the same 8 bytes.  The CQ doorbell
- * (arm) is the 8 bytes at 0x20: sn/cmd/ci, then cqn.
+ * (arm) is the 8 bytes at 0x20: sn/cmd/ci, then cqn.  The EQ doorbell is
+ * the 32-bit eqn << 24 | ci at 0x40 (update and arm) or 0x48 (update
+ * only), as mlx5_core's eq_update_ci() writes it.
  *
  * Many QPs share a page and the last write wins, so these are hints only:
  * the doorbell records in memory are the truth.  A new value in a half
  * names a QP the pass looks at first; the WQE itself is always read from
- * the send queue.
+ * the send queue.  A new CQ doorbell names a CQ whose arm request the
+ * engine takes from its doorbell record.  EQ doorbells have no record: an
+ * EQ's consumer (the emulated kernel) gives each EQ a page of its own, so
+ * the last word there is the EQ's latest counter.
  */
 #include <endian.h>
 #include <string.h>
@@ -23,6 +28,7 @@
 #include "emu/engine/eng_int.h"
 
 #define ENG_UAR_CQ_DB 0x20	/* MLX5_CQ_DOORBELL */
+#define ENG_UAR_EQ_DB 0x40	/* MLX5_EQ_DOORBEL_OFFSET: arm; +8 no arm */
 #define ENG_UAR_BF_BASE 0x800	/* MLX5_BF_OFFSET */
 #define ENG_UAR_BF_REG 0x200	/* 1 << log_bf_reg_size */
 #define ENG_UAR_NREGS ((4096 - ENG_UAR_BF_BASE) / ENG_UAR_BF_REG)
@@ -50,22 +56,43 @@ static void eng_uar_hint(struct eng_dev *dev, uint64_t db)
 		qp->hinted = true;
 }
 
-/* A CQ doorbell: the arm request (kept for QUERY_CQ and events). */
+/* A CQ doorbell names a CQ (sn/cmd/ci, then cqn): look at its record. */
 static void eng_uar_cq_arm(struct eng_dev *dev, uint64_t db)
 {
 	const uint8_t *b = (const uint8_t *)&db;
-	uint32_t cmd, cqn;
 	struct emu_fw_obj *obj;
-	struct emu_fw_cq *cq;
+	uint32_t word, cqn;
 
-	memcpy(&cmd, b, 4);
+	memcpy(&word, b, 4);
 	memcpy(&cqn, b + 4, 4);
 	obj = emu_fw_obj_lookup_rcu(dev->fw, EMU_FW_OBJ_CQ, be32toh(cqn) & 0xffffff);
-	if (!obj)
+	if (obj)
+		eng_cq_arm_hint(dev, emu_fw_to_cq(obj), be32toh(word));
+}
+
+void eng_uar_eq_doorbell(struct emu_fw_eq *eq)
+{
+	const uint8_t *page = eq->uar ?
+		atomic_load_explicit(&eq->uar->page, memory_order_acquire) : NULL;
+
+	if (!page)
 		return;
-	cq = emu_fw_to_cq(obj);
-	if (atomic_exchange(&cq->hw.arm_cmd, be32toh(cmd)) != be32toh(cmd))
-		atomic_store(&cq->hw.armed, true);	/* events: raised later */
+	for (unsigned int i = 0; i < 2; i++) {
+		uint32_t v = be32toh(__atomic_load_n(
+			(const uint32_t *)(const void *)(page + ENG_UAR_EQ_DB + 8 * i),
+			__ATOMIC_ACQUIRE));
+
+		if (v == eq->hw.db_seen[i])
+			continue;
+		eq->hw.db_seen[i] = v;
+		if (v >> 24 != (eq->obj.id & 0xff))
+			continue;	/* another EQ's word on a shared page */
+		/* The counter only moves on: the older of two words loses. */
+		if (((v - eq->hw.ci) & 0xffffff) < 0x800000)
+			eq->hw.ci = v & 0xffffff;
+		if (i == 0)
+			eq->hw.armed = true;
+	}
 }
 
 struct eng_uar_seen {
@@ -88,17 +115,24 @@ static struct eng_uar_seen *eng_uar_slot(const uint8_t *page)
 	return &eng_uar_seen[h];
 }
 
+void eng_uar_scan_cq_db(struct eng_dev *dev, const uint8_t *page)
+{
+	struct eng_uar_seen *s = eng_uar_slot(page);
+	uint64_t v = eng_uar_load(page, ENG_UAR_CQ_DB);
+
+	if (v != s->last[0]) {
+		s->last[0] = v;
+		eng_uar_cq_arm(dev, v);
+	}
+}
+
 static unsigned int eng_uar_scan_page(struct eng_dev *dev, const uint8_t *page)
 {
 	struct eng_uar_seen *s = eng_uar_slot(page);
 	unsigned int n = 0;
 	uint64_t v;
 
-	v = eng_uar_load(page, ENG_UAR_CQ_DB);
-	if (v != s->last[0]) {
-		s->last[0] = v;
-		eng_uar_cq_arm(dev, v);
-	}
+	eng_uar_scan_cq_db(dev, page);
 	for (unsigned int i = 0; i < ENG_UAR_NREGS * 2; i++) {
 		v = eng_uar_load(page, ENG_UAR_BF_BASE + i * (ENG_UAR_BF_REG / 2));
 		if (v == s->last[1 + i])

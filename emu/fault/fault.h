@@ -51,11 +51,14 @@ struct emu_fault_event {
 	int rule_id;
 	const char *rule_text;	/* canonical; valid during the call */
 	int dev;
-	uint16_t opcode, op_mod, uid;
+	uint16_t opcode, op_mod, uid;	/* the command (none: events raised
+					 * when added, opcode 0) */
 	uint32_t action;	/* enum mlx5emu_fault_action */
 	uint8_t status;		/* FAIL */
 	uint32_t syndrome;	/* FAIL */
 	uint32_t delay_ms;	/* DELAY */
+	uint32_t port;		/* PORT_DOWN, PORT_UP */
+	uint32_t target;	/* CQ_OVERRUN, QP_FATAL, SRQ_LIMIT: the object */
 	uint64_t match;		/* the rule's k-th match */
 	uint64_t injection;	/* the rule's n-th injection */
 };
@@ -68,6 +71,31 @@ struct emu_fault_event {
 typedef void (*emu_fault_observer_fn)(void *arg,
 				      const struct emu_fault_event *ev);
 void emu_fault_set_observer(emu_fault_observer_fn fn, void *arg);
+
+/* ---- events (fault_event.c) ---- */
+
+/*
+ * What raises an event rule's event on device @dev (the kernel layer
+ * installs it): @port for port events, @target the CQ/QP/SRQ number.
+ * 0, or a negative errno when nothing was raised (-ENOENT: no such
+ * object), which the rule does not count as an injection.
+ */
+typedef int (*emu_fault_event_fn)(int dev, uint32_t action, uint32_t port,
+				  uint32_t target);
+void emu_fault_set_event_fn(emu_fault_event_fn fn);
+
+/* Device @dev is up (call with no device lock held): event rules with no
+ * command to match that name it fire now. */
+void emu_fault_device_up(int dev);
+
+/*
+ * The emu_fw_hooks.post_cmd of every device: event rules with a command
+ * to match fire after a matching command succeeded, on the object it
+ * names (bits 0x48..0x5f of the inbox, of the outbox for a create) unless
+ * the rule names one.
+ */
+void emu_fault_post_cmd(void *arg, const void *in, size_t inlen,
+			const void *out, size_t outlen);
 
 /* The engine behind the public API (fault_api.c adds the last error). */
 int emu_fault_add_rule(const struct mlx5emu_fault_rule *rule, char *err,

@@ -29,47 +29,12 @@
 #include "emu/device/dev.h"
 #include "emu/device/dev_config.h"
 #include "emu/fault/fault.h"
+#include "emu/fault/fault_int.h"
 #include "emu/firmware/fw.h"
 
-/* ThreadSanitizer cannot see liburcu's grace periods (see fw_objs.h). */
-#if defined(__SANITIZE_THREAD__)
-#define FAULT_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define FAULT_TSAN 1
-#endif
-#endif
 #ifdef FAULT_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-static char fault_tsan_sync;
-#define FAULT_TSAN_RELEASE() __tsan_release(&fault_tsan_sync)
-#define FAULT_TSAN_ACQUIRE() __tsan_acquire(&fault_tsan_sync)
-#else
-#define FAULT_TSAN_RELEASE() ((void)0)
-#define FAULT_TSAN_ACQUIRE() ((void)0)
+char fault_tsan_sync;
 #endif
-
-struct fault_rule {
-	int id;
-	struct mlx5emu_fault_rule spec;
-	uint8_t status;			/* FAIL: resolved answer */
-	uint32_t syndrome;
-	uint64_t seed;			/* PROB: effective seed */
-	_Atomic uint64_t matches;
-	_Atomic uint64_t fires;
-	char text[EMU_FAULT_TEXT_MAX];	/* canonical */
-};
-
-struct fault_set {
-	int n;
-	struct fault_rule *rule[];
-};
-
-struct fault_observer {
-	emu_fault_observer_fn fn;
-	void *arg;
-};
 
 static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
 /*
@@ -179,6 +144,7 @@ static int fault_add_locked(const struct mlx5emu_fault_rule *spec,
 	emu_fault_rule_format(spec, r->text, sizeof(r->text));
 	atomic_init(&r->matches, 0);
 	atomic_init(&r->fires, 0);
+	atomic_init(&r->fired_devs, 0);
 	r->id = fault_next_id++;
 	set->n = n + 1;
 	if (n)
@@ -270,6 +236,9 @@ int emu_fault_add_rule(const struct mlx5emu_fault_rule *rule, char *err,
 	fault_start_locked();
 	ret = fault_add_locked(rule, err, errlen);
 	pthread_mutex_unlock(&fault_lock);
+	/* An event rule without a command to match fires now. */
+	if (ret > 0 && emu_fault_is_immediate(rule))
+		fault_event_fire_added(ret);
 	return ret;
 }
 
@@ -428,8 +397,22 @@ void emu_fault_set_observer(emu_fault_observer_fn fn, void *arg)
 
 /* ---- the hook ---- */
 
-/* Takes one injection of r within its limit; the injection's number. */
-static uint64_t fault_take(struct fault_rule *r)
+struct fault_set *fault_set_rcu(void)
+{
+	return atomic_load_explicit(&fault_rules, memory_order_acquire);
+}
+
+struct fault_observer *fault_obs_rcu(void)
+{
+	return atomic_load_explicit(&fault_obs, memory_order_acquire);
+}
+
+bool fault_none(void)
+{
+	return !atomic_load_explicit(&fault_nrules, memory_order_acquire);
+}
+
+uint64_t fault_take(struct fault_rule *r)
 {
 	uint64_t f = atomic_load_explicit(&r->fires, memory_order_relaxed);
 
@@ -442,7 +425,7 @@ static uint64_t fault_take(struct fault_rule *r)
 	return f + 1;
 }
 
-static uint32_t fault_class_of(uint16_t opcode)
+uint32_t fault_class_of(uint16_t opcode)
 {
 	struct emu_fw_cmd_info info;
 
@@ -495,7 +478,9 @@ bool emu_fault_pre_cmd(void *arg, const void *in, size_t inlen,
 		struct fault_rule *r = set->rule[i];
 		uint64_t k, inj;
 
-		if (!emu_fault_matches(&r->spec, &cmd))
+		/* Event rules act after the command (fault_event.c). */
+		if (emu_fault_is_event(r->spec.action) ||
+		    !emu_fault_matches(&r->spec, &cmd))
 			continue;
 		k = atomic_fetch_add_explicit(&r->matches, 1,
 					      memory_order_relaxed) + 1;
@@ -535,7 +520,8 @@ bool emu_fault_pre_cmd(void *arg, const void *in, size_t inlen,
 
 /* One hooks struct per device index (arg: the index), never written. */
 #define FAULT_HOOK(i) \
-	{ .pre_cmd = emu_fault_pre_cmd, .post_cmd = NULL, .arg = (void *)(intptr_t)(i) }
+	{ .pre_cmd = emu_fault_pre_cmd, .post_cmd = emu_fault_post_cmd, \
+	  .arg = (void *)(intptr_t)(i) }
 static const struct emu_fw_hooks fault_hooks[] = {
 	FAULT_HOOK(0), FAULT_HOOK(1), FAULT_HOOK(2), FAULT_HOOK(3),
 	FAULT_HOOK(4), FAULT_HOOK(5), FAULT_HOOK(6), FAULT_HOOK(7),

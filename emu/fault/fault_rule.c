@@ -5,7 +5,9 @@
  * passes (docs/fault-injection.md, "Grammar", lists each message).
  *
  *     rule  = action *( WS key "=" value )
- *     action = "fail" / "delay"
+ *     action = "fail" / "delay" / event
+ *     event = "port_down" / "port_up" / "device_fatal" / "cq_overrun" /
+ *             "qp_fatal" / "srq_limit"
  *
  * Keywords and names are ASCII case-insensitive (never the locale's);
  * numbers are decimal or 0x hex, without sign.
@@ -251,6 +253,7 @@ enum fault_key {
 	K_OPCODE, K_OP_MOD, K_OBJ_TYPE, K_CLASS, K_UID, K_DEV,
 	K_STATUS, K_SYNDROME, K_MS,
 	K_NTH, K_EVERY, K_PROB, K_SEED, K_LIMIT,
+	K_PORT, K_QPN, K_CQN, K_SRQN,
 	K_COUNT
 };
 
@@ -258,10 +261,47 @@ static const char *const key_names[K_COUNT] = {
 	"opcode", "op_mod", "obj_type", "class", "uid", "dev",
 	"status", "syndrome", "ms",
 	"nth", "every", "prob", "seed", "limit",
+	"port", "qpn", "cqn", "srqn",
 };
 
 #define KEY_LIST "opcode, op_mod, obj_type, class, uid, dev, status, " \
-	"syndrome, ms, nth, every, prob, seed or limit"
+	"syndrome, ms, nth, every, prob, seed, limit, port, qpn, cqn or srqn"
+
+/* The actions; an event's target key (K_COUNT: none). */
+static const struct {
+	const char *name;
+	enum fault_key target;
+} actions[] = {
+	[MLX5EMU_FAULT_FAIL] = { "fail", K_COUNT },
+	[MLX5EMU_FAULT_DELAY] = { "delay", K_COUNT },
+	[MLX5EMU_FAULT_PORT_DOWN] = { "port_down", K_PORT },
+	[MLX5EMU_FAULT_PORT_UP] = { "port_up", K_PORT },
+	[MLX5EMU_FAULT_DEVICE_FATAL] = { "device_fatal", K_COUNT },
+	[MLX5EMU_FAULT_CQ_OVERRUN] = { "cq_overrun", K_CQN },
+	[MLX5EMU_FAULT_QP_FATAL] = { "qp_fatal", K_QPN },
+	[MLX5EMU_FAULT_SRQ_LIMIT] = { "srq_limit", K_SRQN },
+};
+#define NACTIONS (sizeof(actions) / sizeof(actions[0]))
+
+bool emu_fault_is_event(uint32_t action)
+{
+	return action >= MLX5EMU_FAULT_PORT_DOWN && action < NACTIONS;
+}
+
+bool emu_fault_is_immediate(const struct mlx5emu_fault_rule *r)
+{
+	return emu_fault_is_event(r->action) &&
+	       !(r->match & (MLX5EMU_FAULT_MATCH_OPCODE |
+			     MLX5EMU_FAULT_MATCH_OP_MOD |
+			     MLX5EMU_FAULT_MATCH_OBJ_TYPE |
+			     MLX5EMU_FAULT_MATCH_CLASS |
+			     MLX5EMU_FAULT_MATCH_UID | MLX5EMU_FAULT_MATCH_USER));
+}
+
+const char *emu_fault_action_name(uint32_t action)
+{
+	return action >= 1 && action < NACTIONS ? actions[action].name : NULL;
+}
 
 static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		       const char *v, char *err, size_t errlen)
@@ -410,8 +450,41 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		r->seed = n;
 		r->flags |= MLX5EMU_FAULT_F_SEED;
 		return 0;
+	case K_PORT:
+		if (emu_text_parse_u64(v, EMU_MAX_PORTS, &n) || !n)
+			return fail(err, errlen, "bad port \"%s\": expected a "
+				    "port number from 1 to %d", v, EMU_MAX_PORTS);
+		r->port = (uint32_t)n;
+		return 0;
+	case K_QPN:
+	case K_CQN:
+	case K_SRQN:
+		if (emu_text_parse_u64(v, 0xffffff, &n))
+			return fail(err, errlen, "bad %s \"%s\": expected a "
+				    "number from 0 to 0xffffff", key_names[k], v);
+		r->target = (uint32_t)n;
+		r->flags |= MLX5EMU_FAULT_F_TARGET;
+		return 0;
 	default:
 		return -EINVAL;
+	}
+}
+
+#define ACTION_LIST "fail, delay, port_down, port_up, device_fatal, " \
+	"cq_overrun, qp_fatal or srq_limit"
+
+/* The rules a target key belongs to, for messages. */
+static const char *fault_key_action(int k)
+{
+	switch (k) {
+	case K_PORT:
+		return "port_down and port_up";
+	case K_QPN:
+		return "qp_fatal";
+	case K_CQN:
+		return "cq_overrun";
+	default:
+		return "srq_limit";
 	}
 }
 
@@ -447,14 +520,12 @@ int emu_fault_parse(const char *text, struct mlx5emu_fault_rule *rule,
 
 		if (first) {
 			first = false;
-			if (emu_text_eq_nocase(tok, "fail"))
-				r.action = MLX5EMU_FAULT_FAIL;
-			else if (emu_text_eq_nocase(tok, "delay"))
-				r.action = MLX5EMU_FAULT_DELAY;
-			else
+			for (uint32_t a = 1; a < NACTIONS; a++)
+				if (emu_text_eq_nocase(tok, actions[a].name))
+					r.action = a;
+			if (!r.action)
 				return fail(err, errlen, "unknown action \"%s\"; "
-					    "a rule starts with fail or delay",
-					    tok);
+					    "a rule starts with " ACTION_LIST, tok);
 			continue;
 		}
 		eq = strchr(tok, '=');
@@ -471,6 +542,9 @@ int emu_fault_parse(const char *text, struct mlx5emu_fault_rule *rule,
 		if (seen & (1u << k))
 			return fail(err, errlen, "key %s given twice",
 				    key_names[k]);
+		if (k >= K_PORT && k != (int)actions[r.action].target)
+			return fail(err, errlen, "%s applies only to %s rules",
+				    key_names[k], fault_key_action(k));
 		seen |= 1u << k;
 		if (!eq[1])
 			return fail(err, errlen, "key %s has no value",
@@ -480,8 +554,8 @@ int emu_fault_parse(const char *text, struct mlx5emu_fault_rule *rule,
 			return ret;
 	}
 	if (first)
-		return fail(err, errlen, "empty rule; expected fail or delay "
-			    "followed by key=value terms");
+		return fail(err, errlen, "empty rule; expected " ACTION_LIST
+			    " followed by key=value terms");
 	if (__builtin_popcount(seen & ((1u << K_NTH) | (1u << K_EVERY) |
 				       (1u << K_PROB))) > 1)
 		return fail(err, errlen, "nth, every and prob exclude each other");
@@ -506,12 +580,16 @@ int emu_fault_rule_check(const struct mlx5emu_fault_rule *r, char *err,
 	for (size_t i = 0; i < sizeof(r->reserved) / sizeof(r->reserved[0]); i++)
 		if (r->reserved[i])
 			return fail(err, errlen, "reserved fields must be 0");
+	if (r->action < 1 || r->action >= NACTIONS)
+		return fail(err, errlen, "action %" PRIu32 " is not an action "
+			    "(1 to %zu)", r->action, NACTIONS - 1);
 	if (r->match & ~known)
 		return fail(err, errlen, "unknown match bits 0x%" PRIx32,
 			    r->match & ~known);
-	if (r->flags & ~(uint32_t)MLX5EMU_FAULT_F_SEED)
+	if (r->flags & ~(uint32_t)(MLX5EMU_FAULT_F_SEED | MLX5EMU_FAULT_F_TARGET))
 		return fail(err, errlen, "unknown flags 0x%" PRIx32,
-			    r->flags & ~(uint32_t)MLX5EMU_FAULT_F_SEED);
+			    r->flags & ~(uint32_t)(MLX5EMU_FAULT_F_SEED |
+						   MLX5EMU_FAULT_F_TARGET));
 #define UNUSED_ZERO(bit, fld, name)					\
 	if (!(r->match & (bit)) && r->fld)				\
 		return fail(err, errlen, name " is set but its match bit " \
@@ -533,6 +611,28 @@ int emu_fault_rule_check(const struct mlx5emu_fault_rule *r, char *err,
 	if ((r->match & MLX5EMU_FAULT_MATCH_DEV) && r->dev >= EMU_MAX_DEVICES)
 		return fail(err, errlen, "dev %" PRIu32 " is out of range; "
 			    "devices are 0 to %d", r->dev, EMU_MAX_DEVICES - 1);
+
+	if (r->port && (!emu_fault_is_event(r->action) ||
+			actions[r->action].target != K_PORT))
+		return fail(err, errlen,
+			    "port applies only to port_down and port_up rules");
+	if (r->port > EMU_MAX_PORTS)
+		return fail(err, errlen, "port %" PRIu32 " is out of range; "
+			    "ports are 1 to %d", r->port, EMU_MAX_PORTS);
+	if (((r->flags & MLX5EMU_FAULT_F_TARGET) || r->target) &&
+	    (!emu_fault_is_event(r->action) ||
+	     actions[r->action].target == K_COUNT ||
+	     actions[r->action].target == K_PORT))
+		return fail(err, errlen, "an object number (qpn, cqn, srqn) "
+			    "applies only to cq_overrun, qp_fatal and srq_limit "
+			    "rules");
+	if (!(r->flags & MLX5EMU_FAULT_F_TARGET) && r->target)
+		return fail(err, errlen, "target is set but its flag "
+			    "MLX5EMU_FAULT_F_TARGET is not");
+	if (r->target > 0xffffff)
+		return fail(err, errlen, "%s 0x%" PRIx32 " is out of range "
+			    "(0 to 0xffffff)", key_names[actions[r->action].target],
+			    r->target);
 
 	switch (r->action) {
 	case MLX5EMU_FAULT_FAIL:
@@ -557,9 +657,26 @@ int emu_fault_rule_check(const struct mlx5emu_fault_rule *r, char *err,
 				    "(1 to %d)", EMU_FAULT_MAX_DELAY_MS);
 		break;
 	default:
-		return fail(err, errlen, "action %" PRIu32 " is neither fail "
-			    "(%d) nor delay (%d)", r->action,
-			    MLX5EMU_FAULT_FAIL, MLX5EMU_FAULT_DELAY);
+		if (r->status)
+			return fail(err, errlen, "status applies only to fail rules");
+		if (r->syndrome)
+			return fail(err, errlen,
+				    "syndrome applies only to fail rules");
+		if (r->delay_ms)
+			return fail(err, errlen, "ms applies only to delay rules");
+		if (emu_fault_is_immediate(r) &&
+		    (r->trigger != MLX5EMU_FAULT_ALWAYS || r->limit))
+			return fail(err, errlen, "nth, every, prob and limit need "
+				    "a command to match (opcode, op_mod, obj_type, "
+				    "class or uid)");
+		if (emu_fault_is_immediate(r) &&
+		    actions[r->action].target != K_COUNT &&
+		    actions[r->action].target != K_PORT &&
+		    !(r->flags & MLX5EMU_FAULT_F_TARGET))
+			return fail(err, errlen, "%s needs %s=N or a command to "
+				    "match", actions[r->action].name,
+				    key_names[actions[r->action].target]);
+		break;
 	}
 
 	switch (r->trigger) {
@@ -654,7 +771,8 @@ int emu_fault_rule_format(const struct mlx5emu_fault_rule *r, char *buf,
 #define PUT(...) \
 	(n += (size_t)snprintf(out + n, n < sizeof(out) ? sizeof(out) - n : 0, \
 			       __VA_ARGS__))
-	PUT("%s", r->action == MLX5EMU_FAULT_DELAY ? "delay" : "fail");
+	PUT("%s", emu_fault_action_name(r->action) ?
+	    emu_fault_action_name(r->action) : "fail");
 	if (r->match & MLX5EMU_FAULT_MATCH_OPCODE) {
 		name = emu_fault_opcode_name(r->opcode);
 		if (name)
@@ -683,6 +801,11 @@ int emu_fault_rule_format(const struct mlx5emu_fault_rule *r, char *buf,
 	}
 	if (r->match & MLX5EMU_FAULT_MATCH_DEV)
 		PUT(" dev=%" PRIu32, r->dev);
+	if (r->port)
+		PUT(" port=%" PRIu32, r->port);
+	if (r->flags & MLX5EMU_FAULT_F_TARGET)
+		PUT(" %s=0x%" PRIx32, key_names[actions[r->action].target],
+		    r->target);
 	if (r->action == MLX5EMU_FAULT_DELAY)
 		PUT(" ms=%" PRIu32, r->delay_ms);
 	if (r->status) {

@@ -61,7 +61,14 @@ int emu_fault_parse_list(const char *list, emu_fault_list_fn fn, void *arg,
 void emu_fault_rule_result(const struct mlx5emu_fault_rule *rule,
 			   uint8_t *status, uint32_t *syndrome);
 
+/* An event rule (port_down ... srq_limit); one with no command to match
+ * (opcode, op_mod, obj_type, class, uid) fires when added. */
+bool emu_fault_is_event(uint32_t action);
+bool emu_fault_is_immediate(const struct mlx5emu_fault_rule *rule);
+
 /* Names used by the syntax (also for traces and tools). */
+/* "fail", "port_down" or NULL. */
+const char *emu_fault_action_name(uint32_t action);
 /* "CREATE_CQ" or NULL. */
 const char *emu_fault_opcode_name(uint16_t opcode);
 /* "BAD_PARAM" (MLX5_CMD_STAT_BAD_PARAM_ERR without prefix/_ERR) or NULL. */

@@ -170,7 +170,11 @@ void emu_fw_set_tracer(struct emu_fw *fw, const struct emu_fw_tracer *tracer);
 
 /* ---- ports (the kernel layer's port services and the wire) ---- */
 
-/* Logical/physical link state of port (1-based). -EINVAL on a bad port. */
+/*
+ * Logical/physical link state of port (1-based). -EINVAL on a bad port.
+ * A change is the device's PORT_CHANGE event (the engine raises it); the
+ * caller must hold no engine lock.
+ */
 int emu_fw_port_set_link(struct emu_fw *fw, unsigned int port, bool up);
 int emu_fw_port_get_link(const struct emu_fw *fw, unsigned int port,
 			 bool *up);

@@ -96,6 +96,7 @@ enum fw_synd fw_cmd_create_cq(struct fw_cmd *cmd)
 	atomic_init(&cq->hw.error, false);
 	atomic_init(&cq->hw.arm_cmd, 0);
 	atomic_init(&cq->hw.armed, false);
+	atomic_init(&cq->hw.fired, false);
 
 	s = fw_cmd_obj_use(cmd, EMU_FW_OBJ_EQ, PRM_GET(cqc, cqc, c_eqn),
 			   FW_SYND_CQ_BAD_EQN, &eq);
@@ -128,6 +129,10 @@ enum fw_synd fw_cmd_create_cq(struct fw_cmd *cmd)
 	if (s)
 		goto err;
 
+	/* What the arm word holds now is no arm request: one is a write. */
+	if (emu_mem_load32((uint8_t *)cq->dbr.addr + 4, &cq->hw.arm_seen))
+		cq->hw.arm_seen = 0;
+	cq->hw.arm_seen = be32toh(cq->hw.arm_seen);
 	atomic_init(&cq->cq_period, PRM_GET(cqc, cqc, cq_period));
 	atomic_init(&cq->cq_max_count, PRM_GET(cqc, cqc, cq_max_count));
 	atomic_init(&cq->cq_period_mode, PRM_GET(cqc, cqc, cq_period_mode));
@@ -140,6 +145,7 @@ enum fw_synd fw_cmd_create_cq(struct fw_cmd *cmd)
 	if (s)
 		return s;
 	PRM_SET(create_cq_out, cmd->out, cqn, obj->id);
+	fw_engine_cq_created(cq);
 	return FW_SYND_OK;
 
 err:
@@ -149,8 +155,8 @@ err:
 }
 
 /* The engine-owned fields: producer counter (24 bits), the state
- * (armed, fired, or the error an overrun left), the consumer counter as
- * the doorbell record last said. */
+ * (armed, fired since the last arm, or the error an overrun left), the
+ * consumer counter as the doorbell record last said. */
 static void fw_cq_query_hw(struct emu_fw_cq *cq, void *cqc)
 {
 	uint32_t st = 0;
@@ -168,6 +174,8 @@ static void fw_cq_query_hw(struct emu_fw_cq *cq, void *cqc)
 		st = (atomic_load(&cq->hw.arm_cmd) & MLX5_CQ_DB_REQ_NOT_SOL) ?
 		     MLX5_CQC_ST_SOLICITED_NOTIFICATION_REQUEST_ARMED :
 		     MLX5_CQC_ST_NOTIFICATION_REQUEST_ARMED;
+	else if (atomic_load(&cq->hw.fired))
+		st = MLX5_CQC_ST_FIRED;
 	if (st)
 		PRM_SET(cqc, cqc, st, st);
 }

@@ -5,7 +5,9 @@
  *
  * Commands call these with no firmware lock held, so the engine may take
  * its run lock here while its passes take QP locks under that run lock (the
- * one lock order: run lock, then QP lock).
+ * one lock order: run lock, then QP lock).  A port's link changing and a
+ * CQ's creation are told the same way: the engine raises the device's
+ * PORT_CHANGE event, and watches the CQ's arm requests.
  */
 #include "emu/firmware/fw_int.h"
 
@@ -41,4 +43,22 @@ void fw_engine_run_locked(struct emu_fw *fw, void (*fn)(void *), void *fnarg)
 		ops->run_locked(ops->arg, fn, fnarg);
 	else
 		fn(fnarg);	/* no engine: nothing writes the ring */
+}
+
+void fw_engine_port_changed(struct emu_fw *fw, unsigned int port, bool up)
+{
+	const struct emu_fw_engine_ops *ops =
+		atomic_load_explicit(&fw->engine, memory_order_acquire);
+
+	if (ops && ops->port_changed)
+		ops->port_changed(ops->arg, port, up);
+}
+
+void fw_engine_cq_created(struct emu_fw_cq *cq)
+{
+	const struct emu_fw_engine_ops *ops =
+		atomic_load_explicit(&cq->obj.fw->engine, memory_order_acquire);
+
+	if (ops && ops->cq_created)
+		ops->cq_created(ops->arg, cq);
 }

@@ -108,6 +108,10 @@ enum fw_synd fw_cmd_create_eq(struct fw_cmd *cmd)
 
 	eq->log_size = (uint8_t)log_size;
 	eq->intr = (uint16_t)PRM_GET(eqc, eqc, intr);
+	/* Armed only by the doorbell (or created armed); no word seen yet. */
+	eq->hw.armed = st == MLX5_EQ_STATE_ARMED;
+	eq->hw.db_seen[0] = eq->hw.db_seen[1] = UINT32_MAX;
+	atomic_init(&eq->hw.lost, 0);
 	memcpy(eq->event_bitmask, mask, sizeof(mask));
 	_Static_assert(sizeof(eq->eqc) == PRM_ST_SZ_BYTES(eqc), "eqc size");
 	memcpy(eq->eqc, eqc, sizeof(eq->eqc));

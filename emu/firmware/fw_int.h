@@ -281,6 +281,10 @@ void fw_engine_qp_changed(struct emu_fw_qp *qp);
 void fw_engine_sync(struct emu_fw *fw);
 /* fn(fnarg) with no engine pass running. */
 void fw_engine_run_locked(struct emu_fw *fw, void (*fn)(void *), void *fnarg);
+/* Port @port's link changed to @up. */
+void fw_engine_port_changed(struct emu_fw *fw, unsigned int port, bool up);
+/* A CQ was just published. */
+void fw_engine_cq_created(struct emu_fw_cq *cq);
 
 /* ---- ports (fw_vport.c) ---- */
 

@@ -256,8 +256,19 @@ static void fw_obj_last_ref(struct urcu_ref *ref)
 {
 	struct emu_fw_obj *obj = EMU_FW_OBJ_OF(ref, struct emu_fw_obj, ref);
 
-	EMU_FW_TSAN_RELEASE();	/* our last writes, before the free */
 	call_rcu(&obj->rcu, fw_obj_free_rcu);
+}
+
+/*
+ * Every put publishes what its holder did with the object, not only the
+ * last one: the holder may be another thread than the one whose put is
+ * the last (an engine's reference), and the free must come after both.
+ * TSan cannot see that order through liburcu's uninstrumented atomics.
+ */
+static void fw_obj_ref_put(struct emu_fw_obj *obj)
+{
+	EMU_FW_TSAN_RELEASE();
+	urcu_ref_put(&obj->ref, fw_obj_last_ref);
 }
 
 void fw_tables_fini(struct emu_fw *fw)
@@ -384,7 +395,7 @@ static bool fw_obj_unpublish(struct emu_fw_obj *obj)
 	if (ti->release)
 		ti->release(obj);
 	fw_obj_unuse(obj->uctx);
-	urcu_ref_put(&obj->ref, fw_obj_last_ref);
+	fw_obj_ref_put(obj);
 	return true;
 }
 
@@ -443,7 +454,7 @@ struct emu_fw_obj *emu_fw_obj_get(struct emu_fw *fw,
 void emu_fw_obj_put(struct emu_fw_obj *obj)
 {
 	if (obj)
-		urcu_ref_put(&obj->ref, fw_obj_last_ref);
+		fw_obj_ref_put(obj);
 }
 
 int emu_fw_obj_for_each(struct emu_fw *fw, enum emu_fw_obj_type type,

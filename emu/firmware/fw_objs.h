@@ -257,6 +257,17 @@ struct emu_fw_eq {
 	uint16_t intr;
 	uint64_t event_bitmask[4];	/* bit n of [i]: event type 64*i+n */
 	uint8_t eqc[64];	/* eqc as created */
+	/*
+	 * Engine-owned (its run lock): the consumer counter and arm state
+	 * the EQ doorbell (UAR 0x40 arm, 0x48 update) last told, the words
+	 * last seen there, and the EQEs lost because the EQ was full.
+	 */
+	struct {
+		uint32_t ci;
+		bool armed;
+		uint32_t db_seen[2];
+		atomic_uint lost;
+	} hw;
 };
 
 struct emu_fw_cq {
@@ -276,15 +287,33 @@ struct emu_fw_cq {
 	atomic_bool oi;		/* overrun ignore */
 	bool cc;		/* collapsed CQ */
 	uint8_t cqc[64];	/* cqc as created/modified, for QUERY_CQ */
-	/* Engine-owned state, reported by QUERY_CQ: CQEs written (the
-	 * producer counter), the CQ's error state (an overrun), the last
-	 * arm request seen (MLX5_CQ_DB_REQ_NOT* | sn) and whether it is
-	 * armed. */
+	/*
+	 * Engine-owned state, reported by QUERY_CQ: CQEs written (the
+	 * producer counter), the CQ's error state (an overrun), the arm
+	 * request taken (the doorbell record's sn << 28 | cmd | ci), whether
+	 * it is armed, and whether it fired (an event since the last arm).
+	 * The rest only the engine reads, under its run lock: the 2-bit arm
+	 * sequence an arm must carry to be taken (events raised, mod 4), the
+	 * arm word last looked at (the doorbell record at create, then as
+	 * the engine saw it), the producer counter just past the last
+	 * solicited or error CQE, and the moderation state (CQEs and the
+	 * period's start since the last event, the time a moderated event is
+	 * due).  engine: the engine's entry of the CQ, or NULL.
+	 */
 	struct {
 		atomic_uint pi;
 		atomic_bool error;
 		atomic_uint arm_cmd;
 		atomic_bool armed;
+		atomic_bool fired;
+		uint32_t sn;
+		uint32_t arm_seen;
+		uint32_t sol_pi;
+		bool have_sol;
+		uint32_t mod_count;
+		uint64_t mod_start_ns;
+		uint64_t mod_due_ns;
+		void *engine;
 	} hw;
 };
 
@@ -571,6 +600,12 @@ struct emu_fw_engine_ops {
 	/* Run fn(fnarg) holding the engine's run lock (no engine pass runs
 	 * meanwhile): a CQ resize swaps the ring the engine writes. */
 	void (*run_locked)(void *arg, void (*fn)(void *), void *fnarg);
+	/* A port's link went down or came up (the device raises
+	 * PORT_CHANGE); no firmware lock held. */
+	void (*port_changed)(void *arg, unsigned int port, bool up);
+	/* A CQ was created (published): the engine watches its arm
+	 * requests from now on; no firmware lock held. */
+	void (*cq_created)(void *arg, struct emu_fw_cq *cq);
 	void *arg;
 };
 

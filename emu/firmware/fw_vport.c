@@ -91,7 +91,9 @@ int emu_fw_port_set_link(struct emu_fw *fw, unsigned int port, bool up)
 {
 	if (!fw || port < 1 || port > fw->cfg.num_ports)
 		return -EINVAL;
-	atomic_store(&fw->port[port - 1].link_up, up);
+	/* A change raises PORT_CHANGE (DOWN or ACTIVE); no change, nothing. */
+	if (atomic_exchange(&fw->port[port - 1].link_up, up) != up)
+		fw_engine_port_changed(fw, port, up);
 	return 0;
 }
 

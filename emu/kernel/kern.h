@@ -31,13 +31,44 @@ struct emu_fw;
 #define KERN_PAGE_SIZE (1u << KERN_PAGE_SHIFT)
 /* The name of every ucontext's memfd (what /proc/self/maps shows). */
 #define KERN_MEMFD_NAME "mlx5emu-uverbs"
+#define KERN_EV_BUCKETS 256
+
+/*
+ * An EQ the kernel owns and consumes (kern_eq.c), as mlx5_core's: its
+ * ring, its own UAR page (where it writes its doorbell), its counter and
+ * interrupt vector.
+ */
+struct kern_eq {
+	uint32_t eqn;
+	uint32_t uar;
+	uint8_t *page;
+	uint8_t *buf;
+	uint32_t umem_id;
+	unsigned int log_size;
+	unsigned int vector;
+	uint32_t ci;
+};
+
+/*
+ * The device's DEVX event subscriptions (kern_event.c), as devx.c keeps
+ * them: affiliated ones hashed by (event type | object type << 16, object
+ * number), unaffiliated ones in a list.
+ */
+struct kern_ev_table {
+	pthread_mutex_t lock;
+	struct cds_list_head bucket[KERN_EV_BUCKETS];
+	struct cds_list_head unaffiliated;
+};
 
 /* One emulated device as the kernel holds it, created on first open. */
 struct kern_dev {
 	int index;
 	struct emu_fw *fw;
 	uint32_t eqn[KERN_NUM_COMP_VECTORS];	/* kernel-owned completion EQs */
-	uint32_t eq_uar;			/* UAR index of those EQs */
+	struct kern_eq comp_eq[KERN_NUM_COMP_VECTORS];
+	struct kern_eq async_eq;		/* every other event type */
+	struct kern_ev_table ev;
+	bool fatal;		/* a fatal error: commands fail (kern_inject.c) */
 	int refs;				/* open contexts */
 	pthread_mutex_t cq_lock;		/* guards cqs */
 	struct cds_list_head cqs;		/* CQs on those EQs (kern_cq.c) */
@@ -48,6 +79,18 @@ struct kern_dev {
 };
 
 #define KERN_CAP_GEN(kdev, fld) PRM_GET(cmd_hca_cap, (kdev)->cap_gen, fld)
+
+/*
+ * The unaffiliated asynchronous events of a ucontext as uverbs queues them
+ * for verbs (kern_ibevent.c): port state changes, device fatal.  efd is
+ * readable while events wait.
+ */
+struct kern_ibev_queue {
+	pthread_mutex_t lock;
+	struct cds_list_head evs;
+	unsigned int n;
+	int efd;
+};
 
 /*
  * A ucontext: what the kernel keeps for one opened device file (the
@@ -74,6 +117,8 @@ struct kern_uctx {
 	struct cds_list_head uars;
 	struct cds_list_head dead_uars;	/* freed, DEALLOC_UAR still refused */
 	struct cds_list_head comps;	/* async command fds (kern_async.c) */
+	struct cds_list_head evchs;	/* DEVX event channels (kern_event.c) */
+	struct kern_ibev_queue ibev;	/* verbs async events (kern_ibevent.c) */
 };
 
 /* One device context (ibv_context) as the backend sees it. */
@@ -85,6 +130,7 @@ struct mlx5be_ctx {
 struct mlx5be_obj {
 	struct kern_uctx *uctx;
 	struct cds_list_head node;
+	struct cds_list_head subs;	/* event subscriptions (kern_event.c) */
 	uint64_t enc_id;		/* (create opcode << 32) | id, as devx.c */
 	uint32_t bulk;			/* flow counters allocated in bulk */
 	enum kern_destroy_flow flow;	/* how devx_obj_cleanup destroys it */
@@ -108,6 +154,8 @@ struct mlx5be_uar {
 
 /* kern_dev.c */
 int kern_dev_get(int index, struct kern_dev **kdev);
+/* The device @index if it was brought up, else NULL (no reference). */
+struct kern_dev *kern_dev_find(int index);
 void kern_dev_put(struct kern_dev *kdev);
 bool kern_dev_is_comp_eq(const struct kern_dev *kdev, uint32_t eqn);
 /* Executes a command as firmware sees it; uid already stamped. */
@@ -194,6 +242,57 @@ void kern_fork_child(struct cds_list_head *uctxs);
 void kern_fork_forget(struct kern_uctx *uctx);
 /* kern_async.c's part: fresh eventfds, the fds closed as at teardown. */
 void kern_cmd_comp_fork_child(struct cds_list_head *uctxs);
+
+/* kern_eq.c: the kernel's EQs and their interrupt */
+int kern_eq_create_all(struct kern_dev *kdev);
+/* The device's interrupt handler (emu_eng_set_irq; arg: the kern_dev). */
+void kern_eq_irq(void *arg, unsigned int vector);
+
+/* kern_event.c: DEVX event channels */
+/* An eventfd used as a readiness flag: make its count non-zero / zero. */
+void kern_efd_signal(int efd);
+void kern_efd_unsignal(int efd);
+void kern_event_table_init(struct kern_ev_table *t);
+struct mlx5be_event_channel *kern_event_channel_create(struct mlx5be_ctx *ctx,
+							uint32_t flags);
+void kern_event_channel_destroy(struct mlx5be_event_channel *ch);
+int kern_event_channel_fd(struct mlx5be_event_channel *ch);
+int kern_event_subscribe(struct mlx5be_event_channel *ch, struct mlx5be_obj *obj,
+			 const uint16_t *types, size_t ntypes, uint64_t cookie);
+int kern_event_subscribe_fd(struct mlx5be_event_channel *ch,
+			    struct mlx5be_obj *obj, uint16_t type, int fd);
+ssize_t kern_event_read(struct mlx5be_event_channel *ch,
+			struct mlx5be_event *ev, size_t len);
+/* An EQE the kernel consumed: to the DEVX subscriptions it concerns. */
+void kern_event_dispatch(struct kern_dev *kdev, const uint8_t eqe[64]);
+/* The object is destroyed: its subscriptions end (what they queued
+ * stays readable). */
+void kern_event_obj_gone(struct mlx5be_obj *obj);
+/* The ucontext is going: its channels turn into destroyed ones. */
+void kern_event_detach_all(struct kern_uctx *uctx);
+
+/* kern_ibevent.c: the verbs async events of ucontexts */
+int kern_ibev_init(struct kern_ibev_queue *q);
+void kern_ibev_fini(struct kern_ibev_queue *q);
+/* An event (enum ibv_event_type, @port for port events) to every
+ * ucontext of @kdev. */
+void kern_ibev_post_dev(struct kern_dev *kdev, uint32_t type, uint32_t port);
+int kern_async_event_fd(struct mlx5be_ctx *ctx);
+int kern_async_event_read(struct mlx5be_ctx *ctx,
+			  struct mlx5be_async_event *ev);
+
+/* kern_ctx.c: every live ucontext of @kdev (under the registry lock; fn
+ * must not open or close contexts). */
+void kern_uctx_for_each(struct kern_dev *kdev,
+			void (*fn)(struct kern_uctx *uctx, void *arg), void *arg);
+
+/* kern_inject.c: events on demand, and a device after a fatal error */
+/* What fault rules raise (emu_fault_set_event_fn's function). */
+void kern_inject_register(void);
+/* A command to a device in its fatal state: destroys answer OK (what they
+ * release is released), everything else fails as mlx5_cmd_exec does. */
+int kern_fatal_exec(struct kern_dev *kdev, const void *in, size_t inlen,
+		    void *out, size_t outlen);
 
 /* kern_umem.c */
 /* The page size the kernel picks for a umem (0: none of @bitmap fits). */

@@ -56,41 +56,6 @@ static int kern_obj_destroy_op(struct mlx5be_obj *obj)
 	return kern_obj_destroy(obj);
 }
 
-/*
- * DEVX event channels are not offered yet: every entry answers as the
- * kernel does where the DEVX async event file is missing (EOPNOTSUPP), so
- * no channel ever exists to be used, read or destroyed.
- */
-static struct mlx5be_event_channel *kern_event_channel_create(struct mlx5be_ctx *ctx,
-							      uint32_t flags)
-{
-	errno = EOPNOTSUPP;
-	return NULL;
-}
-
-static void kern_event_channel_destroy(struct mlx5be_event_channel *ch)
-{
-	(void)ch;	/* none can have been created */
-}
-
-static int kern_event_channel_fd(struct mlx5be_event_channel *ch)
-{
-	return -EOPNOTSUPP;
-}
-
-static int kern_event_subscribe(struct mlx5be_event_channel *ch,
-				struct mlx5be_obj *obj, const uint16_t *types,
-				size_t ntypes, uint64_t cookie)
-{
-	return -EOPNOTSUPP;
-}
-
-static ssize_t kern_event_read(struct mlx5be_event_channel *ch,
-			       struct mlx5be_event *ev, size_t len)
-{
-	return -EOPNOTSUPP;
-}
-
 static struct mlx5be_obj *kern_steering_root_attach(struct mlx5be_ctx *ctx,
 						    const struct mlx5be_flow_match *match,
 						    struct mlx5be_obj *dest)
@@ -163,6 +128,7 @@ const struct mlx5be_ops mlx5be_emu_ops = {
 	.event_channel_destroy = kern_event_channel_destroy,
 	.event_channel_fd = kern_event_channel_fd,
 	.event_subscribe = kern_event_subscribe,
+	.event_subscribe_fd = kern_event_subscribe_fd,
 	.event_read = kern_event_read,
 	.query_port = kern_query_port,
 	.query_gid = kern_query_gid,
@@ -170,6 +136,8 @@ const struct mlx5be_ops mlx5be_emu_ops = {
 	.steering_root_attach = kern_steering_root_attach,
 	.clock_info = kern_clock_info,
 	.mkey_rereg = kern_mkey_rereg,
+	.async_event_fd = kern_async_event_fd,
+	.async_event_read = kern_async_event_read,
 	.progress = kern_progress,
 	.ctx_lost = kern_ctx_lost,
 };

@@ -103,6 +103,10 @@ static int kern_uctx_create(int index, struct kern_uctx **out)
 	CDS_INIT_LIST_HEAD(&uctx->uars);
 	CDS_INIT_LIST_HEAD(&uctx->dead_uars);
 	CDS_INIT_LIST_HEAD(&uctx->comps);
+	CDS_INIT_LIST_HEAD(&uctx->evchs);
+	ret = kern_ibev_init(&uctx->ibev);
+	if (ret)
+		goto err_memfd;
 	*out = uctx;
 	return 0;
 
@@ -124,6 +128,7 @@ static void kern_uctx_destroy(struct kern_uctx *uctx)
 	struct mlx5be_umem *umem, *mtmp;
 
 	kern_cmd_comp_detach_all(uctx);
+	kern_event_detach_all(uctx);
 	/* Objects first (they hold umems and UARs), newest first. */
 	kern_obj_destroy_all(uctx);
 	cds_list_for_each_entry_safe(umem, mtmp, &uctx->umems, node)
@@ -141,8 +146,21 @@ static void kern_uctx_destroy(struct kern_uctx *uctx)
 	kern_uctx_cmd_destroy(uctx->kdev, uctx->uid);
 	kern_dev_put(uctx->kdev);
 	close(uctx->memfd);
+	kern_ibev_fini(&uctx->ibev);
 	pthread_mutex_destroy(&uctx->lock);
 	free(uctx);
+}
+
+void kern_uctx_for_each(struct kern_dev *kdev,
+			void (*fn)(struct kern_uctx *uctx, void *arg), void *arg)
+{
+	struct kern_uctx *uctx;
+
+	pthread_mutex_lock(&kern_uctx_lock);
+	cds_list_for_each_entry(uctx, &kern_uctxs, node)
+		if (uctx->kdev == kdev && uctx->gen == kern_uctx_gen)
+			fn(uctx, arg);
+	pthread_mutex_unlock(&kern_uctx_lock);
 }
 
 int kern_ctx_open(int index, struct mlx5be_ctx **pctx, int *cmd_fd)

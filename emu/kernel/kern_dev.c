@@ -3,10 +3,11 @@
  * Devices as the kernel holds them.  A device is brought up on its first
  * open, as the driver probes a PCI function: firmware with the device's
  * identity, its capabilities read (QUERY_HCA_CAP), the RoCE address table
- * programmed (SET_ROCE_ADDRESS, as mlx5_ib does when GIDs appear), a kernel
- * UAR and the completion EQs whose numbers query_eqn hands out, and each
- * port's MTU set as mlx5e sets it for its netdev (PMTU).  It then lives
- * until the process ends; a forked child starts over with fresh devices.
+ * programmed (SET_ROCE_ADDRESS, as mlx5_ib does when GIDs appear), the
+ * kernel's EQs (kern_eq.c: the async one and the completion EQs whose
+ * numbers query_eqn hands out) and their interrupt, and each port's MTU set
+ * as mlx5e sets it for its netdev (PMTU).  It then lives until the process
+ * ends; a forked child starts over with fresh devices.
  */
 #include "emu/firmware/fw_objs.h"	/* first: liburcu, bp flavour */
 
@@ -27,7 +28,6 @@
 #include "prm/prm_cmd.h"
 
 #define KERN_MAX_DEVICES 16
-#define KERN_EQ_LOG_SIZE 10		/* 1024 EQEs, as mlx5_core's comp EQs */
 
 static pthread_mutex_t kern_devs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kern_dev *kern_devs[KERN_MAX_DEVICES];
@@ -60,11 +60,14 @@ static void kern_atfork_register(void)
 	pthread_atfork(emu_fw_rcu_before_fork, emu_fw_rcu_after_fork_parent,
 		       emu_fw_rcu_after_fork_child);
 	pthread_atfork(NULL, NULL, kern_devs_atfork_child);
+	kern_inject_register();
 }
 
 int kern_fw_exec(struct kern_dev *kdev, const void *in, size_t inlen,
 		 void *out, size_t outlen)
 {
+	if (__atomic_load_n(&kdev->fatal, __ATOMIC_ACQUIRE))
+		return kern_fatal_exec(kdev, in, inlen, out, outlen);
 	return emu_fw_cmd_exec(kdev->fw, in, inlen, out, outlen);
 }
 
@@ -123,59 +126,6 @@ static int kern_dev_set_gids(struct kern_dev *kdev,
 			if (ret)
 				return ret;
 		}
-	}
-	return 0;
-}
-
-/* A kernel UAR and the completion EQs, in kernel-registered memory. */
-static int kern_dev_create_eqs(struct kern_dev *kdev)
-{
-	size_t len = (size_t)64 << KERN_EQ_LOG_SIZE;
-	size_t npages = len / KERN_PAGE_SIZE;
-	size_t inlen = PRM_ST_SZ_BYTES(create_eq_in) + npages * 8;
-	uint8_t uin[PRM_ST_SZ_BYTES(alloc_uar_in)] = {};
-	uint8_t uout[PRM_ST_SZ_BYTES(alloc_uar_out)] = {};
-	int ret;
-
-	PRM_SET(alloc_uar_in, uin, opcode, MLX5_CMD_OP_ALLOC_UAR);
-	ret = kern_fw_exec_checked(kdev, uin, sizeof(uin), uout, sizeof(uout));
-	if (ret)
-		return ret;
-	kdev->eq_uar = PRM_GET(alloc_uar_out, uout, uar);
-
-	for (int v = 0; v < KERN_NUM_COMP_VECTORS; v++) {
-		uint8_t out[PRM_ST_SZ_BYTES(create_eq_out)] = {};
-		uint32_t umem_id;
-		void *buf, *eqc;
-		uint8_t *in;
-
-		if (posix_memalign(&buf, KERN_PAGE_SIZE, len))
-			return -ENOMEM;
-		memset(buf, 0, len);
-		ret = kern_umem_create(kdev, 0, buf, len, true, KERN_PAGE_SIZE,
-				       &umem_id);
-		in = calloc(1, inlen);
-		if (ret || !in) {
-			free(in);
-			return ret ? ret : -ENOMEM;
-		}
-		PRM_SET(create_eq_in, in, opcode, MLX5_CMD_OP_CREATE_EQ);
-		eqc = PRM_ADDR_OF(create_eq_in, in, eq_context_entry);
-		PRM_SET(eqc, eqc, log_eq_size, KERN_EQ_LOG_SIZE);
-		PRM_SET(eqc, eqc, uar_page, kdev->eq_uar);
-		PRM_SET(eqc, eqc, intr, v);
-		/* Completion events only, as a completion EQ of mlx5_core. */
-		PRM_SET64(create_eq_in, in, event_bitmask[0],
-			  UINT64_C(1) << MLX5_EVENT_TYPE_COMP);
-		/* The page list: process addresses of the EQ's pages. */
-		for (size_t p = 0; p < npages; p++)
-			prm_set64_(PRM_ARRAY_ADDR(create_eq_in, in, pas, p), 0,
-				   (uint64_t)(uintptr_t)buf + p * KERN_PAGE_SIZE);
-		ret = kern_fw_exec_checked(kdev, in, inlen, out, sizeof(out));
-		free(in);
-		if (ret)
-			return ret;
-		kdev->eqn[v] = PRM_GET(create_eq_out, out, eq_number);
 	}
 	return 0;
 }
@@ -242,6 +192,7 @@ static struct kern_dev *kern_dev_create(int index)
 		return NULL;
 	kdev->index = index;
 	kern_dev_cqs_init(kdev);
+	kern_event_table_init(&kdev->ev);
 	emu_fw_config_default(&cfg);
 	cfg.num_ports = id->num_ports;
 	for (int p = 0; p < id->num_ports; p++) {
@@ -263,13 +214,14 @@ static struct kern_dev *kern_dev_create(int index)
 		goto err_free;
 	emu_trace_attach(kdev->fw, id->name);	/* when the trace is on */
 	if (kern_dev_query_caps(kdev) || kern_dev_set_gids(kdev, id) ||
-	    kern_dev_create_eqs(kdev) || kern_dev_set_mtus(kdev, id))
+	    kern_eq_create_all(kdev) || kern_dev_set_mtus(kdev, id))
 		goto err_fw;
 	emu_fault_attach(kdev->fw, index);	/* rules see commands from here */
 	/* The device executes work from now on (the engine thread starts
-	 * with the first device). */
+	 * with the first device), and interrupts the kernel's EQs. */
 	if (emu_eng_device_add(kdev->fw, index))
 		goto err_fw;
+	emu_eng_set_irq(kdev->fw, kern_eq_irq, kdev);
 	return kdev;
 
 err_fw:
@@ -281,6 +233,7 @@ err_free:
 
 int kern_dev_get(int index, struct kern_dev **out)
 {
+	bool created = false;
 	int ret;
 
 	pthread_once(&kern_atfork_once, kern_atfork_register);
@@ -290,8 +243,10 @@ int kern_dev_get(int index, struct kern_dev **out)
 	if (index < 0 || index >= emu_devices_count() || index >= KERN_MAX_DEVICES)
 		return -ENODEV;
 	pthread_mutex_lock(&kern_devs_lock);
-	if (!kern_devs[index])
+	if (!kern_devs[index]) {
+		created = true;
 		kern_devs[index] = kern_dev_create(index);
+	}
 	if (!kern_devs[index]) {
 		pthread_mutex_unlock(&kern_devs_lock);
 		return -ENOMEM;
@@ -305,7 +260,21 @@ int kern_dev_get(int index, struct kern_dev **out)
 	}
 	*out = kern_devs[index];
 	pthread_mutex_unlock(&kern_devs_lock);
+	/* Rules raising events on this device fire now that it is up. */
+	if (created)
+		emu_fault_device_up(index);
 	return 0;
+}
+
+struct kern_dev *kern_dev_find(int index)
+{
+	struct kern_dev *kdev = NULL;
+
+	pthread_mutex_lock(&kern_devs_lock);
+	if (index >= 0 && index < KERN_MAX_DEVICES)
+		kdev = kern_devs[index];
+	pthread_mutex_unlock(&kern_devs_lock);
+	return kdev;
 }
 
 void kern_dev_put(struct kern_dev *kdev)

@@ -113,6 +113,7 @@ struct mlx5be_obj *kern_obj_create(struct mlx5be_ctx *ctx, const void *in,
 		goto err_obj;
 	}
 	obj->uctx = uctx;
+	CDS_INIT_LIST_HEAD(&obj->subs);
 	obj->bulk = kern_devx_flow_counter_bulk(buf);
 	/* mlx5_create_cq looks the completion EQ up before firmware does. */
 	if (kern_mbox_opcode(buf) == MLX5_CMD_OP_CREATE_CQ &&
@@ -259,6 +260,7 @@ static int kern_obj_destroy_locked(struct mlx5be_obj *obj)
 			    obj->destroy_outlen);
 	if (ret)
 		return ret;
+	kern_event_obj_gone(obj);
 	cds_list_del(&obj->node);
 	free(obj);
 	return 0;
@@ -309,6 +311,7 @@ void kern_obj_destroy_all(struct kern_uctx *uctx)
 	 * (they stay charged to the uid, which then cannot be freed). */
 	while (!cds_list_empty(&uctx->objs)) {
 		obj = cds_list_entry(uctx->objs.prev, struct mlx5be_obj, node);
+		kern_event_obj_gone(obj);
 		cds_list_del(&obj->node);
 		free(obj);
 	}

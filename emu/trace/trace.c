@@ -64,11 +64,56 @@ struct trace_pending {
 static struct emu_tls_buf trace_pending_buf =
 	EMU_TLS_BUF_INIT(sizeof(struct trace_pending));
 
+static void trace_write(int fd, const char *p, size_t len);
+
+/* An event a rule raised: a line of its own, at once. */
+static void trace_fault_event(const struct emu_fault_event *ev)
+{
+	static const char *const target_keys[] = {
+		[MLX5EMU_FAULT_CQ_OVERRUN] = "cqn",
+		[MLX5EMU_FAULT_QP_FATAL] = "qpn",
+		[MLX5EMU_FAULT_SRQ_LIMIT] = "srqn",
+	};
+	char dev[16];
+	struct emu_trace_event e = {
+		.dev = dev, .pid = (long)getpid(),
+		.action = emu_fault_action_name(ev->action),
+		.port = ev->port, .rule = ev->rule_id, .text = ev->rule_text,
+		.after = ev->opcode ? emu_trace_opcode_name(ev->opcode) : NULL,
+	};
+	char *line = NULL;
+	size_t len;
+
+	snprintf(dev, sizeof(dev), "mlx5_%d", ev->dev);
+	if (ev->action < sizeof(target_keys) / sizeof(target_keys[0]) &&
+	    target_keys[ev->action]) {
+		e.target_key = target_keys[ev->action];
+		e.target = ev->target;
+	}
+	if ((ev->action == MLX5EMU_FAULT_PORT_DOWN ||
+	     ev->action == MLX5EMU_FAULT_PORT_UP) && !e.port)
+		e.port = 1;
+	pthread_mutex_lock(&trace_lock);
+	if (trace.cfg.on) {
+		e.seq = ++trace.seq;
+		line = emu_trace_format_event(&e, trace.cfg.fmt, &len);
+		if (line)
+			trace_write(trace.fd >= 0 ? trace.fd : STDERR_FILENO,
+				    line, len);
+	}
+	pthread_mutex_unlock(&trace_lock);
+	free(line);
+}
+
 static void trace_fault_observer(void *arg, const struct emu_fault_event *ev)
 {
 	struct trace_pending *tp = emu_tls_buf_get(&trace_pending_buf);
 	struct trace_fault_slot *s;
 
+	if (emu_fault_is_event(ev->action)) {
+		trace_fault_event(ev);
+		return;
+	}
 	if (!tp || tp->n >= TRACE_MAX_FAULTS)
 		return;
 	s = &tp->slot[tp->n++];

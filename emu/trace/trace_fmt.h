@@ -88,6 +88,31 @@ struct emu_trace_cmd {
 char *emu_trace_format_cmd(const struct emu_trace_cmd *cmd,
 			   enum emu_trace_format fmt, bool elide, size_t *len);
 
+/* An event a fault rule raised (emu/fault's event rules). */
+struct emu_trace_event {
+	const char *dev;	/* "mlx5_0"; NULL: not shown */
+	uint64_t seq;		/* as commands'; 0: not shown */
+	long pid;		/* JSON only; 0: not shown */
+	const char *action;	/* "port_down", "qp_fatal", ... */
+	uint32_t port;		/* 0: none */
+	const char *target_key;	/* "qpn", "cqn", "srqn"; NULL: none */
+	uint32_t target;
+	const char *after;	/* the command it followed ("RTR2RTS_QP") */
+	int rule;
+	const char *text;	/* the rule's canonical text */
+};
+
+/*
+ * One line ending in '\n':
+ *   TEXT: mlx5_0 #12 EVENT qp_fatal qpn=0x105 after RTR2RTS_QP
+ *         injected(rule 3: qp_fatal opcode=RTR2RTS_QP)      (one line)
+ *   JSON: {"seq":12,"dev":"mlx5_0","pid":..,"event":"qp_fatal",
+ *         "qpn":261,"after":"RTR2RTS_QP","rule":3,"text":".."}
+ * malloc()ed, or NULL with errno ENOMEM/EINVAL.
+ */
+char *emu_trace_format_event(const struct emu_trace_event *ev,
+			     enum emu_trace_format fmt, size_t *len);
+
 /*
  * Decodes buf (len bytes) as struct sd.  opcode/op_mod select union members
  * as for a command (pass the mailbox's own; 0 when unknown).  skip_header

@@ -15,14 +15,17 @@
  *
  * A rule matches firmware commands (opcode, op_mod, general object type,
  * command class, uid, device) and either fails them with a chosen status and
- * syndrome, exactly as the firmware would, or delays them; it fires on every
- * match, on the Nth match only, on every Nth match, or with a seeded
- * probability.  Rules come from MLX5EMU_FAULTS, from the [fault] section of
+ * syndrome, exactly as the firmware would, or delays them, or raises an
+ * event (a port down or up, a fatal device error, a CQ overrun, a QP's
+ * catastrophic error, an SRQ's limit); it fires on every match, on the Nth
+ * match only, on every Nth match, or with a seeded probability.  Rules come from MLX5EMU_FAULTS, from the [fault] section of
  * the configuration file (docs/configuration.md) and from the functions
  * below, all in the same text syntax, e.g.
  *
  *     fail opcode=CREATE_CQ syndrome=CQ_IN_USE nth=2
  *     delay opcode=QUERY_HCA_CAP ms=50 every=3
+ *     port_down dev=mlx5_0 port=1
+ *     qp_fatal opcode=RTR2RTS_QP nth=3
  *
  * Every function may be called from any thread at any time, also while
  * commands run on other threads (the rule set is read under RCU); a rule
@@ -40,10 +43,22 @@
 extern "C" {
 #endif
 
-/* What a rule does when it fires. */
+/*
+ * What a rule does when it fires: fail or delay the command, or raise an
+ * event on the device (docs/fault-injection.md, "Events on demand").  An
+ * event rule with command match fields fires after a matching command
+ * succeeds; one without fires once on each device it names, when it is
+ * added (or when the device comes up).
+ */
 enum mlx5emu_fault_action {
 	MLX5EMU_FAULT_FAIL = 1,		/* answer with status and syndrome */
 	MLX5EMU_FAULT_DELAY = 2,	/* sleep delay_ms, then run the command */
+	MLX5EMU_FAULT_PORT_DOWN = 3,	/* the port's link goes down */
+	MLX5EMU_FAULT_PORT_UP = 4,	/* the port's link comes up */
+	MLX5EMU_FAULT_DEVICE_FATAL = 5,	/* a fatal error stops the device */
+	MLX5EMU_FAULT_CQ_OVERRUN = 6,	/* the CQ overruns */
+	MLX5EMU_FAULT_QP_FATAL = 7,	/* the QP's catastrophic error */
+	MLX5EMU_FAULT_SRQ_LIMIT = 8,	/* the SRQ's limit event */
 };
 
 /* When a matching command makes a rule fire (k: the rule's k-th match). */
@@ -77,6 +92,7 @@ enum {
 /* mlx5emu_fault_rule.flags */
 enum {
 	MLX5EMU_FAULT_F_SEED = 1u << 0,	/* use .seed, not the configured one */
+	MLX5EMU_FAULT_F_TARGET = 1u << 1,	/* events: .target names the object */
 };
 
 /*
@@ -108,7 +124,12 @@ struct mlx5emu_fault_rule {
 	double probability;		/* PROB: 0 < p <= 1 */
 	uint64_t seed;			/* PROB, with MLX5EMU_FAULT_F_SEED */
 	uint64_t limit;			/* fire at most this often; 0: no limit */
-	uint64_t reserved[4];
+	/* Events: the port (PORT_DOWN/UP; 0 is port 1), and with
+	 * MLX5EMU_FAULT_F_TARGET the CQ, QP or SRQ number (else the object
+	 * of the matching command). */
+	uint32_t port;
+	uint32_t target;
+	uint64_t reserved[3];
 };
 
 struct mlx5emu_fault_stats {

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -61,14 +62,29 @@ void prov_fd_replace(int old, int fd)
 	close(fd);
 }
 
+void prov_fd_epoll_renew(int old, const int *fds, int nfds)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	for (int i = 0; ep >= 0 && i < nfds; i++) {
+		struct epoll_event e = { .events = EPOLLIN, .data.fd = fds[i] };
+
+		epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e);
+	}
+	prov_fd_replace(old, ep);
+}
+
 void prov_context_renew_async(struct prov_context *pctx)
 {
 	int pipefd[2];
 
-	if (pipe2(pipefd, O_CLOEXEC))
+	if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK))
 		return;
-	prov_fd_replace(pctx->vctx.context.async_fd, pipefd[0]);
+	prov_fd_replace(pctx->async_rd_fd, pipefd[0]);
 	prov_fd_replace(pctx->async_wr_fd, pipefd[1]);
+	/* The lost device raises nothing more: what the provider posts is
+	 * all async_fd needs to poll for. */
+	prov_fd_epoll_renew(pctx->vctx.context.async_fd, &pctx->async_rd_fd, 1);
 }
 
 struct prov_context *prov_context_create(struct prov_device *dev,
@@ -76,8 +92,9 @@ struct prov_context *prov_context_create(struct prov_device *dev,
 					 bool devx)
 {
 	struct prov_context *pctx;
+	struct epoll_event pe = { .events = EPOLLIN };
 	struct ibv_context *ctx;
-	int pipefd[2];
+	int pipefd[2], epfd;
 	int err;
 
 	pctx = calloc(1, sizeof(*pctx));
@@ -91,24 +108,41 @@ struct prov_context *prov_context_create(struct prov_device *dev,
 	pctx->be = mlx5be_get();
 	pctx->bectx = bectx;
 	/*
-	 * async_fd is ours: events reach the provider through the backend's
-	 * event channels and are delivered here as libibverbs would, so the
-	 * application may poll it and set O_NONBLOCK on it.
+	 * async_fd is ours: an epoll set of where events come from (the
+	 * backend's event channels and kernel services, provider/verbs/
+	 * events.c, and this pipe of events the provider posts), so the
+	 * application may poll it and set O_NONBLOCK on it while
+	 * ibv_get_async_event reads the sources.
 	 */
-	if (pipe2(pipefd, O_CLOEXEC)) {
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (epfd < 0 || pipe2(pipefd, O_CLOEXEC | O_NONBLOCK)) {
 		err = errno;
+		if (epfd >= 0)
+			close(epfd);
 		pctx->be->close(pctx->bectx);
 		free(pctx);
 		errno = err;
 		return NULL;
 	}
+	pe.data.fd = pipefd[0];
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, pipefd[0], &pe)) {
+		err = errno;
+		close(epfd);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		pctx->be->close(pctx->bectx);
+		free(pctx);
+		errno = err;
+		return NULL;
+	}
+	pctx->async_rd_fd = pipefd[0];
 	pctx->async_wr_fd = pipefd[1];
 	pthread_mutex_init(&pctx->lock, NULL);
 
 	ctx = &pctx->vctx.context;
 	ctx->device = &dev->ibdev;
 	ctx->cmd_fd = cmd_fd;
-	ctx->async_fd = pipefd[0];
+	ctx->async_fd = epfd;
 	ctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->mutex, NULL);
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
@@ -125,6 +159,7 @@ void prov_context_destroy(struct prov_context *pctx)
 	/* The backend destroys what the application left, as the kernel does. */
 	pctx->be->close(pctx->bectx);
 	close(ctx->async_fd);
+	close(pctx->async_rd_fd);
 	close(pctx->async_wr_fd);
 	pthread_mutex_destroy(&ctx->mutex);
 	pthread_mutex_destroy(&pctx->lock);

@@ -27,7 +27,9 @@ struct prov_context {
 	struct prov_device *dev;
 	const struct mlx5be_ops *be;
 	struct mlx5be_ctx *bectx;
-	int async_wr_fd;	/* write end of the pipe behind async_fd */
+	/* async_fd is an epoll set of the event sources (verbs/events.c);
+	 * one is this pipe, of events the provider posts itself. */
+	int async_rd_fd, async_wr_fd;
 	bool devx;		/* opened with MLX5DV_CONTEXT_FLAGS_DEVX */
 	pthread_mutex_t lock;	/* guards the per-context state below */
 
@@ -37,6 +39,7 @@ struct prov_context {
 	struct prov_devx_ctx *devx_ctx;	/* provider/devx/ */
 	struct prov_verbs_ctx *verbs_ctx;	/* provider/verbs/verbs_ctx.c */
 	struct prov_qp_ctx *qp_ctx;	/* provider/verbs/qp_ctx.c */
+	struct prov_events *events;	/* provider/verbs/events.c */
 
 	struct verbs_context vctx;	/* must hold ibv_context last */
 };
@@ -72,12 +75,16 @@ void prov_context_destroy(struct prov_context *pctx);
  */
 void prov_context_for_each_forked(void (*fn)(struct prov_context *pctx));
 /*
- * A fresh pipe behind async_fd under the same descriptor numbers (with
- * async_fd's blocking mode): a forked child's, the parent keeping its own.
+ * A fresh pipe of posted events and a fresh epoll set of it behind
+ * async_fd, under the same descriptor numbers (with their blocking modes):
+ * a forked child's, the parent keeping its own.
  */
 void prov_context_renew_async(struct prov_context *pctx);
 /* dup3() a new descriptor @fd over @old, keeping O_NONBLOCK of @old and
  * close-on-exec; closes @fd.  Fork handlers' helper. */
 void prov_fd_replace(int old, int fd);
+/* A fresh epoll set of @fds (readable) put over @old by prov_fd_replace:
+ * an inherited epoll set is the parent's too. */
+void prov_fd_epoll_renew(int old, const int *fds, int nfds);
 
 #endif /* MLX5EMU_PROVIDER_CORE_CONTEXT_H */

@@ -13,4 +13,8 @@ struct prov_context;
 int prov_async_event_post(struct prov_context *pctx, enum ibv_event_type type,
 			  uint64_t element);
 
+/* An object was unregistered (events.h): the events queued on the async
+ * channel move to the pipe, but for objects no longer registered. */
+void prov_async_drain(struct prov_context *pctx);
+
 #endif /* MLX5EMU_PROVIDER_VERBS_ASYNC_EVENT_H */

@@ -15,29 +15,49 @@
  *   ibv_ack_cq_events         counts acknowledgements; ibv_destroy_cq
  *                             waits for all the events it read
  *
- * The fd is an eventfd in semaphore mode holding exactly one count per
- * queued event; counts are taken only under the channel lock together with
- * their event, so destroying a CQ can drop its unread events (as
- * ib_uverbs_release_ucq does) and their counts without a reader blocking on
- * a count that no longer has an event.
+ * A channel is a DEVX event channel with OMIT_DATA: each CQ on it
+ * subscribes its completions (event type 0) with its cookie, and a read
+ * gives the cookie of a CQ that had an event.  The device raises one event
+ * per arm and takes no arm before the application took the event (the arm
+ * sequence), so a CQ never has two events waiting and the coalescing of
+ * OMIT_DATA loses none.  The events of a CQ destroyed unread are dropped,
+ * as ib_uverbs_release_ucq drops them: the destroy takes every event off
+ * the DEVX channel and keeps those of other CQs in the channel's stash
+ * (read first), so the fd polls as the kernel's would.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
-#include <sys/eventfd.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "shell/abi_export.h"
+#include "prm/prm_cmd.h"
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
+#include "provider/verbs/events.h"
 #include "provider/verbs/verbs_ctx.h"
+
+/* The channel's epoll set of its DEVX channel and its stash; 0 or errno. */
+static int channel_fds(struct prov_comp_channel *ch)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	int dfd = ch->pctx->be->event_channel_fd(ch->be);
+
+	ch->stash[0] = ch->stash[1] = -1;
+	ch->ch.fd = epoll_create1(EPOLL_CLOEXEC);
+	if (ch->ch.fd < 0 || pipe2(ch->stash, O_CLOEXEC | O_NONBLOCK) ||
+	    fcntl(dfd, F_SETFL, fcntl(dfd, F_GETFL) | O_NONBLOCK) ||
+	    epoll_ctl(ch->ch.fd, EPOLL_CTL_ADD, dfd, &e) ||
+	    epoll_ctl(ch->ch.fd, EPOLL_CTL_ADD, ch->stash[0], &e))
+		return errno;
+	return 0;
+}
 
 /* The context's channels, which a forked child renews. */
 static void channel_link(struct prov_comp_channel *ch)
 {
-	struct prov_verbs_ctx *vc =
-		prov_verbs_ctx(to_prov_context(ch->ch.context));
+	struct prov_verbs_ctx *vc = prov_verbs_ctx(ch->pctx);
 
 	pthread_mutex_lock(&vc->lock);
 	ch->next = vc->channels;
@@ -49,8 +69,7 @@ static void channel_link(struct prov_comp_channel *ch)
 
 static void channel_unlink(struct prov_comp_channel *ch)
 {
-	struct prov_verbs_ctx *vc =
-		prov_verbs_ctx(to_prov_context(ch->ch.context));
+	struct prov_verbs_ctx *vc = prov_verbs_ctx(ch->pctx);
 
 	pthread_mutex_lock(&vc->lock);
 	if (ch->prev)
@@ -68,24 +87,45 @@ void prov_comp_channels_fork_child(struct prov_context *pctx)
 
 	pthread_mutex_init(&vc->lock, NULL);
 	for (struct prov_comp_channel *ch = vc->channels; ch; ch = ch->next) {
-		uint64_t n = 0;
+		int fds[2] = { pctx->be->event_channel_fd(ch->be) }, p[2];
 
-		pthread_mutex_init(&ch->lock, NULL);
-		for (struct prov_cq_event *ev = ch->head; ev; ev = ev->next)
-			n++;
-		prov_fd_replace(ch->ch.fd, eventfd((unsigned int)n,
-						   EFD_CLOEXEC | EFD_SEMAPHORE));
+		/* The stash pipe is the parent's too: the child's starts
+		 * empty (what the parent stashed stays the parent's). */
+		if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
+			continue;
+		prov_fd_replace(ch->stash[0], p[0]);
+		prov_fd_replace(ch->stash[1], p[1]);
+		fds[1] = ch->stash[0];
+		prov_fd_epoll_renew(ch->ch.fd, fds, 2);
 	}
+}
+
+static void channel_free(struct prov_comp_channel *ch)
+{
+	if (ch->be)
+		ch->pctx->be->event_channel_destroy(ch->be);
+	for (int i = 0; i < 2; i++)
+		if (ch->stash[i] >= 0)
+			close(ch->stash[i]);
+	if (ch->ch.fd >= 0)
+		close(ch->ch.fd);
+	free(ch);
 }
 
 MLX5EMU_ABI(ibv_create_comp_channel);
 struct ibv_comp_channel *mlx5emu_abi_ibv_create_comp_channel(struct ibv_context *context)
 {
 	struct prov_comp_channel *ch;
+	struct prov_context *pctx;
 	int err;
 
 	if (!context) {
 		errno = EINVAL;
+		return NULL;
+	}
+	pctx = to_prov_context(context);
+	if (!pctx->be->event_channel_create) {
+		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	ch = calloc(1, sizeof(*ch));
@@ -93,14 +133,16 @@ struct ibv_comp_channel *mlx5emu_abi_ibv_create_comp_channel(struct ibv_context 
 		errno = ENOMEM;
 		return NULL;
 	}
-	ch->ch.fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
-	if (ch->ch.fd < 0) {
-		err = errno;
-		free(ch);
+	ch->pctx = pctx;
+	ch->ch.fd = ch->stash[0] = ch->stash[1] = -1;
+	ch->be = pctx->be->event_channel_create(pctx->bectx,
+						MLX5BE_EVENT_CHANNEL_OMIT_DATA);
+	err = ch->be ? channel_fds(ch) : errno;
+	if (err) {
+		channel_free(ch);
 		errno = err;
 		return NULL;
 	}
-	pthread_mutex_init(&ch->lock, NULL);
 	ch->ch.context = context;
 	ch->ch.refcnt = 0;
 	channel_link(ch);
@@ -110,54 +152,82 @@ struct ibv_comp_channel *mlx5emu_abi_ibv_create_comp_channel(struct ibv_context 
 MLX5EMU_ABI(ibv_destroy_comp_channel);
 int mlx5emu_abi_ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
-	struct prov_comp_channel *ch;
 	struct ibv_context *context;
-	struct prov_cq_event *ev;
 
 	if (!channel) {
 		errno = EINVAL;
 		return EINVAL;
 	}
-	ch = to_prov_channel(channel);
 	context = channel->context;
 	pthread_mutex_lock(&context->mutex);
 	if (channel->refcnt) {
 		pthread_mutex_unlock(&context->mutex);
 		return EBUSY;
 	}
-	channel_unlink(ch);
-	close(channel->fd);
-	while ((ev = ch->head)) {
-		ch->head = ev->next;
-		free(ev);
-	}
-	pthread_mutex_destroy(&ch->lock);
-	free(ch);
+	channel_unlink(to_prov_channel(channel));
+	channel_free(to_prov_channel(channel));
 	pthread_mutex_unlock(&context->mutex);
 	return 0;
 }
 
-/* Takes one event and its count; the caller holds ch->lock. */
-static struct prov_cq_event *channel_pop(struct prov_comp_channel *ch)
+int prov_cq_channel_subscribe(struct prov_cq *cq)
 {
-	struct prov_cq_event *ev = ch->head;
-	uint64_t one;
+	struct ibv_comp_channel *channel = ibv_cq_ex_to_cq(&cq->ex)->channel;
+	static const uint16_t comp = MLX5_EVENT_TYPE_COMP;
+	struct prov_comp_channel *ch;
 
-	if (!ev)
-		return NULL;
-	ch->head = ev->next;
-	if (!ch->head)
-		ch->tail = NULL;
-	/* Never blocks: the count is at least the number of events. */
-	if (read(ch->ch.fd, &one, sizeof(one)) != sizeof(one)) {
-		/* Cannot happen; keep the event rather than lose it. */
-		ev->next = ch->head;
-		ch->head = ev;
-		if (!ch->tail)
-			ch->tail = ev;
-		return NULL;
-	}
-	return ev;
+	if (!channel)
+		return 0;
+	ch = to_prov_channel(channel);
+	return -ch->pctx->be->event_subscribe(ch->be, cq->obj, &comp, 1,
+					      cq->ev.cookie);
+}
+
+/* ib_uverbs_event_read counts the event as reported. */
+static void cq_event_taken(struct prov_ev_obj *eo, void *arg)
+{
+	struct prov_cq *cq = prov_cq_of_ev(eo);
+	struct ibv_cq *ibcq = ibv_cq_ex_to_cq(&cq->ex);
+
+	pthread_mutex_lock(&ibcq->mutex);
+	cq->comp_events_reported++;
+	pthread_mutex_unlock(&ibcq->mutex);
+	*(struct prov_cq **)arg = cq;
+}
+
+/* A cookie waiting, from the stash first: 0, or EAGAIN, or an errno. */
+static int channel_next(struct prov_comp_channel *ch, uint64_t *cookie)
+{
+	struct mlx5be_event ev;
+	ssize_t n;
+
+	if (read(ch->stash[0], cookie, sizeof(*cookie)) == sizeof(*cookie))
+		return 0;
+	n = ch->pctx->be->event_read(ch->be, &ev, sizeof(ev.cookie));
+	if (n < 0)
+		return (int)-n;
+	*cookie = ev.cookie;
+	return 0;
+}
+
+static void cq_is_there(struct prov_ev_obj *eo, void *arg)
+{
+	(void)eo;
+	(void)arg;
+}
+
+void prov_channel_drain(struct ibv_comp_channel *channel)
+{
+	struct prov_comp_channel *ch = to_prov_channel(channel);
+	struct mlx5be_event ev;
+
+	while (ch->pctx->be->event_read(ch->be, &ev, sizeof(ev.cookie)) ==
+	       sizeof(ev.cookie))
+		if (prov_ev_take(ch->pctx, ev.cookie, PROV_EV_CQ, cq_is_there,
+				 NULL) &&
+		    write(ch->stash[1], &ev.cookie, sizeof(ev.cookie)) !=
+		    sizeof(ev.cookie))
+			break;	/* the stash is full: it stays in the kernel */
 }
 
 MLX5EMU_ABI(ibv_get_cq_event);
@@ -165,9 +235,9 @@ int mlx5emu_abi_ibv_get_cq_event(struct ibv_comp_channel *channel,
 				 struct ibv_cq **cq, void **cq_context)
 {
 	struct prov_comp_channel *ch;
-	struct prov_cq_event *ev;
-	struct prov_cq *pcq;
+	struct prov_cq *pcq = NULL;
 	bool progressed = false;
+	uint64_t cookie;
 
 	if (!channel || !cq || !cq_context) {
 		errno = EINVAL;
@@ -175,42 +245,21 @@ int mlx5emu_abi_ibv_get_cq_event(struct ibv_comp_channel *channel,
 	}
 	ch = to_prov_channel(channel);
 	for (;;) {
-		struct pollfd pfd = { .fd = channel->fd, .events = POLLIN };
-		int flags;
+		int err = channel_next(ch, &cookie);
 
-		pthread_mutex_lock(&ch->lock);
-		ev = channel_pop(ch);
-		if (ev) {
-			/* ib_uverbs_event_read counts the event as reported. */
-			ev->cq->comp_events_reported++;
-			pthread_mutex_unlock(&ch->lock);
-			break;
+		if (!err) {
+			if (prov_ev_take(ch->pctx, cookie, PROV_EV_CQ,
+					 cq_event_taken, &pcq))
+				break;
+			continue;	/* a destroyed CQ's: dropped */
 		}
-		pthread_mutex_unlock(&ch->lock);
-		/* Nothing queued: a device without a thread of its own
-		 * moves only when told, so tell it once before waiting. */
-		if (!progressed) {
-			progressed = true;
-			prov_progress(to_prov_context(channel->context),
-				      MLX5BE_PROGRESS_WAIT);
-			continue;
-		}
-		flags = fcntl(channel->fd, F_GETFL);
-		if (flags < 0)
-			return -1;
-		if (flags & O_NONBLOCK) {
-			errno = EAGAIN;
+		if (err != EAGAIN) {
+			errno = err;
 			return -1;
 		}
-		if (poll(&pfd, 1, -1) < 0)
+		if (prov_ev_wait(ch->pctx, channel->fd, &progressed))
 			return -1;
-		if (pfd.revents & (POLLERR | POLLNVAL)) {
-			errno = EBADF;
-			return -1;
-		}
 	}
-	pcq = ev->cq;
-	free(ev);
 	*cq = ibv_cq_ex_to_cq(&pcq->ex);
 	*cq_context = (*cq)->cq_context;
 	/* libmlx5's cq_event op: the next arm carries a new sequence. */
@@ -227,58 +276,4 @@ void mlx5emu_abi_ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 	cq->comp_events_completed += nevents;
 	pthread_cond_signal(&cq->cond);
 	pthread_mutex_unlock(&cq->mutex);
-}
-
-void prov_cq_comp_event(struct ibv_cq *ibcq)
-{
-	struct prov_comp_channel *ch;
-	struct prov_cq_event *ev;
-	uint64_t one = 1;
-
-	if (!ibcq || !ibcq->channel)
-		return;
-	ch = to_prov_channel(ibcq->channel);
-	ev = calloc(1, sizeof(*ev));
-	if (!ev)
-		return;		/* the kernel drops the event on ENOMEM too */
-	ev->cq = to_prov_cq(ibcq);
-	pthread_mutex_lock(&ch->lock);
-	if (write(ch->ch.fd, &one, sizeof(one)) != sizeof(one)) {
-		pthread_mutex_unlock(&ch->lock);
-		free(ev);
-		return;
-	}
-	if (ch->tail)
-		ch->tail->next = ev;
-	else
-		ch->head = ev;
-	ch->tail = ev;
-	pthread_mutex_unlock(&ch->lock);
-}
-
-void prov_channel_forget_cq(struct ibv_comp_channel *channel, struct prov_cq *cq)
-{
-	struct prov_comp_channel *ch = to_prov_channel(channel);
-	struct prov_cq_event **pp, *ev;
-	uint64_t one;
-
-	pthread_mutex_lock(&ch->lock);
-	ch->tail = NULL;
-	pp = &ch->head;
-	while ((ev = *pp)) {
-		if (ev->cq == cq) {
-			*pp = ev->next;
-			free(ev);
-			if (read(ch->ch.fd, &one, sizeof(one)) != sizeof(one))
-				break;
-			continue;
-		}
-		ch->tail = ev;
-		pp = &ev->next;
-	}
-	/* A failed read above left the rest unscanned: find the tail. */
-	for (ev = ch->tail ? ch->tail : ch->head; ev && ev->next; ev = ev->next)
-		;
-	ch->tail = ev;
-	pthread_mutex_unlock(&ch->lock);
 }

@@ -16,6 +16,7 @@
 #include "provider/core/context.h"
 #include "provider/core/device.h"
 #include "provider/devx/devx.h"
+#include "provider/verbs/events.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/query.h"
 #include "provider/verbs/verbs_ctx.h"
@@ -42,6 +43,7 @@ static const struct {
 	{ prov_devx_ctx_init, prov_devx_ctx_fini },
 	{ prov_verbs_ctx_init, prov_verbs_ctx_fini },	/* after devx: its NC UAR */
 	{ prov_qp_ctx_init, prov_qp_ctx_fini },	/* after devx: its UAR pool */
+	{ prov_events_init, prov_events_fini },	/* async_fd's sources */
 };
 
 #define PROV_NUM_AREAS (sizeof(prov_areas) / sizeof(prov_areas[0]))

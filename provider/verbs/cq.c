@@ -413,6 +413,9 @@ static struct prov_cq *create_cq(struct ibv_context *context,
 	if (extended)
 		prov_cq_ex_set_poll_ops(cq);
 	cq_init_verbs(cq, context, attr->channel, attr->cq_context);
+	/* Its events: CQ_ERR to async_fd, completions to its channel. */
+	prov_ev_register(pctx, &cq->ev, PROV_EV_CQ, cq->obj);
+	(void)prov_cq_channel_subscribe(cq);
 	return cq;
 
 err_mem:
@@ -507,8 +510,9 @@ int mlx5emu_abi_ibv_destroy_cq(struct ibv_cq *ibcq)
 	}
 	/* ib_uverbs_release_ucq: unread events go; then libibverbs waits
 	 * for the acknowledgement of every event that was read. */
+	prov_ev_unregister(cq->pctx, &cq->ev);
 	if (channel)
-		prov_channel_forget_cq(channel, cq);
+		prov_channel_drain(channel);
 	pthread_mutex_lock(&ibcq->mutex);
 	while (ibcq->comp_events_completed != cq->comp_events_reported ||
 	       ibcq->async_events_completed != cq->async_events_reported)

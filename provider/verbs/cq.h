@@ -18,6 +18,7 @@
 #include <infiniband/verbs.h>
 
 #include "provider/core/qbuf.h"
+#include "provider/verbs/events.h"
 
 struct mlx5be_obj;
 struct mlx5be_umem;
@@ -61,21 +62,18 @@ struct prov_cq_rsc {
 	uint64_t (*rq_complete)(struct prov_cq_rsc *rsc, uint16_t wqe_counter);
 };
 
-/* One completion event queued on a channel. */
-struct prov_cq_event {
-	struct prov_cq_event *next;
-	struct prov_cq *cq;
-};
-
 /*
- * A completion channel: the fd is an eventfd (EFD_SEMAPHORE) holding one
- * count per queued event, so it polls readable while events wait and
- * honours O_NONBLOCK; the events themselves are a FIFO here.
+ * A completion channel: a DEVX event channel with OMIT_DATA (events.h), its
+ * CQs subscribed to their completions with their cookie.  Its fd is an
+ * epoll set of that channel's fd and a pipe of cookies still to deliver
+ * (those the destroy of a CQ took off the channel), so it polls readable
+ * while events wait and honours O_NONBLOCK.
  */
 struct prov_comp_channel {
 	struct ibv_comp_channel ch;
-	pthread_mutex_t lock;		/* guards the FIFO */
-	struct prov_cq_event *head, *tail;
+	struct prov_context *pctx;
+	struct mlx5be_event_channel *be;
+	int stash[2];			/* the pipe: read, write */
 	/* the context's channels (prov_verbs_ctx, its lock) */
 	struct prov_comp_channel *prev, *next;
 };
@@ -108,6 +106,7 @@ struct prov_cq {
 	uint32_t cons_index;
 	uint32_t arm_sn;
 
+	struct prov_ev_obj ev;		/* its events (events.h) */
 	atomic_int use;			/* QPs, SRQs, WQs on it; -1: going */
 	uint32_t comp_events_reported;	/* read by ibv_get_cq_event */
 	uint32_t async_events_reported;
@@ -125,6 +124,11 @@ static inline struct prov_cq *to_prov_cq(struct ibv_cq *cq)
 	return (struct prov_cq *)cq;
 }
 
+static inline struct prov_cq *prov_cq_of_ev(struct prov_ev_obj *eo)
+{
+	return (struct prov_cq *)((char *)eo - offsetof(struct prov_cq, ev));
+}
+
 /* The verbs ops of the CQ area: create_cq_ex, poll_cq, req_notify_cq. */
 void prov_cq_set_ops(struct prov_context *pctx);
 
@@ -139,23 +143,20 @@ uint32_t prov_cq_cqn(struct ibv_cq *cq);
  * CQ from then on): 0 or an errno. */
 int prov_cq_dv(struct ibv_cq *cq, struct mlx5dv_cq *out);
 
-/*
- * A completion event for @cq (the device reported one through its EQ):
- * queued on the CQ's channel, as the kernel's ib_uverbs_comp_handler does;
- * dropped when the CQ has no channel.
- */
-void prov_cq_comp_event(struct ibv_cq *cq);
+/* @cq's completions go to its channel (if any): 0 or an errno. */
+int prov_cq_channel_subscribe(struct prov_cq *cq);
+/* A CQ of @ch was destroyed: the events of the others move to the stash,
+ * its own are dropped. */
+void prov_channel_drain(struct ibv_comp_channel *ch);
 
 /* The poll functions (cq_poll.c, cq_ex.c). */
 int prov_cq_poll(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int prov_cq_arm(struct ibv_cq *cq, int solicited);
 void prov_cq_ex_set_poll_ops(struct prov_cq *cq);
 
-/* Comp channel side of CQ destruction: drops @cq's queued events. */
-void prov_channel_forget_cq(struct ibv_comp_channel *ch, struct prov_cq *cq);
 /* In a forked child, for a context that lost its device: each channel
- * gets a fresh eventfd under its number, counting the events the child's
- * copy still queues (those of before the fork). */
+ * gets a fresh epoll set under its number, of its (renewed) DEVX channel
+ * and a fresh stash; the parent keeps its own. */
 void prov_comp_channels_fork_child(struct prov_context *pctx);
 
 #endif /* MLX5EMU_PROVIDER_VERBS_CQ_H */

@@ -311,5 +311,7 @@ int prov_cq_arm(struct ibv_cq *ibcq, int solicited)
 	if (uar)
 		__atomic_store_n((uint64_t *)((char *)uar + MLX5_CQ_DOORBELL),
 				 htobe64(doorbell), __ATOMIC_RELEASE);
+	/* A device that wants to know may take the request now. */
+	prov_progress(cq->pctx, MLX5BE_PROGRESS_DOORBELL);
 	return 0;
 }

@@ -30,6 +30,7 @@
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
+#include "provider/verbs/events.h"
 #include "provider/verbs/cq.h"
 #include "provider/core/qbuf.h"
 
@@ -211,9 +212,16 @@ struct prov_qp {
 	struct prov_qp *tgt_next;	/* prov_xrcd_shared.tgt_qps */
 	bool opened;			/* came from ibv_open_qp */
 
-	/* Async events read by the application, for destroy to wait on. */
+	/* Its events (events.h); those read by the application, for
+	 * destroy to wait on. */
+	struct prov_ev_obj ev;
 	uint32_t events_reported;
 };
+
+static inline struct prov_qp *prov_qp_of_ev(struct prov_ev_obj *eo)
+{
+	return (struct prov_qp *)((char *)eo - offsetof(struct prov_qp, ev));
+}
 
 static inline struct prov_qp *to_prov_qp(struct ibv_qp *qp)
 {
@@ -250,8 +258,14 @@ struct prov_srq {
 	pthread_mutex_t mutex;		/* mlx5_ib's srq->mutex */
 
 	atomic_int use;			/* QPs and DCTs on it; -1: going */
+	struct prov_ev_obj ev;		/* its events (events.h) */
 	uint32_t events_reported;
 };
+
+static inline struct prov_srq *prov_srq_of_ev(struct prov_ev_obj *eo)
+{
+	return (struct prov_srq *)((char *)eo - offsetof(struct prov_srq, ev));
+}
 
 static inline struct prov_srq *to_prov_srq(struct ibv_srq *srq)
 {

@@ -26,6 +26,7 @@
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/pd.h"
+#include "provider/verbs/events.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/qp_int.h"
 #include "provider/verbs/sq.h"
@@ -359,6 +360,9 @@ struct ibv_qp *prov_qp_create(struct ibv_context *context,
 		prov_xrcd_add_tgt(qp->xshared, pctx->qp_ctx, qp);
 	}
 	prov_qp_set_operational_state(qp, IBV_QPS_RESET);
+	/* Its affiliated events (a DCT's object comes at RTR: none). */
+	if (qp->obj)
+		prov_ev_register(pctx, &qp->ev, PROV_EV_QP, qp->obj);
 	return &qp->vqp.qp;
 
 err_uses:

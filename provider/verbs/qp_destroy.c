@@ -15,6 +15,7 @@
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/pd.h"
+#include "provider/verbs/events.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/qp_int.h"
 #include "provider/verbs/verbs_ctx.h"
@@ -77,6 +78,8 @@ static int qp_release_real(struct prov_qp *qp)
 	err = qp_destroy_hw(qp);
 	if (err)
 		return err;
+	/* destroy_qp_common: unread events go. */
+	prov_ev_unregister(pctx, &qp->ev);
 	qp->obj = NULL;
 	if (qp->xshared)
 		prov_xrcd_del_tgt(qp->xshared, pctx->qp_ctx, qp);

@@ -339,6 +339,7 @@ static struct prov_srq *srq_create(struct ibv_context *context,
 	srq->vsrq.srq.events_completed = 0;
 	pthread_mutex_init(&srq->vsrq.srq.mutex, NULL);
 	pthread_cond_init(&srq->vsrq.srq.cond, NULL);
+	prov_ev_register(pctx, &srq->ev, PROV_EV_SRQ, srq->obj);
 	srq->vsrq.srq_type = xrc ? IBV_SRQT_XRC : IBV_SRQT_BASIC;
 	if (xrc) {
 		srq->vsrq.srq_num = srq->srqn;
@@ -587,6 +588,7 @@ int mlx5emu_abi_ibv_destroy_srq(struct ibv_srq *ibsrq)
 		errno = err;
 		return err;
 	}
+	prov_ev_unregister(pctx, &srq->ev);
 	prov_wq_wait_events(&ibsrq->mutex, &ibsrq->cond, &ibsrq->events_completed,
 			    &srq->events_reported);
 	if (srq->has_uidx)

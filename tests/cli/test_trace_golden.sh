@@ -74,7 +74,10 @@ assert caps and all(list(c["out"]["capability"]) == ["cmd_hca_cap"] for c in cap
 assert caps[0]["out"]["capability"]["cmd_hca_cap"]["log_max_cq_sz"] == 15
 # umem registration is a command: its MTT list decoded by field name.
 umems = [c for c in cmds if c["opcode"] == "CREATE_UMEM"]
-k, u = umems[0], umems[1]
+kern = [c for c in umems if c["uid"] == 0]
+user = [c for c in umems if c["uid"] == 1]
+assert len(kern) == 2, "the rings of the async EQ and the completion EQ"
+k, u = kern[0], user[0]
 assert k["uid"] == 0 and k["in"]["umem"]["num_of_mtt"] == "0x10", "64-bit as hex"
 assert k["in"]["umem"]["log_page_size"] == 0, "the kernel's EQ: 4 KiB pages"
 assert len(k["in"]["umem"]["mtt"]) == 16, k
@@ -82,7 +85,7 @@ assert all(m["rd_en"] == 1 and m["wr_en"] == 1 for m in k["in"]["umem"]["mtt"])
 assert "in_extra" not in k, "the MTT list is the layout's, not extra bytes"
 assert u["uid"] == 1 and u["out"]["umem_id"] > 0 and u["status"] == "OK", u
 dus = [c for c in cmds if c["opcode"] == "DESTROY_UMEM"]
-assert [d["in"]["umem_id"] for d in dus] == [c["out"]["umem_id"] for c in umems[1:]]
+assert [d["in"]["umem_id"] for d in dus] == [c["out"]["umem_id"] for c in user]
 eqs = [c for c in cmds if c["opcode"] == "CREATE_EQ"]
 assert eqs and all(p.startswith("0x") for p in eqs[0]["in"]["pas"]), "64-bit as hex"
 PY

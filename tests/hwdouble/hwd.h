@@ -158,6 +158,9 @@ HWD_EXPORT int hwd_subscribe_devx_event(struct mlx5dv_devx_event_channel *ch,
 					struct mlx5dv_devx_obj *obj,
 					uint16_t events_sz,
 					uint16_t events_num[], uint64_t cookie);
+HWD_EXPORT int hwd_subscribe_devx_event_fd(struct mlx5dv_devx_event_channel *ch,
+					   int fd, struct mlx5dv_devx_obj *obj,
+					   uint16_t event_num);
 HWD_EXPORT ssize_t hwd_get_event(struct mlx5dv_devx_event_channel *ch,
 				 struct mlx5dv_devx_async_event_hdr *data,
 				 size_t len);

@@ -247,6 +247,21 @@ HWD_EXPORT int hwd_subscribe_devx_event(struct mlx5dv_devx_event_channel *dv,
 			events_sz / sizeof(uint16_t), cookie));
 }
 
+HWD_EXPORT int hwd_subscribe_devx_event_fd(struct mlx5dv_devx_event_channel *dv,
+					   int fd, struct mlx5dv_devx_obj *obj,
+					   uint16_t event_num)
+{
+	struct hwd_event_channel *ch = (struct hwd_event_channel *)dv;
+	char extra[48];
+	int ret = hwd_emu.event_subscribe_fd(ch->be, obj ? obj->be : NULL,
+					     event_num, fd);
+
+	snprintf(extra, sizeof(extra), ",\"event\":%u", event_num);
+	hwd_log("mlx5dv_devx_subscribe_devx_event_fd",
+		obj ? obj->ctx : NULL, -ret, NULL, 0, NULL, 0, extra);
+	return hwd_ret(ret);
+}
+
 HWD_EXPORT ssize_t hwd_get_event(struct mlx5dv_devx_event_channel *dv,
 				 struct mlx5dv_devx_async_event_hdr *data,
 				 size_t len)

@@ -34,6 +34,7 @@ enum hwd_op_kind {
 	OP_OBJ_DESTROY, OP_CMD_COMP_CREATE, OP_CMD_COMP_DESTROY, OP_UMEM_REG,
 	OP_UMEM_DEREG, OP_UAR_ALLOC, OP_UAR_FREE, OP_QUERY_EQN,
 	OP_EVENT_CHANNEL_CREATE, OP_EVENT_CHANNEL_DESTROY, OP_EVENT_SUBSCRIBE,
+	OP_EVENT_SUBSCRIBE_FD,
 	OP_QUERY_PORT, OP_QUERY_GID, OP_GID_L2_ADDR, OP_CLOCK_INFO,
 };
 
@@ -124,6 +125,10 @@ static void hwd_op_run(struct hwd_op *o)
 		break;
 	case OP_EVENT_SUBSCRIBE:
 		o->ret = E->event_subscribe(o->p0, o->p1, o->c0, o->n0, o->u0);
+		break;
+	case OP_EVENT_SUBSCRIBE_FD:
+		o->ret = E->event_subscribe_fd(o->p0, o->p1, (uint16_t)o->u0,
+					       (int)o->n0);
 		break;
 	case OP_QUERY_PORT:
 		o->ret = E->query_port(o->p0, (uint32_t)o->u0, o->p1);
@@ -347,6 +352,14 @@ static int x_event_subscribe(struct mlx5be_event_channel *ch,
 					 .u0 = cookie });
 }
 
+static int x_event_subscribe_fd(struct mlx5be_event_channel *ch,
+				struct mlx5be_obj *obj, uint16_t type, int fd)
+{
+	return hwd_int(&(struct hwd_op){ .kind = OP_EVENT_SUBSCRIBE_FD,
+					 .p0 = ch, .p1 = obj, .u0 = type,
+					 .n0 = (size_t)fd });
+}
+
 static int x_query_port(struct mlx5be_ctx *ctx, uint32_t port,
 			struct mlx5be_port_attr *attr)
 {
@@ -377,8 +390,9 @@ static int x_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info)
 }
 
 /* The emulator's ops, run on the double's thread; those that only touch a
- * descriptor (cmd_comp_fd/get, event_channel_fd, event_read) are left out:
- * call mlx5be_emu_ops for them. */
+ * descriptor or a ucontext's queue of async events (cmd_comp_fd/get,
+ * event_channel_fd, event_read, async_event_fd/read) are left out: call
+ * mlx5be_emu_ops for them. */
 const struct mlx5be_ops hwd_emu = {
 	.name = "emu",
 	.get_devices = x_get_devices,
@@ -401,6 +415,7 @@ const struct mlx5be_ops hwd_emu = {
 	.event_channel_create = x_event_channel_create,
 	.event_channel_destroy = x_event_channel_destroy,
 	.event_subscribe = x_event_subscribe,
+	.event_subscribe_fd = x_event_subscribe_fd,
 	.query_port = x_query_port,
 	.query_gid = x_query_gid,
 	.gid_l2_addr = x_gid_l2_addr,

@@ -6,7 +6,9 @@
  * and trace are the hw backend's business (it runs them above the
  * backend), so the emulator inside never installs them.  HWDOUBLE_TRACE
  * (a trace.mode value) traces its firmware separately, for a look at what
- * a device received.
+ * a device received; HWDOUBLE_FAULTS (rules of the event kinds) makes the
+ * device inside raise what a NIC raises on its own: a link going down, a
+ * fatal error.
  *
  * HWDOUBLE_LOG=FILE appends one JSON line per call (hwd.h says which
  * members), each written with one write() so processes may share a file.
@@ -32,6 +34,7 @@ static void hwd_setup(void)
 	struct emu_trace_config tc = { .fmt = EMU_TRACE_TEXT, .elide = true };
 	const char *trace = getenv("HWDOUBLE_TRACE");
 	const char *log = getenv("HWDOUBLE_LOG");
+	const char *faults = getenv("HWDOUBLE_FAULTS");
 	struct emu_config *cfg = malloc(sizeof(*cfg));
 	char why[EMU_FAULT_ERR_MAX];
 
@@ -45,6 +48,8 @@ static void hwd_setup(void)
 		emu_fault_load_config(cfg, why, sizeof(why));
 		free(cfg);
 	}
+	if (faults && emu_fault_add_text(faults, why, sizeof(why)) < 0)
+		fprintf(stderr, "hwdouble: HWDOUBLE_FAULTS: %s\n", why);
 	if (log && *log)
 		hwd_log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
 				  0644);

@@ -126,6 +126,14 @@ mlx5dv_devx_subscribe_devx_event(struct mlx5dv_devx_event_channel *ch,
 	return hwd_subscribe_devx_event(ch, obj, events_sz, events_num, cookie);
 }
 
+HWD_EXPORT int
+mlx5dv_devx_subscribe_devx_event_fd(struct mlx5dv_devx_event_channel *ch,
+				    int fd, struct mlx5dv_devx_obj *obj,
+				    uint16_t event_num)
+{
+	return hwd_subscribe_devx_event_fd(ch, fd, obj, event_num);
+}
+
 HWD_EXPORT ssize_t mlx5dv_devx_get_event(struct mlx5dv_devx_event_channel *ch,
 					 struct mlx5dv_devx_async_event_hdr *data,
 					 size_t len)

@@ -15,6 +15,8 @@
 #include <dlfcn.h>
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,7 +167,8 @@ static struct ibv_context *hwd_ctx_new(struct hwd_device *dev,
 	c->vctx.query_port = hwd_query_port_op;
 	c->vctx.context.device = &dev->ibdev;
 	c->vctx.context.cmd_fd = cmd_fd;
-	c->vctx.context.async_fd = -1;
+	/* The kernel's async event file: the ucontext's queue of them. */
+	c->vctx.context.async_fd = mlx5be_emu_ops.async_event_fd(be);
 	c->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 	pthread_mutex_init(&c->vctx.context.mutex, NULL);
 	return &c->vctx.context;
@@ -298,4 +301,45 @@ HWD_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *ibctx,
 	hwd_log("ibv_resolve_eth_l2_from_gid", hwd_ctx_of(ibctx), -ret, NULL, 0,
 		NULL, 0, extra);
 	return ret;
+}
+
+/*
+ * The async event file as uverbs reads it: one event per call, waiting
+ * for one unless the fd is O_NONBLOCK.  Only the events no object owns
+ * come here (the emulator's objects are DEVX ones), so the element is the
+ * port and libmlx5's part is nothing this double keeps.
+ */
+HWD_EXPORT int ibv_get_async_event(struct ibv_context *ibctx,
+				   struct ibv_async_event *event)
+{
+	struct hwd_ctx *c = hwd_ctx_of(ibctx);
+	struct mlx5be_async_event ev;
+	char extra[64];
+	int ret;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = ibctx->async_fd, .events = POLLIN };
+
+		ret = mlx5be_emu_ops.async_event_read(c->be, &ev);
+		if (ret != -EAGAIN ||
+		    (fcntl(ibctx->async_fd, F_GETFL) & O_NONBLOCK))
+			break;
+		poll(&pfd, 1, -1);
+	}
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	event->event_type = (enum ibv_event_type)ev.event_type;
+	event->element.port_num = (int)ev.port_num;
+	snprintf(extra, sizeof(extra), ",\"event\":%u,\"port\":%u",
+		 ev.event_type, ev.port_num);
+	hwd_log("ibv_get_async_event", c, 0, NULL, 0, NULL, 0, extra);
+	return 0;
+}
+
+/* Unaffiliated events count nothing to acknowledge. */
+HWD_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
+{
+	(void)event;
 }

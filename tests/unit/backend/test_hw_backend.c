@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -48,6 +50,7 @@ static void setup(void)
 	unsetenv("HWDOUBLE_NO_KERNEL");
 	unsetenv("HWDOUBLE_DLOPEN");
 	unsetenv("HWDOUBLE_MARK");
+	unsetenv("HWDOUBLE_FAULTS");
 	/* Fixed addresses for the emulator inside the double. */
 	setenv("MLX5EMU_IP_BASE", "127.201.79.1", 1);
 	bt_capture_stderr();
@@ -253,9 +256,6 @@ START_TEST(ops_reach_the_device)
 	/* What the device has not: as rdma-core answers for it. */
 	ck_assert_int_eq(HW->clock_info(ctx, &ci), -EOPNOTSUPP);
 	errno = 0;
-	ck_assert_ptr_null(HW->event_channel_create(ctx, 0));
-	ck_assert_int_eq(errno, EOPNOTSUPP);
-	errno = 0;
 	pd = HW->obj_create(ctx, pd_in, sizeof(pd_in), pd_out, sizeof(pd_out));
 	ck_assert_ptr_null(HW->steering_root_attach(ctx, &m, pd));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
@@ -266,6 +266,81 @@ START_TEST(ops_reach_the_device)
 	HW->close(ctx2);
 	HW->close(ctx);
 	free(cap_out);
+}
+END_TEST
+
+static bool readable_within(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, ms) == 1 && (pfd.revents & POLLIN);
+}
+
+/*
+ * Events as rdma-core delivers them: a DEVX event channel with an
+ * unaffiliated subscription and an eventfd one, and the context's async
+ * event file, non-blocking.  The double's device takes port 1's link down
+ * after the PD is allocated (HWDOUBLE_FAULTS), as a NIC does on its own.
+ */
+START_TEST(events_through_rdma_core)
+{
+	uint8_t pd_in[PRM_ST_SZ_BYTES(alloc_pd_in)] = { 0 };
+	uint8_t pd_out[PRM_ST_SZ_BYTES(alloc_pd_out)] = { 0 };
+	uint16_t type = 0x09;			/* PORT_CHANGE */
+	struct mlx5be_async_event aev;
+	struct mlx5be_event_channel *ch;
+	struct mlx5be_event ev;
+	struct mlx5be_ctx *ctx;
+	struct mlx5be_obj *pd;
+	int cmd_fd, efd, afd;
+	uint64_t count = 0;
+
+	setenv("HWDOUBLE_FAULTS", "port_down dev=mlx5_0 port=1 opcode=ALLOC_PD",
+	       1);
+	load_double();
+	ck_assert_int_eq(HW->open(0, &ctx, &cmd_fd), 0);
+	afd = HW->async_event_fd(ctx);
+	ck_assert_int_ge(afd, 0);
+	ck_assert(fcntl(afd, F_GETFL) & O_NONBLOCK);
+	ck_assert_int_eq(HW->async_event_read(ctx, &aev), -EAGAIN);
+
+	ch = HW->event_channel_create(ctx, 0);
+	ck_assert_ptr_nonnull(ch);
+	ck_assert_int_ge(HW->event_channel_fd(ch), 0);
+	ck_assert_int_eq(HW->event_subscribe(ch, NULL, &type, 1, 0x1234), 0);
+	efd = eventfd(0, EFD_CLOEXEC);
+	ck_assert_int_ge(efd, 0);
+	ck_assert_int_eq(HW->event_subscribe_fd(ch, NULL, type, efd), 0);
+	ck_assert(!readable_within(HW->event_channel_fd(ch), 0));
+
+	PRM_SET(alloc_pd_in, pd_in, opcode, MLX5_CMD_OP_ALLOC_PD);
+	pd = HW->obj_create(ctx, pd_in, sizeof(pd_in), pd_out, sizeof(pd_out));
+	ck_assert_ptr_nonnull(pd);
+
+	/* The channel: the cookie, then the EQE (type 0x09 at byte 1,
+	 * subtype DOWN at byte 3, the port in the high nibble of byte 40). */
+	ck_assert(readable_within(HW->event_channel_fd(ch), 5000));
+	ck_assert_int_eq(HW->event_read(ch, &ev, 4), -EINVAL);
+	ck_assert_int_eq(HW->event_read(ch, &ev, sizeof(ev)), sizeof(ev));
+	ck_assert_uint_eq(ev.cookie, 0x1234);
+	ck_assert_uint_eq(ev.eqe[1], 0x09);
+	ck_assert_uint_eq(ev.eqe[3], 1);
+	ck_assert_uint_eq(ev.eqe[40] >> 4, 1);
+	/* The eventfd, signalled instead of queueing. */
+	ck_assert(readable_within(efd, 5000));
+	ck_assert_int_eq(read(efd, &count, sizeof(count)), sizeof(count));
+	ck_assert_uint_ge(count, 1);
+	/* The async event file: PORT_ERR on port 1, then nothing. */
+	ck_assert(readable_within(afd, 5000));
+	ck_assert_int_eq(HW->async_event_read(ctx, &aev), 0);
+	ck_assert_uint_eq(aev.event_type, IBV_EVENT_PORT_ERR);
+	ck_assert_uint_eq(aev.port_num, 1);
+	ck_assert_int_eq(HW->async_event_read(ctx, &aev), -EAGAIN);
+
+	ck_assert_int_eq(HW->obj_destroy(pd), 0);
+	HW->event_channel_destroy(ch);
+	close(efd);
+	HW->close(ctx);
 }
 END_TEST
 
@@ -585,6 +660,7 @@ static Suite *suite(void)
 	ADD_DEVICE_TEST(dev, loads_in_a_namespace_of_its_own);
 	ADD_DEVICE_TEST(dev, ops_reach_the_device);
 	ADD_DEVICE_TEST(dev, firmware_status_is_eremoteio);
+	ADD_DEVICE_TEST(dev, events_through_rdma_core);
 	ADD_DEVICE_TEST(dev, errno_from_the_namespace);
 	ADD_DEVICE_TEST(dev, environment_follows_the_process);
 	ADD_DEVICE_TEST(dev, fork_while_busy);

@@ -109,6 +109,7 @@ void dp_player_init(struct dp_player *p)
 	PRM_SET(create_cq_in, in, cq_umem_valid, 1);
 	p->cqn = dp_create(p, in, PRM_ST_SZ_BYTES(create_cq_in),
 			   PRM_ST_SZ_BYTES(create_cq_out), 2);
+	p->cq_obj = dp_last_obj;
 	/* RC QP: RQ then SQ in one umem. */
 	p->qp = dp_page_alloc((16 << DP_LOG_RQ) + (64 << DP_LOG_SQ));
 	p->qp_dbr = aligned_alloc(8, 8);
@@ -135,7 +136,7 @@ void dp_player_init(struct dp_player *p)
 	p->qp_obj = dp_last_obj;
 }
 
-static void dp_modify(struct dp_player *p, uint16_t opcode,
+void dp_modify(struct dp_player *p, uint16_t opcode,
 		      const struct dp_player *peer, uint32_t psn)
 {
 	uint8_t in[PRM_ST_SZ_BYTES(rst2init_qp_in)] = { 0 };

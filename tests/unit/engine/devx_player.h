@@ -36,7 +36,7 @@ struct dp_player {
 	uint32_t *cq_dbr, *qp_dbr;
 	uint8_t gid[16];
 	uint32_t ci, rq_pi, sq_pi;
-	struct mlx5be_obj *qp_obj;
+	struct mlx5be_obj *qp_obj, *cq_obj;
 };
 
 #define DP_ASSERT(cond)                                                       \
@@ -49,6 +49,9 @@ void dp_fail(const char *file, int line, const char *what)
 
 /* Opens mlx5_0 and builds PD, MR, CQ and an RC QP in RST. */
 void dp_player_init(struct dp_player *p);
+/* One transition (RST2INIT, INIT2RTR or RTR2RTS_QP) towards @peer. */
+void dp_modify(struct dp_player *p, uint16_t opcode,
+	       const struct dp_player *peer, uint32_t psn);
 /* RST -> INIT -> RTR -> RTS towards @peer (psn: ours; peer_psn: theirs). */
 void dp_to_rts(struct dp_player *p, const struct dp_player *peer, uint32_t psn,
 	       uint32_t peer_psn);

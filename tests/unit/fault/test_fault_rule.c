@@ -78,6 +78,23 @@ static const struct {
 	  "opcode=ALLOC_PD syndrome=PD_LIMIT",
 	  "fail opcode=ALLOC_PD op_mod=0 class=create uid=user dev=1 "
 	  "syndrome=PD_LIMIT nth=2 limit=3" },
+	/* Events: now (no command to match), or after matching commands. */
+	{ "port_down", "port_down" },
+	{ "PORT_DOWN dev=mlx5_1 port=2", "port_down dev=1 port=2" },
+	{ "port_up port=1", "port_up port=1" },
+	{ "device_fatal dev=0", "device_fatal dev=0" },
+	{ "device_fatal opcode=CREATE_QP nth=2",
+	  "device_fatal opcode=CREATE_QP nth=2" },
+	{ "qp_fatal qpn=261", "qp_fatal qpn=0x105" },
+	{ "qp_fatal opcode=RTR2RTS_QP", "qp_fatal opcode=RTR2RTS_QP" },
+	{ "qp_fatal opcode=RTR2RTS_QP qpn=0x105 every=2 limit=1",
+	  "qp_fatal opcode=RTR2RTS_QP qpn=0x105 every=2 limit=1" },
+	{ "cq_overrun cqn=0 dev=2", "cq_overrun dev=2 cqn=0x0" },
+	{ "cq_overrun class=create prob=0.5 seed=1",
+	  "cq_overrun class=create prob=0.5 seed=1" },
+	{ "srq_limit srqn=0xffffff", "srq_limit srqn=0xffffff" },
+	{ "srq_limit opcode=ARM_RQ uid=user", "srq_limit opcode=ARM_RQ uid=user" },
+	{ "port_down uid=kernel", "port_down uid=kernel" },
 };
 
 START_TEST(good_rules)
@@ -98,19 +115,25 @@ END_TEST
 static const struct {
 	const char *text, *msg;
 } bad[] = {
-	{ "", "empty rule; expected fail or delay followed by key=value terms" },
-	{ "   ", "empty rule; expected fail or delay followed by key=value terms" },
+	{ "", "empty rule; expected fail, delay, port_down, port_up, device_fatal, "
+	  "cq_overrun, qp_fatal or srq_limit followed by key=value terms" },
+	{ "   ", "empty rule; expected fail, delay, port_down, port_up, device_fatal, "
+	  "cq_overrun, qp_fatal or srq_limit followed by key=value terms" },
 	{ "drop opcode=CREATE_CQ",
-	  "unknown action \"drop\"; a rule starts with fail or delay" },
+	  "unknown action \"drop\"; a rule starts with fail, delay, port_down, "
+	  "port_up, device_fatal, cq_overrun, qp_fatal or srq_limit" },
 	{ "opcode=CREATE_CQ fail",
-	  "unknown action \"opcode=CREATE_CQ\"; a rule starts with fail or delay" },
+	  "unknown action \"opcode=CREATE_CQ\"; a rule starts with fail, delay, port_down, "
+	  "port_up, device_fatal, cq_overrun, qp_fatal or srq_limit" },
 	{ "fail CREATE_CQ", "\"CREATE_CQ\" is not a key=value term" },
 	{ "fail opcde=CREATE_CQ",
 	  "unknown key \"opcde\"; expected opcode, op_mod, obj_type, class, uid, "
-	  "dev, status, syndrome, ms, nth, every, prob, seed or limit" },
+	  "dev, status, syndrome, ms, nth, every, prob, seed, limit, port, qpn, "
+	  "cqn or srqn" },
 	{ "fail =1",
 	  "unknown key \"\"; expected opcode, op_mod, obj_type, class, uid, "
-	  "dev, status, syndrome, ms, nth, every, prob, seed or limit" },
+	  "dev, status, syndrome, ms, nth, every, prob, seed, limit, port, qpn, "
+	  "cqn or srqn" },
 	{ "fail opcode=CREATE_CQ opcode=ALLOC_PD", "key opcode given twice" },
 	{ "fail opcode=", "key opcode has no value" },
 	{ "fail opcode=CREATE_CQX",
@@ -167,6 +190,29 @@ static const struct {
 	  "syndrome 0x12345678 is not in the syndrome table; give its status too "
 	  "(status=NAME)" },
 	{ "delay", "a delay rule needs ms=N (1 to 60000)" },
+	{ "port_down port=3", "bad port \"3\": expected a port number from 1 to 2" },
+	{ "port_down port=0", "bad port \"0\": expected a port number from 1 to 2" },
+	{ "qp_fatal qpn=0x1000000",
+	  "bad qpn \"0x1000000\": expected a number from 0 to 0xffffff" },
+	{ "fail port=1", "port applies only to port_down and port_up rules" },
+	{ "device_fatal port=1",
+	  "port applies only to port_down and port_up rules" },
+	{ "qp_fatal cqn=3", "cqn applies only to cq_overrun rules" },
+	{ "cq_overrun qpn=3", "qpn applies only to qp_fatal rules" },
+	{ "port_down srqn=3", "srqn applies only to srq_limit rules" },
+	{ "delay ms=1 qpn=3", "qpn applies only to qp_fatal rules" },
+	{ "qp_fatal", "qp_fatal needs qpn=N or a command to match" },
+	{ "cq_overrun dev=1", "cq_overrun needs cqn=N or a command to match" },
+	{ "srq_limit", "srq_limit needs srqn=N or a command to match" },
+	{ "port_down nth=2",
+	  "nth, every, prob and limit need a command to match (opcode, op_mod, "
+	  "obj_type, class or uid)" },
+	{ "qp_fatal qpn=1 limit=1",
+	  "nth, every, prob and limit need a command to match (opcode, op_mod, "
+	  "obj_type, class or uid)" },
+	{ "port_down status=BAD_PARAM", "status applies only to fail rules" },
+	{ "port_up syndrome=CQ_IN_USE", "syndrome applies only to fail rules" },
+	{ "device_fatal ms=3", "ms applies only to delay rules" },
 	{ "delay ms=0", "bad ms \"0\": expected milliseconds from 1 to 60000" },
 	{ "delay ms=60001", "bad ms \"60001\": expected milliseconds from 1 to 60000" },
 	{ "delay ms=5 status=BAD_PARAM", "status applies only to fail rules" },
@@ -301,7 +347,7 @@ START_TEST(struct_checks)
 
 	memset(&r, 0, sizeof(r));
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "action 0 is neither fail (1) nor delay (2)");
+	ck_assert_str_eq(err, "action 0 is not an action (1 to 8)");
 	r.action = MLX5EMU_FAULT_FAIL;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), 0);
 	r.opcode = MLX5_CMD_OP_CREATE_CQ;
@@ -352,13 +398,42 @@ START_TEST(struct_checks)
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "trigger 7 is not a trigger");
 	r.trigger = MLX5EMU_FAULT_PROB;
-	r.reserved[3] = 1;
+	r.reserved[2] = 1;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "reserved fields must be 0");
-	r.reserved[3] = 0;
-	r.flags = 2;
+	r.reserved[2] = 0;
+	r.flags = 4;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "unknown flags 0x2");
+	ck_assert_str_eq(err, "unknown flags 0x4");
+	r.flags = MLX5EMU_FAULT_F_SEED | MLX5EMU_FAULT_F_TARGET;
+	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "an object number (qpn, cqn, srqn) applies only to "
+			 "cq_overrun, qp_fatal and srq_limit rules");
+	/* Event rules. */
+	memset(&r, 0, sizeof(r));
+	r.action = MLX5EMU_FAULT_PORT_DOWN;
+	r.port = 3;
+	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "port 3 is out of range; ports are 1 to 2");
+	r.port = 0;
+	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), 0);
+	r.action = MLX5EMU_FAULT_QP_FATAL;
+	r.target = 5;
+	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "target is set but its flag MLX5EMU_FAULT_F_TARGET "
+			 "is not");
+	r.flags = MLX5EMU_FAULT_F_TARGET;
+	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), 0);
+	r.target = 0x1000000;
+	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "qpn 0x1000000 is out of range (0 to 0xffffff)");
+	r.action = 9;
+	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "action 9 is not an action (1 to 8)");
+	ck_assert_str_eq(emu_fault_action_name(MLX5EMU_FAULT_SRQ_LIMIT), "srq_limit");
+	ck_assert_ptr_null(emu_fault_action_name(9));
+	ck_assert(!emu_fault_is_event(MLX5EMU_FAULT_DELAY));
+	ck_assert(emu_fault_is_event(MLX5EMU_FAULT_PORT_DOWN));
 }
 END_TEST
 

@@ -305,6 +305,7 @@ int main(void)
 	srunner_add_suite(sr, kbt_fork_suite());
 	srunner_add_suite(sr, kbt_destroy_suite());
 	srunner_add_suite(sr, kbt_port_suite());
+	srunner_add_suite(sr, kbt_events_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -34,6 +34,7 @@ Suite *kbt_import_suite(void);
 Suite *kbt_fork_suite(void);
 Suite *kbt_destroy_suite(void);
 Suite *kbt_port_suite(void);
+Suite *kbt_events_suite(void);
 
 /* ---- contexts and the firmware behind them ---- */
 

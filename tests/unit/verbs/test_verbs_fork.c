@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -73,8 +74,29 @@ static bool readable(int fd)
 	return poll(&p, 1, 0) == 1;
 }
 
+/* What an epoll set holds (the "tfd:" lines of its fdinfo: each member's
+ * number and inode): an inherited set is the parent's too, a fresh one
+ * holds fresh members. */
+static void epoll_members(int fd, char *buf, size_t len)
+{
+	char path[64], line[256];
+	size_t n = 0;
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "tfd:", 4) && n + strlen(line) < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s", line);
+	fclose(f);
+}
+
 struct parent_view {
 	ino_t async_ino;
+	char async_set[1024], ch_set[1024];
 	union ibv_gid gid;
 };
 
@@ -88,12 +110,14 @@ static int child(const struct parent_view *pv, struct mlx5dv_qp *dv)
 	struct ibv_context *fresh;
 	union ibv_gid gid;
 	uint64_t db = 0x1122334455667788ull;
+	char set[1024];
 	int step = 0;
 
-	/* Fresh descriptors under the same numbers: another pipe (and an
-	 * eventfd whose count the parent does not see, below). */
+	/* Fresh descriptors under the same numbers: async_fd and the
+	 * channel are other epoll sets, of the child's own pipes. */
 	step++;
-	if (ino(ctx->async_fd) == pv->async_ino || !ino(ctx->async_fd))
+	epoll_members(ctx->async_fd, set, sizeof(set));
+	if (!ino(ctx->async_fd) || !*set || !strcmp(set, pv->async_set))
 		return step;
 	/* The device is gone: DEVICE_FATAL waits on async_fd. */
 	step++;
@@ -103,8 +127,9 @@ static int child(const struct parent_view *pv, struct mlx5dv_qp *dv)
 		return step;
 	ibv_ack_async_event(&ev);
 	step++;
-	if (readable(ctx->async_fd) || readable(ch->fd) ||
-	    write(ch->fd, &(uint64_t){ 1 }, 8) != 8)
+	epoll_members(ch->fd, set, sizeof(set));
+	if (readable(ctx->async_fd) || readable(ch->fd) || !*set ||
+	    !strcmp(set, pv->ch_set))
 		return step;
 	/* A WQE through the BlueFlame register: the child's own page. */
 	memset(dv->sq.buf, 0x5a, 64);
@@ -165,6 +190,8 @@ START_TEST(child_sees_a_fatal_device)
 	pg = (uint8_t *)((uintptr_t)dv.bf.reg & ~(uintptr_t)4095);
 	memcpy(page, pg, sizeof(page));
 	pv.async_ino = ino(ctx->async_fd);
+	epoll_members(ctx->async_fd, pv.async_set, sizeof(pv.async_set));
+	epoll_members(ch->fd, pv.ch_set, sizeof(pv.ch_set));
 	ck_assert_int_eq(ibv_query_gid(ctx, 1, 3, &pv.gid), 0);
 	fflush(NULL);
 	pid = fork();
@@ -178,6 +205,14 @@ START_TEST(child_sees_a_fatal_device)
 	ck_assert(!readable(ctx->async_fd));
 	ck_assert(!readable(ch->fd));
 	ck_assert_int_eq(ino(ctx->async_fd), pv.async_ino);
+	{
+		char set[1024];
+
+		epoll_members(ctx->async_fd, set, sizeof(set));
+		ck_assert_str_eq(set, pv.async_set);
+		epoll_members(ch->fd, set, sizeof(set));
+		ck_assert_str_eq(set, pv.ch_set);
+	}
 	ck_assert_int_eq(memcmp(pg, page, sizeof(page)), 0);
 	/* ... and a working device. */
 	{

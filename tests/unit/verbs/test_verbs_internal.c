@@ -4,10 +4,9 @@
  * CQE parsing by ibv_poll_cq and the ibv_cq_ex functions over CQEs
  * written into the ring as the device writes them (owner parity per pass,
  * queues found by user index), the doorbell record, arming (record and
- * UAR doorbell), completion events through a channel (pollable fd,
- * O_NONBLOCK, blocking wake-up, unread events dropped with their CQ,
- * destroy waiting for acknowledgements), the AH's address vector, and
- * mlx5dv_cq as mlx5dv_init_obj would give it.
+ * UAR doorbell), events the provider posts to async_fd itself, the AH's
+ * address vector, and mlx5dv_cq as mlx5dv_init_obj would give it.
+ * (Completion and affiliated events come from the device: test_verbs_events.)
  */
 #include <endian.h>
 #include <errno.h>
@@ -33,9 +32,6 @@
 
 MLX5EMU_ABI(ibv_create_cq);
 MLX5EMU_ABI(ibv_destroy_cq);
-MLX5EMU_ABI(ibv_create_comp_channel);
-MLX5EMU_ABI(ibv_destroy_comp_channel);
-MLX5EMU_ABI(ibv_get_cq_event);
 MLX5EMU_ABI(ibv_ack_cq_events);
 MLX5EMU_ABI(ibv_alloc_pd);
 MLX5EMU_ABI(ibv_dealloc_pd);
@@ -434,157 +430,6 @@ START_TEST(test_arm)
 }
 END_TEST
 
-static bool readable(int fd)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN);
-}
-
-START_TEST(test_events)
-{
-	struct ibv_comp_channel *ch = mlx5emu_abi_ibv_create_comp_channel(ctx);
-	int cookie_a, cookie_b;
-	struct ibv_cq *a = mlx5emu_abi_ibv_create_cq(ctx, 4, &cookie_a, ch, 0);
-	struct ibv_cq *b = mlx5emu_abi_ibv_create_cq(ctx, 4, &cookie_b, ch, 0);
-	struct ibv_cq *got;
-	void *cookie;
-
-	ck_assert_ptr_nonnull(a);
-	ck_assert_ptr_nonnull(b);
-	ck_assert(!readable(ch->fd));
-	prov_cq_comp_event(a);
-	prov_cq_comp_event(b);
-	ck_assert(readable(ch->fd));
-	ck_assert_int_eq(mlx5emu_abi_ibv_get_cq_event(ch, &got, &cookie), 0);
-	ck_assert_ptr_eq(got, a);
-	ck_assert_ptr_eq(cookie, &cookie_a);
-	ck_assert_uint_eq(to_prov_cq(a)->arm_sn, 1);
-	ck_assert(readable(ch->fd));
-	ck_assert_int_eq(mlx5emu_abi_ibv_get_cq_event(ch, &got, &cookie), 0);
-	ck_assert_ptr_eq(got, b);
-	ck_assert_ptr_eq(cookie, &cookie_b);
-	ck_assert(!readable(ch->fd));
-	/* Non-blocking: EAGAIN when empty, events when not. */
-	fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK);
-	errno = 0;
-	ck_assert_int_eq(mlx5emu_abi_ibv_get_cq_event(ch, &got, &cookie), -1);
-	ck_assert_int_eq(errno, EAGAIN);
-	prov_cq_comp_event(b);
-	ck_assert_int_eq(mlx5emu_abi_ibv_get_cq_event(ch, &got, &cookie), 0);
-	ck_assert_ptr_eq(got, b);
-	mlx5emu_abi_ibv_ack_cq_events(a, 1);
-	mlx5emu_abi_ibv_ack_cq_events(b, 2);
-	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_cq(a), 0);
-	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_cq(b), 0);
-	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_comp_channel(ch), 0);
-}
-END_TEST
-
-/* A CQ without a channel drops its events, as the kernel does. */
-START_TEST(test_event_without_channel)
-{
-	struct ibv_cq *cq = mlx5emu_abi_ibv_create_cq(ctx, 4, NULL, NULL, 0);
-
-	prov_cq_comp_event(cq);
-	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_cq(cq), 0);
-}
-END_TEST
-
-START_TEST(test_destroy_drops_unread)
-{
-	struct ibv_comp_channel *ch = mlx5emu_abi_ibv_create_comp_channel(ctx);
-	struct ibv_cq *a = mlx5emu_abi_ibv_create_cq(ctx, 4, NULL, ch, 0);
-	struct ibv_cq *b = mlx5emu_abi_ibv_create_cq(ctx, 4, NULL, ch, 0);
-	struct ibv_cq *got;
-	void *cookie;
-
-	prov_cq_comp_event(a);
-	prov_cq_comp_event(b);
-	prov_cq_comp_event(a);
-	/* Unread events need no acknowledgement: destroy returns now. */
-	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_cq(a), 0);
-	ck_assert(readable(ch->fd));
-	ck_assert_int_eq(mlx5emu_abi_ibv_get_cq_event(ch, &got, &cookie), 0);
-	ck_assert_ptr_eq(got, b);
-	ck_assert(!readable(ch->fd));
-	mlx5emu_abi_ibv_ack_cq_events(b, 1);
-	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_cq(b), 0);
-	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_comp_channel(ch), 0);
-}
-END_TEST
-
-struct waiter {
-	struct ibv_comp_channel *ch;
-	struct ibv_cq *cq;
-	int ret;
-	volatile int done;
-};
-
-static void *get_event_thread(void *arg)
-{
-	struct waiter *w = arg;
-	void *cookie;
-
-	w->ret = mlx5emu_abi_ibv_get_cq_event(w->ch, &w->cq, &cookie);
-	w->done = 1;
-	return NULL;
-}
-
-static void *destroy_thread(void *arg)
-{
-	struct waiter *w = arg;
-
-	w->ret = mlx5emu_abi_ibv_destroy_cq(w->cq);
-	w->done = 1;
-	return NULL;
-}
-
-START_TEST(test_blocking_get_wakes)
-{
-	struct ibv_comp_channel *ch = mlx5emu_abi_ibv_create_comp_channel(ctx);
-	struct ibv_cq *cq = mlx5emu_abi_ibv_create_cq(ctx, 4, NULL, ch, 0);
-	struct waiter w = { .ch = ch };
-	pthread_t t;
-
-	ck_assert_int_eq(pthread_create(&t, NULL, get_event_thread, &w), 0);
-	usleep(50000);
-	ck_assert_int_eq(w.done, 0);
-	prov_cq_comp_event(cq);
-	ck_assert_int_eq(pthread_join(t, NULL), 0);
-	ck_assert_int_eq(w.ret, 0);
-	ck_assert_ptr_eq(w.cq, cq);
-	mlx5emu_abi_ibv_ack_cq_events(cq, 1);
-	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_cq(cq), 0);
-	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_comp_channel(ch), 0);
-}
-END_TEST
-
-START_TEST(test_destroy_waits_for_ack)
-{
-	struct ibv_comp_channel *ch = mlx5emu_abi_ibv_create_comp_channel(ctx);
-	struct ibv_cq *cq = mlx5emu_abi_ibv_create_cq(ctx, 4, NULL, ch, 0);
-	struct waiter w = { .ch = ch, .cq = cq };
-	struct ibv_cq *got;
-	void *cookie;
-	pthread_t t;
-
-	prov_cq_comp_event(cq);
-	prov_cq_comp_event(cq);
-	ck_assert_int_eq(mlx5emu_abi_ibv_get_cq_event(ch, &got, &cookie), 0);
-	ck_assert_int_eq(mlx5emu_abi_ibv_get_cq_event(ch, &got, &cookie), 0);
-	mlx5emu_abi_ibv_ack_cq_events(cq, 1);
-	ck_assert_int_eq(pthread_create(&t, NULL, destroy_thread, &w), 0);
-	usleep(50000);
-	ck_assert_int_eq(w.done, 0);	/* one event still unacknowledged */
-	mlx5emu_abi_ibv_ack_cq_events(cq, 1);
-	ck_assert_int_eq(pthread_join(t, NULL), 0);
-	ck_assert_int_eq(w.ret, 0);
-	ck_assert_int_eq(ch->refcnt, 0);
-	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_comp_channel(ch), 0);
-}
-END_TEST
-
 START_TEST(test_cq_use_count)
 {
 	struct ibv_cq *cq = mlx5emu_abi_ibv_create_cq(ctx, 4, NULL, NULL, 0);
@@ -722,11 +567,6 @@ static Suite *internal_suite(void)
 	suite_add_tcase(s, poll);
 
 	tcase_add_checked_fixture(ev, setup, teardown);
-	tcase_add_test(ev, test_events);
-	tcase_add_test(ev, test_event_without_channel);
-	tcase_add_test(ev, test_destroy_drops_unread);
-	tcase_add_test(ev, test_blocking_get_wakes);
-	tcase_add_test(ev, test_destroy_waits_for_ack);
 	tcase_add_test(ev, test_async_events);
 	suite_add_tcase(s, ev);
 
