@@ -252,6 +252,10 @@ void kern_eq_irq(void *arg, unsigned int vector);
 /* An eventfd used as a readiness flag: make its count non-zero / zero. */
 void kern_efd_signal(int efd);
 void kern_efd_unsignal(int efd);
+void kern_efd_renew(int efd, bool signalled);
+/* The child's atfork part: its own readiness eventfds for the channels
+ * and verbs event queues of the ucontexts it inherited. */
+void kern_event_fork_child(struct cds_list_head *uctxs);
 void kern_event_table_init(struct kern_ev_table *t);
 struct mlx5be_event_channel *kern_event_channel_create(struct mlx5be_ctx *ctx,
 							uint32_t flags);

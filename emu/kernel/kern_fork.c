@@ -121,6 +121,7 @@ void kern_fork_child(struct cds_list_head *uctxs)
 		pthread_mutex_init(&uctx->lock, NULL);
 	}
 	kern_cmd_comp_fork_child(uctxs);
+	kern_event_fork_child(uctxs);
 	/* Found first, changed after: the maps file moves under changes. */
 	do {
 		n = kern_fork_find_maps(maps, KERN_FORK_MAX_MAPS);

@@ -91,6 +91,9 @@ static int query_qp_async(struct dp_player *p, struct mlx5be_cmd_comp *comp)
 }
 
 /* What the child checks; its exit status is the first failed step. */
+/* An event channel of the parent's, empty at fork(). */
+static struct mlx5be_event_channel *ech;
+
 static int child(struct mlx5be_cmd_comp *comp)
 {
 	struct mlx5be_gid_entry g;
@@ -142,6 +145,13 @@ static int child(struct mlx5be_cmd_comp *comp)
 			return step;
 		DP_BE->cmd_comp_destroy(comp);
 	}
+	/* The event channel's and the verbs events' descriptors are the
+	 * child's own: what it writes there the parent never sees. */
+	step++;
+	if (write(DP_BE->event_channel_fd(ech), &(uint64_t){ 1 }, 8) != 8 ||
+	    write(DP_BE->async_event_fd(cli.ctx), &(uint64_t){ 1 }, 8) != 8)
+		return step;
+	DP_BE->event_channel_destroy(ech);
 	/* Teardown succeeds. */
 	step++;
 	if (DP_BE->obj_destroy(cli.qp_obj))
@@ -177,6 +187,8 @@ START_TEST(child_has_a_dead_device_parent_goes_on)
 	int st;
 
 	ck_assert_ptr_nonnull(comp);
+	ech = DP_BE->event_channel_create(cli.ctx, 0);
+	ck_assert_ptr_nonnull(ech);
 	parent_send(1);
 	/* A response waits on the parent's async-command fd. */
 	ck_assert_int_eq(query_qp_async(&cli, comp), 0);
@@ -199,6 +211,11 @@ START_TEST(child_has_a_dead_device_parent_goes_on)
 	ck_assert_int_eq(DP_BE->cmd_comp_get(comp, &r), 0);
 	ck_assert_uint_eq(r.wr_id, 7);
 	ck_assert_int_eq(poll(&pfd, 1, 0), 0);
+	pfd.fd = DP_BE->event_channel_fd(ech);
+	ck_assert_int_eq(poll(&pfd, 1, 0), 0);
+	pfd.fd = DP_BE->async_event_fd(cli.ctx);
+	ck_assert_int_eq(poll(&pfd, 1, 0), 0);
+	DP_BE->event_channel_destroy(ech);
 	/* The parent's device and its commands work as before. */
 	ck_assert_int_eq(query_hca_cap(cli.ctx), 0);
 	ck_assert_int_eq(query_qp(&cli), 0);
