@@ -6,11 +6,17 @@
  * flush error at a later ibv_poll_cq (or ibv_start_poll) with no
  * mlx5emu_progress() call; and nothing completes while nobody calls.  A
  * SEND posted with ibv_post_send between two connected RC QPs has landed
- * in the receive buffer when ibv_post_send returns, before any poll.
+ * in the receive buffer when ibv_post_send returns, before any poll.  A
+ * receive written only to memory completes, and its completion event
+ * comes, inside ibv_get_cq_event (O_NONBLOCK: EAGAIN without it).
  */
+#include <endian.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <infiniband/mlx5dv.h>
 
 #include "verbs_test.h"
 #include "ut_dropin.h"
@@ -143,6 +149,57 @@ START_TEST(post_send_moves_the_device)
 }
 END_TEST
 
+/* The get-event call moves the device: a receive WQE and its doorbell
+ * record written to memory only, in a QP in ERR, on a CQ armed on a
+ * non-blocking channel; the flush CQE and the completion event both come
+ * of ibv_get_cq_event's own progress. */
+START_TEST(get_cq_event_moves_the_device)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp_attr init = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
+	struct mlx5dv_qp dv;
+	struct mlx5dv_obj obj = { .qp = { .out = &dv } };
+	struct mlx5_wqe_data_seg *seg;
+	struct ibv_cq *ecq, *got;
+	struct ibv_qp *eqp;
+	struct ibv_wc wc;
+	void *cq_ctx;
+
+	ck_assert_ptr_nonnull(ch);
+	ecq = ibv_create_cq(ctx, 4, NULL, ch, 0);
+	ck_assert_ptr_nonnull(ecq);
+	qa.send_cq = qa.recv_cq = ecq;
+	eqp = ibv_create_qp(pd, &qa);
+	ck_assert_ptr_nonnull(eqp);
+	ck_assert_int_eq(ibv_modify_qp(eqp, &init, IBV_QP_STATE |
+				       IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				       IBV_QP_ACCESS_FLAGS), 0);
+	ck_assert_int_eq(ibv_modify_qp(eqp, &err, IBV_QP_STATE), 0);
+	ck_assert_int_eq(ibv_req_notify_cq(ecq, 0), 0);
+	ck_assert_int_eq(fcntl(ch->fd, F_SETFL,
+			       fcntl(ch->fd, F_GETFL) | O_NONBLOCK), 0);
+	obj.qp.in = eqp;
+	ck_assert_int_eq(mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP), 0);
+	seg = dv.rq.buf;
+	seg->byte_count = htobe32(sizeof(buf));
+	seg->lkey = htobe32(mr->lkey);
+	seg->addr = htobe64((uintptr_t)buf);
+	__atomic_store_n(&dv.dbrec[0], htobe32(1), __ATOMIC_RELEASE);
+	ck_assert_int_eq(ibv_get_cq_event(ch, &got, &cq_ctx), 0);
+	ck_assert_ptr_eq(got, ecq);
+	ibv_ack_cq_events(ecq, 1);
+	ck_assert_int_eq(ibv_poll_cq(ecq, 1, &wc), 1);
+	ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_int_eq(ibv_destroy_qp(eqp), 0);
+	ck_assert_int_eq(ibv_destroy_cq(ecq), 0);
+	ck_assert_int_eq(ibv_destroy_comp_channel(ch), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("verbs_progress");
@@ -152,6 +209,7 @@ int main(void)
 	tcase_add_test(tc, post_and_poll_move_the_device);
 	tcase_add_test(tc, start_poll_moves_the_device);
 	tcase_add_test(tc, post_send_moves_the_device);
+	tcase_add_test(tc, get_cq_event_moves_the_device);
 	suite_add_tcase(s, tc);
 	return vt_run(s);
 }
