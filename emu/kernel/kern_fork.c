@@ -140,8 +140,10 @@ void kern_fork_forget(struct kern_uctx *uctx)
 	struct mlx5be_umem *umem, *mtmp;
 	struct mlx5be_uar *uar, *utmp;
 
-	cds_list_for_each_entry_safe(obj, otmp, &uctx->objs, node)
+	cds_list_for_each_entry_safe(obj, otmp, &uctx->objs, node) {
+		kern_event_obj_gone(obj);
 		free(obj);
+	}
 	cds_list_for_each_entry_safe(umem, mtmp, &uctx->umems, node)
 		free(umem);
 	cds_list_for_each_entry_safe(uar, utmp, &uctx->uars, node)

@@ -273,9 +273,11 @@ int kern_obj_destroy(struct mlx5be_obj *obj)
 
 	pthread_mutex_lock(&uctx->lock);
 	if (kern_uctx_lost(uctx)) {
-		/* Teardown succeeds; only the child's copy goes. */
+		/* Teardown succeeds; only the child's copy goes, and with it
+		 * the subscriptions that name it. */
 		cds_list_del(&obj->node);
 		pthread_mutex_unlock(&uctx->lock);
+		kern_event_obj_gone(obj);
 		free(obj);
 		return 0;
 	}
