@@ -30,6 +30,7 @@
 #ifndef MLX5EMU_BACKEND_BACKEND_H
 #define MLX5EMU_BACKEND_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -286,20 +287,39 @@ struct mlx5be_ops {
 	int (*uobj_hold)(struct mlx5be_ctx *ctx, uint32_t handle, int delta);
 
 	/*
-	 * Device progress: the provider just rang a doorbell (why 1) or is
-	 * polling a CQ (why 2).  An in-process device may do device work on
-	 * this thread here or wake its own thread; it costs no system call
-	 * unless the device's thread is parked.  Optional by contract:
-	 * hardware leaves it NULL (the device needs no help), so callers
-	 * check for NULL.
+	 * Device progress (@why: MLX5BE_PROGRESS_*): the provider just rang
+	 * a doorbell, polled a CQ and found it empty, or is about to block
+	 * for an event.  An in-process device may do device work on this
+	 * thread here or wake its own thread; it costs no system call unless
+	 * the device's thread is parked.  A device without a thread of its
+	 * own moves only in these calls (a WAIT runs it until nothing is
+	 * left to do).  Returns 1 when such a device also waits on the
+	 * outside world (frames from another process): the caller must not
+	 * block without calling again, and a WAIT then sleeps a little
+	 * itself, on what the device waits for; 0 otherwise.
+	 * Optional by contract: hardware leaves it NULL (the device needs no
+	 * help), so callers check for NULL.
 	 */
-	void (*progress)(struct mlx5be_ctx *ctx, unsigned int why);
+	int (*progress)(struct mlx5be_ctx *ctx, unsigned int why);
+
+	/*
+	 * In a forked child, whether @ctx (inherited from the parent) lost
+	 * its device.  An in-process device stays with the parent: the
+	 * child's inherited contexts are then those of a device after a
+	 * fatal error (commands fail with EIO, teardown succeeds, nothing
+	 * completes), and the provider reports IBV_EVENT_DEVICE_FATAL on
+	 * them.  Called by the provider's fork handler.
+	 * Optional by contract: hardware leaves it NULL (the kernel shares
+	 * the device with the child), so callers check for NULL.
+	 */
+	bool (*ctx_lost)(struct mlx5be_ctx *ctx);
 };
 
 /* Why the provider calls progress. */
 enum {
 	MLX5BE_PROGRESS_DOORBELL = 1,	/* sends or receives were posted */
 	MLX5BE_PROGRESS_POLL = 2,	/* a CQ was polled and found empty */
+	MLX5BE_PROGRESS_WAIT = 3,	/* about to block for an event */
 };
 
 /*

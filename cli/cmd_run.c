@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/personality.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
 
 #include "cli/cli.h"
+#include "emu/base/base.h"
 #include "emu/trace/trace.h"
 
 #define RUN "run"
@@ -94,7 +96,7 @@ static char *join_faults(char **rules, int n)
 
 enum {
 	OPT_DEVICES = 256, OPT_PORTS, OPT_TRACE, OPT_FAULT, OPT_CONFIG,
-	OPT_DEV_NODES, OPT_BACKEND,
+	OPT_DEV_NODES, OPT_BACKEND, OPT_DETERMINISTIC,
 };
 
 static const struct option run_opts[] = {
@@ -105,6 +107,7 @@ static const struct option run_opts[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "dev-nodes", no_argument, NULL, OPT_DEV_NODES },
+	{ "deterministic", optional_argument, NULL, OPT_DETERMINISTIC },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -113,8 +116,8 @@ static const struct option run_opts[] = {
 int cmd_run(int argc, char **argv)
 {
 	const char *devices = NULL, *ports = NULL, *trace = NULL,
-		   *config = NULL, *backend = NULL;
-	bool dev_nodes = false, verbose = false;
+		   *config = NULL, *backend = NULL, *seed = NULL;
+	bool dev_nodes = false, verbose = false, deterministic = false;
 	char **faults = calloc((size_t)argc, sizeof(char *));
 	char dir[PATH_MAX], why[512], buf[PATH_MAX + 64];
 	struct emu_trace_config tcfg = { 0 };
@@ -152,6 +155,10 @@ int cmd_run(int argc, char **argv)
 		case OPT_DEV_NODES:
 			dev_nodes = true;
 			break;
+		case OPT_DETERMINISTIC:
+			deterministic = true;
+			seed = optarg;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -185,6 +192,11 @@ int cmd_run(int argc, char **argv)
 	if (backend && strcasecmp(backend, "emu") && strcasecmp(backend, "hw") &&
 	    strcasecmp(backend, "auto")) {
 		cli_error(RUN, "--backend '%s': expected emu, hw or auto", backend);
+		goto fail;
+	}
+	if (seed && emu_text_parse_u64(seed, UINT64_MAX, &(uint64_t){ 0 })) {
+		cli_error(RUN, "--deterministic=%s: expected a seed from 0 to "
+			  "18446744073709551615 (decimal or 0x hex)", seed);
 		goto fail;
 	}
 	if (trace && emu_trace_parse(trace, &tcfg, why, sizeof(why))) {
@@ -242,6 +254,22 @@ int cmd_run(int argc, char **argv)
 		}
 		if (set("MLX5EMU_TRACE", spec, verbose))
 			goto fail;
+	}
+	if (deterministic) {
+		if (set("MLX5EMU_ENGINE_MODE", "deterministic", verbose) ||
+		    (seed && set("MLX5EMU_SEED", seed, verbose)))
+			goto fail;
+		/* Addresses (buffers, rings) reach the trace: lay the
+		 * process out the same way each run, as setarch -R does. */
+		if (personality(0xffffffff) == -1 ||
+		    personality((unsigned long)personality(0xffffffff) |
+				ADDR_NO_RANDOMIZE) == -1)
+			fprintf(stderr, "mlx5emu run: warning: cannot turn off "
+				"address randomization (%s); addresses in the "
+				"trace may differ between runs\n",
+				strerror(errno));
+		else if (verbose)
+			fprintf(stderr, "mlx5emu run: address randomization off\n");
 	}
 	if (nfaults) {
 		joined = join_faults(faults, nfaults);

@@ -66,7 +66,8 @@ static const char man_run[] =
 "SYNOPSIS\n"
 "    mlx5emu run [--devices N] [--ports N] [--trace[=MODE[:FILE]]]\n"
 "                [--fault RULE]... [--config FILE] [--backend KIND]\n"
-"                [--dev-nodes] [--verbose] [--] PROGRAM [ARGS...]\n"
+"                [--dev-nodes] [--deterministic[=SEED]] [--verbose]\n"
+"                [--] PROGRAM [ARGS...]\n"
 "\n"
 "DESCRIPTION\n"
 "    Runs PROGRAM (searched in PATH) with mlx5emu's drop-in libraries\n"
@@ -110,6 +111,14 @@ static const char man_run[] =
 "        Make /dev/infiniband/uverbsN exist for PROGRAM, one per emulated\n"
 "        device, for programs that stat() it before opening a device.\n"
 "        See DEVICE NODES.\n"
+"    --deterministic[=SEED]\n"
+"        MLX5EMU_ENGINE_MODE=deterministic (and MLX5EMU_SEED=SEED): the\n"
+"        devices run no thread of their own but advance inside PROGRAM's\n"
+"        post, poll and get-event calls, on a virtual clock, with one seed\n"
+"        for everything random, and address randomization is turned off\n"
+"        (as setarch -R does): a run of a single-threaded PROGRAM, its\n"
+"        faults and its trace included, repeats exactly.  See\n"
+"        docs/determinism.md.\n"
 "    -v, --verbose\n"
 "        Print the variables set and the command to standard error first.\n"
 "    -h, --help\n"
@@ -141,6 +150,7 @@ static const char man_run[] =
 "    mlx5emu run --trace=json:/tmp/cmds.jsonl -- mlx5emu-devx-example\n"
 "    mlx5emu run --fault 'fail opcode=CREATE_CQ' -- mlx5emu-devx-example\n"
 "    mlx5emu run --backend hw --trace -- ibv_devinfo -d mlx5_0\n"
+"    mlx5emu run --deterministic=42 --trace=text:t.txt -- mlx5emu-devx-example\n"
 "    mlx5emu run --dev-nodes -- stat -c '%F %t:%T' /dev/infiniband/uverbs0\n";
 
 static const char man_info[] =

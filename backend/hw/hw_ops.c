@@ -45,4 +45,5 @@ const struct mlx5be_ops mlx5be_hw_ops = {
 	.async_event_fd = hw_async_event_fd,
 	.async_event_read = hw_async_event_read,
 	.progress = NULL,	/* a real device needs no help */
+	.ctx_lost = NULL,	/* the kernel shares the device with a child */
 };

@@ -3,7 +3,7 @@
  * emu/base/base.h -- what every part of the device model builds on and
  * that belongs to none of them: the process's device limits and the value
  * syntax that settings (emu/device) and fault rules (emu/fault) share,
- * and per-thread buffers.
+ * per-thread buffers (and, in clock.h, the clock).
  * It depends on nothing else of the project.
  */
 #ifndef MLX5EMU_EMU_BASE_BASE_H

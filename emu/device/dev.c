@@ -123,8 +123,14 @@ static int bring_up(struct emu_devices **out)
 	 * on its own address by default (inner and outer addresses coincide),
 	 * or on wire.endpoint and the UDP ports after it when that is set (the
 	 * inner addresses are then not bound: they may be another host's).
+	 * A deterministic run takes its candidates from the seed, not the pid.
 	 */
-	ip = cfg.ip_base_set ? cfg.ip_base : emu_addr_pid_candidate(getpid());
+	if (cfg.ip_base_set)
+		ip = cfg.ip_base;
+	else if (cfg.engine_mode == EMU_ENGINE_DETERMINISTIC)
+		ip = emu_addr_seed_candidate(cfg.engine_seed);
+	else
+		ip = emu_addr_pid_candidate(getpid());
 	for (unsigned int d = 0; d < cfg.num_devices; d++) {
 		uint32_t ips[EMU_MAX_PORTS], eps[EMU_MAX_PORTS];
 		uint16_t eports[EMU_MAX_PORTS];

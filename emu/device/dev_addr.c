@@ -44,14 +44,24 @@ static uint32_t mix32(uint32_t x)
 	return x;
 }
 
-uint32_t emu_addr_pid_candidate(pid_t pid)
+static uint32_t candidate_of(uint32_t key)
 {
-	uint32_t idx = mix32((uint32_t)pid) % (SPACE_A * SPACE_B * SPACE_C);
+	uint32_t idx = mix32(key) % (SPACE_A * SPACE_B * SPACE_C);
 	uint32_t a = 1 + idx / (SPACE_B * SPACE_C);
 	uint32_t b = (idx / SPACE_C) % SPACE_B;
 	uint32_t c = 1 + idx % SPACE_C;
 
 	return LOOPBACK_NET | a << 16 | b << 8 | c;
+}
+
+uint32_t emu_addr_pid_candidate(pid_t pid)
+{
+	return candidate_of((uint32_t)pid);
+}
+
+uint32_t emu_addr_seed_candidate(uint64_t seed)
+{
+	return candidate_of(mix32((uint32_t)(seed >> 32)) ^ (uint32_t)seed);
 }
 
 uint32_t emu_addr_next(uint32_t ip)

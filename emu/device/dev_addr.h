@@ -33,6 +33,8 @@ const char *emu_addr_unusable(uint32_t ip);
 
 /* The first candidate for a process (host order), derived from pid. */
 uint32_t emu_addr_pid_candidate(pid_t pid);
+/* The same from a seed (deterministic mode: the same every run). */
+uint32_t emu_addr_seed_candidate(uint64_t seed);
 
 /* The candidate after ip (host order); stays on 127/8 when ip is on it. */
 uint32_t emu_addr_next(uint32_t ip);

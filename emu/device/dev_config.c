@@ -206,6 +206,9 @@ int emu_config_load(struct emu_config *cfg, struct emu_config_error *err)
 	ret = emu_config_apply_env(cfg, err);
 	if (ret)
 		return ret;
+	/* One seed for everything unless the faults have their own. */
+	if (cfg->source[EMU_SET_FAULT_SEED] == EMU_SRC_DEFAULT)
+		cfg->fault_seed = cfg->engine_seed;
 	return emu_config_finish(cfg, err);
 }
 

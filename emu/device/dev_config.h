@@ -52,6 +52,8 @@ enum emu_setting_id {
 	EMU_SET_SYSFS_DIR,
 	EMU_SET_CONFIG_FILE,	/* environment only */
 	EMU_SET_CAPS,
+	EMU_SET_ENGINE_MODE,
+	EMU_SET_ENGINE_SEED,
 	EMU_SET_FAULT_RULES,
 	EMU_SET_FAULT_SEED,
 	EMU_SET_TRACE_MODE,
@@ -92,6 +94,13 @@ enum emu_setting_type {
 	EMU_TYPE_PEERS,		/* IPv4[:port][@mac] list */
 };
 
+/* engine.mode: how the device model runs (emu/engine's modes). */
+enum emu_engine_mode {
+	EMU_ENGINE_THREADED,		/* a thread of its own (default) */
+	EMU_ENGINE_INLINE,		/* only the application's calls move it */
+	EMU_ENGINE_DETERMINISTIC,	/* the same, on a virtual clock */
+};
+
 /* One capability override: a field of one capability page. */
 struct emu_cap_override {
 	unsigned int type;			/* MLX5_CAP_* */
@@ -115,8 +124,10 @@ struct emu_config {
 	unsigned int num_caps;
 	struct emu_cap_override caps[EMU_CONFIG_MAX_CAPS];
 	const struct emu_fw_caps *fw_caps;
+	enum emu_engine_mode engine_mode;
+	uint64_t engine_seed;
 	char fault_rules[EMU_CONFIG_FAULTS_MAX];	/* emu/fault syntax */
-	uint64_t fault_seed;
+	uint64_t fault_seed;		/* engine_seed unless set */
 	char trace_mode[EMU_CONFIG_FILE_MAX + 8];	/* as given; emu/trace */
 	char trace_file[EMU_CONFIG_FILE_MAX];		/* "" or "-": stderr */
 	bool trace_elide_defaults;

@@ -95,9 +95,10 @@ static bool cfg_ini_section_ok(const char *section)
 
 	/* [config] has no settings, but "file =" there gets its own
 	 * message from emu_config_set(). */
-	if (!strcmp(section, "device") || !strcmp(section, "fault") ||
-	    !strcmp(section, "trace") || !strcmp(section, "caps") ||
-	    !strcmp(section, "backend") || !strcmp(section, "wire") ||
+	if (!strcmp(section, "device") || !strcmp(section, "engine") ||
+	    !strcmp(section, "fault") || !strcmp(section, "trace") ||
+	    !strcmp(section, "caps") || !strcmp(section, "backend") ||
+	    !strcmp(section, "wire") ||
 	    !strcmp(section, "config"))
 		return true;
 	if (strncmp(section, "caps.", 5))
@@ -125,8 +126,8 @@ static int cfg_ini_handler(void *user, const char *section, const char *key,
 	snprintf(origin, sizeof(origin), "%s:%u", c->path, c->lineno);
 	if (!*section) {
 		cfg_ini_error(c, -EINVAL, "%s: \"%s\" is outside a section; put it "
-			  "under [device], [caps], [fault], [trace], [backend] "
-			  "or [wire]", origin,
+			  "under [device], [caps], [engine], [fault], [trace], "
+			  "[backend] or [wire]", origin,
 			  key);
 		return 0;
 	}
@@ -136,9 +137,8 @@ static int cfg_ini_handler(void *user, const char *section, const char *key,
 		emu_config_caps_pages(pages, sizeof(pages));
 		cfg_ini_error(c, -EINVAL, "%s:%u: unknown section [%s]; "
 			  "expected [device], [caps], [caps.PAGE] (PAGE: %s), "
-			  "[fault], [trace], [backend] or [wire]", c->path,
-			  c->section_line,
-			  section, pages);
+			  "[engine], [fault], [trace], [backend] or [wire]",
+			  c->path, c->section_line, section, pages);
 		return 0;
 	}
 	if (!strcmp(section, "fault") &&

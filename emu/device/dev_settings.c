@@ -202,7 +202,39 @@ static int validate_u64(const struct emu_setting *s, const char *value,
 			 "18446744073709551615 (decimal or 0x hex)");
 		return -EINVAL;
 	}
-	cfg->fault_seed = v;
+	if (s->id == EMU_SET_ENGINE_SEED)
+		cfg->engine_seed = v;
+	else
+		cfg->fault_seed = v;
+	return 0;
+}
+
+/* The index of @value in @names (case-insensitive), or -1. */
+static int choice_index(const char *value, const char *const *names,
+			size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (emu_text_eq_nocase(value, names[i]))
+			return (int)i;
+	return -1;
+}
+
+/* engine.mode: threaded, inline or deterministic. */
+static int validate_engine_mode(const struct emu_setting *s, const char *value,
+				struct emu_config *cfg, char *why, size_t whylen)
+{
+	static const char *const names[] = {
+		[EMU_ENGINE_THREADED] = "threaded",
+		[EMU_ENGINE_INLINE] = "inline",
+		[EMU_ENGINE_DETERMINISTIC] = "deterministic",
+	};
+	int i = choice_index(value, names, sizeof(names) / sizeof(names[0]));
+
+	if (i < 0) {
+		snprintf(why, whylen, "expected threaded, inline or deterministic");
+		return -EINVAL;
+	}
+	cfg->engine_mode = (enum emu_engine_mode)i;
 	return 0;
 }
 
@@ -290,16 +322,14 @@ static int validate_backend_kind(const struct emu_setting *s,
 				 char *why, size_t whylen)
 {
 	static const char *const kinds[] = { "emu", "hw", "auto" };
+	int i = choice_index(value, kinds, sizeof(kinds) / sizeof(kinds[0]));
 
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (emu_text_eq_nocase(value, kinds[i])) {
-			snprintf(cfg->backend_kind, sizeof(cfg->backend_kind),
-				 "%s", kinds[i]);
-			return 0;
-		}
+	if (i < 0) {
+		snprintf(why, whylen, "expected emu, hw or auto");
+		return -EINVAL;
 	}
-	snprintf(why, whylen, "expected emu, hw or auto");
-	return -EINVAL;
+	snprintf(cfg->backend_kind, sizeof(cfg->backend_kind), "%s", kinds[i]);
+	return 0;
 }
 
 /* backend.hw_libdir: an existing directory, named absolutely. */
@@ -410,6 +440,33 @@ static const struct emu_setting settings[EMU_SET_COUNT] = {
 			"[caps.PAGE].  They may only lower limits and clear "
 			"features; the whole set is checked for consistency.",
 	},
+	[EMU_SET_ENGINE_MODE] = {
+		.id = EMU_SET_ENGINE_MODE,
+		.name = "engine.mode",
+		.env = "MLX5EMU_ENGINE_MODE",
+		.type = EMU_TYPE_CHOICE,
+		.def = "threaded",
+		.def_doc = "threaded",
+		.validate = validate_engine_mode,
+		.help = "How the device model runs: threaded (a thread of its "
+			"own that sleeps when idle), inline (no thread: only the "
+			"application's post, poll and get-event calls and "
+			"mlx5emu_progress() move it) or deterministic (inline, "
+			"on a virtual clock: a run with the same seed replays "
+			"exactly).",
+	},
+	[EMU_SET_ENGINE_SEED] = {
+		.id = EMU_SET_ENGINE_SEED,
+		.name = "engine.seed",
+		.env = "MLX5EMU_SEED",
+		.type = EMU_TYPE_U64,
+		.def = "0",
+		.def_doc = "0",
+		.validate = validate_u64,
+		.help = "The seed of everything random in the device model: "
+			"prob= fault rules unless fault.seed is set, and in "
+			"deterministic mode the ports' addresses.",
+	},
 	[EMU_SET_FAULT_RULES] = {
 		.id = EMU_SET_FAULT_RULES,
 		.name = "fault.rules",
@@ -428,11 +485,12 @@ static const struct emu_setting settings[EMU_SET_COUNT] = {
 		.name = "fault.seed",
 		.env = "MLX5EMU_FAULT_SEED",
 		.type = EMU_TYPE_U64,
-		.def = "0",
-		.def_doc = "0",
+		.def = NULL,
+		.def_doc = "engine.seed",
 		.validate = validate_u64,
 		.help = "Seed of the prob= rules that give no seed= of their own; "
-			"the same seed gives the same firing sequence.",
+			"the same seed gives the same firing sequence.  Unset, "
+			"engine.seed.",
 	},
 	[EMU_SET_TRACE_MODE] = {
 		.id = EMU_SET_TRACE_MODE,
@@ -674,6 +732,14 @@ void emu_config_format(const struct emu_config *cfg, enum emu_setting_id id,
 		}
 		break;
 	}
+	case EMU_SET_ENGINE_MODE:
+		snprintf(buf, len, "%s", cfg->engine_mode == EMU_ENGINE_INLINE ?
+			 "inline" : cfg->engine_mode == EMU_ENGINE_DETERMINISTIC ?
+			 "deterministic" : "threaded");
+		break;
+	case EMU_SET_ENGINE_SEED:
+		snprintf(buf, len, "%" PRIu64, cfg->engine_seed);
+		break;
 	case EMU_SET_FAULT_RULES:
 		snprintf(buf, len, "%s", cfg->fault_rules);
 		break;

@@ -7,7 +7,8 @@
  * the device up and leaves before the device's firmware is destroyed; the
  * engine's thread starts with the first device (never from a library
  * constructor) and stops when the last leaves or at exit.  Any thread may
- * also drive it inline with emu_eng_progress().
+ * also drive it inline with emu_eng_progress().  Without a thread (inline
+ * and deterministic modes) only those calls move it.
  *
  * Convention: 0 or a negative errno.
  */
@@ -20,11 +21,31 @@
 struct emu_fw;
 struct emu_wire_port;
 
+/* How the engine runs (set before the first device joins). */
+enum emu_eng_mode {
+	EMU_ENG_THREADED,	/* its own thread, parked when idle (default) */
+	EMU_ENG_INLINE,		/* no thread: only progress calls move it */
+	/* no thread, and the device model's clock is virtual: timers fire
+	 * when a progress call finds nothing else to run, so a run replays */
+	EMU_ENG_DETERMINISTIC,
+};
+
 /* Reasons for a progress call (the backend's progress op passes them). */
 enum emu_eng_why {
 	EMU_ENG_WHY_DOORBELL = 1,	/* a doorbell was just rung */
-	EMU_ENG_WHY_POLL = 2,		/* a CQ is being polled */
+	EMU_ENG_WHY_POLL = 2,		/* a CQ was polled and found empty */
+	EMU_ENG_WHY_WAIT = 3,		/* the caller is about to block for an event */
+	EMU_ENG_WHY_API = 4,		/* mlx5emu_progress() */
 };
+
+/*
+ * Set the mode, and with it the clock (virtual, from 0, in deterministic
+ * mode), while no device is joined.  0 (also for the mode in force while
+ * devices are joined); -EBUSY (another mode while devices are joined),
+ * -EINVAL.
+ */
+int emu_eng_set_mode(enum emu_eng_mode mode);
+enum emu_eng_mode emu_eng_mode(void);
 
 /*
  * Join a device (its firmware, @index its mlx5_N number) to the engine;
@@ -48,9 +69,22 @@ int emu_eng_port_attach(struct emu_fw *fw, unsigned int port,
 /*
  * Inline progress: if the engine is free, run one bounded pass on this
  * thread; otherwise make sure whoever holds it runs another pass, waking
- * the engine thread if it is parked (a system call only then).
+ * the engine thread if it is parked (a system call only then).  With a
+ * thread, an empty poll runs a pass only when the thread is parked, and
+ * then only every ENG_POLL_EVERY-th time (the thread finds the rest).
+ * Without one every call runs a pass; in deterministic mode a call whose
+ * pass finds nothing moves the clock to the next timer and runs again;
+ * WAIT runs until nothing is left to do (timers included, bounded).
+ * Returns the work done here (WQEs executed or flushed, packets sent;
+ * 0: nothing to do).  Without a
+ * thread and with a wire, a WAIT that finds nothing sleeps on the wire's
+ * sockets for a few milliseconds at most and runs what came.
  */
-void emu_eng_progress(unsigned int why);
+unsigned int emu_eng_progress(unsigned int why);
+
+/* Whether progress calls are what receives the wire's frames (no thread,
+ * and a port has a wire): a waiter must call again rather than block. */
+bool emu_eng_pumps_wire(void);
 
 /* Stop the engine thread (no context is open, or the process exits), and
  * start it again (a context opens).  Inline progress works either way. */
@@ -59,12 +93,12 @@ int emu_eng_start(void);
 /* Whether the engine thread runs now. */
 bool emu_eng_thread_running(void);
 
-/* Whether the engine runs its own thread (default) or only inline
- * progress (MLX5EMU_ENGINE_THREAD=0, read when the first device joins). */
+/* Whether the engine runs its own thread (the threaded mode). */
 bool emu_eng_threaded(void);
 
 /* Worst-case time an idle engine thread takes to notice work it is not
- * told about (memory-only doorbells), in microseconds. */
+ * told about (memory-only doorbells), in microseconds, scheduling delays
+ * of a loaded machine aside. */
 unsigned int emu_eng_max_pickup_us(void);
 
 /* ---- the wire's counters ---- */

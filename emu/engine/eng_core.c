@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * emu/engine/eng_core.c -- the engine: its run lock, passes, thread and
- * devices.
+ * emu/engine/eng_core.c -- the engine: its run lock, passes, modes, thread
+ * and devices.
  *
  * The run lock.  All engine state is changed only by its holder: the
  * engine thread or an application thread doing inline progress.  Inline
@@ -9,16 +9,43 @@
  * holder re-checks after releasing (so a request is never lost), and wakes
  * the thread only if it is parked (`parked`): no system call otherwise.
  *
- * The thread.  It runs passes while they find work, spins on empty passes
- * for ENG_SPIN_NS, then parks on a futex with a timeout that starts at
- * ENG_PARK_MIN_US and doubles to ENG_PARK_MID_US, and to ENG_PARK_MAX_US
- * once idle for ENG_PARK_LONG_NS (or the next timer, whichever is first).
- * Programs that ring doorbells only in memory (DEVX users) are found by the
- * pass after the park: the worst-case pickup delay of an idle engine is
- * ENG_PARK_MAX_US plus one pass (1 ms within the first 50 ms of idleness).
- * An idle pass costs ~0.1 us; a park and wakeup ~10-30 us on this kind of
- * machine, so a long-idle engine costs 250 wakeups a second, well under 1%
- * of a CPU.
+ * The thread (threaded mode).  It runs passes while they find work, spins
+ * on empty passes for ENG_SPIN_NS, then parks on a futex with a timeout
+ * that starts at ENG_PARK_MIN_US and doubles to ENG_PARK_MID_US, and to
+ * ENG_PARK_MAX_US once idle for ENG_PARK_LONG_NS (or the next timer,
+ * whichever is first).  Programs that ring doorbells only in memory (DEVX
+ * users) are found by the pass after the park: the worst-case pickup delay
+ * of an idle engine is ENG_PARK_MAX_US plus one pass (ENG_PARK_MID_US
+ * within the first 50 ms of idleness), plus whatever the scheduler adds
+ * on a loaded machine.  An idle wakeup costs a pass (~0.1 us a QP) and a
+ * futex round trip; 250 a second measure under 1% of a CPU
+ * (docs/performance.md).
+ *
+ * Progress calls.  A doorbell runs a pass on the caller's thread when the
+ * lock is free: a provider posting work gets it executed inside its own
+ * post, and the thread stays parked.  An empty poll does nothing while the
+ * thread is awake (it is on the way), and while it is parked runs a pass
+ * every ENG_POLL_EVERY-th empty poll of the calling thread: work written
+ * only to memory is found by a busy poller without a system call per
+ * poll.  Without a thread (inline and deterministic modes) every call runs
+ * a pass.
+ *
+ * Deterministic mode.  No thread, and the device model's clock is virtual
+ * (emu/base/clock.h): a progress call whose pass finds nothing moves the
+ * clock to the next timer (an RNR or transport retry) and runs again, so
+ * timers fire without waiting and a run gives the same results each time.
+ *
+ * The wire without a thread (inline and deterministic modes).  Every pass
+ * receives what the wire's sockets hold, so the application's own calls
+ * (post, poll, get-event, mlx5emu_progress) pump the wire.  A WAIT that
+ * finds nothing sleeps on the sockets a little and asks its caller to come
+ * back rather than block (eng_wire_wait).  Once frames cross the wire the
+ * virtual clock keeps pace with the wall clock: another process cannot be
+ * replayed.
+ *
+ * Exit.  The atexit handler marks the engine finished under the run lock
+ * (no pass runs afterwards, also not from application threads still
+ * posting) and joins the thread, before any other handler frees anything.
  *
  * Destroys synchronise with passes by taking the run lock once the object
  * is unpublished (sync), so no pass can still be touching it.
@@ -32,6 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "emu/base/clock.h"
 #include "emu/engine/eng_int.h"
 #include "emu/mem/mem.h"
 
@@ -40,6 +68,8 @@
 #define ENG_PARK_MID_US 1000u		/* the first 50 ms idle */
 #define ENG_PARK_LONG_NS 50000000ull
 #define ENG_PARK_MAX_US 4000u		/* idle longer */
+#define ENG_POLL_EVERY 64		/* empty polls per inline pass, parked */
+#define ENG_WAIT_ROUNDS 4096		/* passes a WAIT runs at most */
 
 struct eng eng_g = {
 	.run = PTHREAD_MUTEX_INITIALIZER,
@@ -47,17 +77,18 @@ struct eng eng_g = {
 	.qps = CDS_LIST_HEAD_INIT(eng_g.qps),
 	.wake_fd = -1,
 	.cqs = CDS_LIST_HEAD_INIT(eng_g.cqs),
+	.mode = EMU_ENG_THREADED,
+	.threaded = true,
 };
 static bool eng_thread_running;	/* under cfg */
-static int eng_threaded_cfg = -1;	/* under cfg: -1 not read yet */
 static pthread_once_t eng_atexit_once = PTHREAD_ONCE_INIT;
+/* Empty polls of this thread since its last inline pass. */
+static _Thread_local unsigned int eng_polls;
 
+/* The device model's clock: wall, or virtual in deterministic mode. */
 uint64_t eng_clock_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return emu_clock_ns();
 }
 
 void eng_timer_arm(struct eng *e, uint64_t deadline)
@@ -82,13 +113,15 @@ static void eng_rotate(struct eng *e)
 /*
  * One bounded pass over every attached QP, hinted ones first: each runs
  * its requester for at most ENG_PASS_WQES_PER_QP WQEs.  Returns the work
- * done (WQEs executed or flushed).  Run lock held.
+ * done (WQEs executed or flushed, packets sent).  Run lock held.
  */
 static unsigned int eng_pass(struct eng *e)
 {
 	unsigned int done = 0;
 	struct eng_qp *qp, *tmp;
 
+	if (atomic_load(&e->finished))
+		return 0;
 	e->now_ns = eng_clock_ns();
 	if (e->next_timer_ns && e->next_timer_ns <= e->now_ns)
 		e->next_timer_ns = 0;	/* re-armed by who still waits */
@@ -140,20 +173,115 @@ static void eng_futex_wake(struct eng *e)
 		eng_wire_wake(e);
 }
 
-void emu_eng_progress(unsigned int why)
+static uint64_t eng_wall_ns(void)
 {
-	struct eng *e = &eng_g;
+	struct timespec ts;
 
-	(void)why;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Deterministic mode, nothing ran: move the clock to the earliest timer.
+ * Once frames cross the wire the clock only keeps pace with the wall
+ * clock instead: a peer in another process answers in real time, and
+ * jumping to the retransmission timer would resend (and exhaust the
+ * retries) before it can.  False when no timer is due.  Run lock held.
+ */
+static bool eng_advance_clock(struct eng *e)
+{
+	uint64_t wall;
+
+	if (e->mode != EMU_ENG_DETERMINISTIC)
+		return false;
+	if (e->wire_traffic) {
+		wall = eng_wall_ns();
+		if (e->wall_ns)
+			emu_clock_advance_to(emu_clock_ns() + (wall - e->wall_ns));
+		e->wall_ns = wall;
+		return e->next_timer_ns && e->next_timer_ns <= emu_clock_ns();
+	}
+	e->wall_ns = 0;
+	if (!e->next_timer_ns)
+		return false;
+	emu_clock_advance_to(e->next_timer_ns);
+	return true;
+}
+
+/* Passes for a progress call; run lock held. */
+static unsigned int eng_progress_locked(struct eng *e, unsigned int why)
+{
+	unsigned int done = eng_pass(e), n;
+
+	if (!e->threaded && why == EMU_ENG_WHY_WAIT) {
+		/* Until nothing is left, timers included (bounded: a QP that
+		 * retries forever would not end it). */
+		for (int i = 0; i < ENG_WAIT_ROUNDS; i++) {
+			n = eng_pass(e);
+			done += n;
+			if (!n && !eng_advance_clock(e))
+				break;
+		}
+	} else if (!done && eng_advance_clock(e)) {
+		done = eng_pass(e);
+	}
+	return done;
+}
+
+bool emu_eng_pumps_wire(void)
+{
+	return !eng_g.threaded && atomic_load(&eng_g.nwire);
+}
+
+static void eng_park(struct eng *e, unsigned int us);
+
+/*
+ * No thread, a wire, and nothing to do: the caller is about to wait for an
+ * event that only a frame from another process (or a timer) can bring.
+ * Sleep on the wire's sockets for at most ENG_PARK_MAX_US, as the thread
+ * would, then run what came; the caller calls again before it blocks
+ * (emu_eng_pumps_wire).
+ */
+static unsigned int eng_wire_wait(struct eng *e)
+{
+	unsigned int done = 0;
+
+	pthread_mutex_lock(&e->cfg);	/* the ports stay while parked */
+	eng_park(e, ENG_PARK_MAX_US);
+	pthread_mutex_unlock(&e->cfg);
 	if (pthread_mutex_trylock(&e->run) == 0) {
 		atomic_store(&e->pending, 0);
-		eng_pass(e);
+		done = eng_progress_locked(e, EMU_ENG_WHY_WAIT);
 		eng_release(e);
-		return;
+	}
+	return done;
+}
+
+unsigned int emu_eng_progress(unsigned int why)
+{
+	struct eng *e = &eng_g;
+	unsigned int done;
+
+	if (e->threaded && why == EMU_ENG_WHY_POLL) {
+		/* The thread is awake and on its way, or parked: then try
+		 * every ENG_POLL_EVERY-th empty poll. */
+		if (!atomic_load_explicit(&e->parked, memory_order_relaxed) ||
+		    ++eng_polls < ENG_POLL_EVERY)
+			return 0;
+		eng_polls = 0;
+	}
+	if (pthread_mutex_trylock(&e->run) == 0) {
+		atomic_store(&e->pending, 0);
+		done = eng_progress_locked(e, why);
+		eng_release(e);
+		if (!done && why == EMU_ENG_WHY_WAIT && emu_eng_pumps_wire())
+			done = eng_wire_wait(e);
+		return done;
 	}
 	atomic_store(&e->pending, 1);
 	if (atomic_load(&e->parked))
 		eng_futex_wake(e);
+	return 0;
 }
 
 static void eng_park(struct eng *e, unsigned int us)
@@ -231,7 +359,7 @@ unsigned int emu_eng_max_pickup_us(void)
 /* Start the thread if it should run and does not (cfg held). */
 static int eng_thread_start(struct eng *e)
 {
-	if (eng_thread_running || !e->threaded)
+	if (eng_thread_running || !e->threaded || atomic_load(&e->finished))
 		return 0;
 	atomic_store(&e->stop, false);
 	if (pthread_create(&e->thread, NULL, eng_thread_main, e))
@@ -267,10 +395,59 @@ int emu_eng_start(void)
 	return ret;
 }
 
-/* At exit the thread stops before the process tears its memory down. */
+/* Whether a device is joined (cfg held). */
+static bool eng_has_devices(const struct eng *e)
+{
+	for (int i = 0; i < ENG_MAX_DEVS; i++)
+		if (e->devs[i])
+			return true;
+	return false;
+}
+
+int emu_eng_set_mode(enum emu_eng_mode mode)
+{
+	struct eng *e = &eng_g;
+	int ret = 0;
+
+	if (mode != EMU_ENG_THREADED && mode != EMU_ENG_INLINE &&
+	    mode != EMU_ENG_DETERMINISTIC)
+		return -EINVAL;
+	pthread_mutex_lock(&e->cfg);
+	if (eng_has_devices(e) || eng_thread_running) {
+		ret = mode == e->mode ? 0 : -EBUSY;
+	} else {
+		e->mode = mode;
+		e->threaded = mode == EMU_ENG_THREADED;
+		emu_clock_set_virtual(mode == EMU_ENG_DETERMINISTIC);
+		pthread_mutex_lock(&e->run);
+		e->wire_traffic = false;
+		e->wall_ns = 0;
+		pthread_mutex_unlock(&e->run);
+	}
+	pthread_mutex_unlock(&e->cfg);
+	return ret;
+}
+
+enum emu_eng_mode emu_eng_mode(void)
+{
+	return eng_g.mode;
+}
+
+/*
+ * At exit, before anything is freed: no pass runs from now on (also not
+ * from application threads still posting: they hold the run lock for a
+ * pass, which the flag is set under), and the thread is joined.
+ */
 static void eng_atexit(void)
 {
-	emu_eng_stop();
+	struct eng *e = &eng_g;
+
+	pthread_mutex_lock(&e->cfg);
+	pthread_mutex_lock(&e->run);
+	atomic_store(&e->finished, true);
+	pthread_mutex_unlock(&e->run);
+	eng_thread_stop(e);
+	pthread_mutex_unlock(&e->cfg);
 }
 
 /*
@@ -281,13 +458,26 @@ static void eng_atexit(void)
  */
 static void eng_atfork_child(void)
 {
+	static CDS_LIST_HEAD(eng_forked_qps);
+	static CDS_LIST_HEAD(eng_forked_cqs);
+	static struct eng_dev *eng_forked_devs;
 	struct eng *e = &eng_g;
 
+	/* The parent's devices and queues stay referenced, never run. */
+	cds_list_splice(&e->qps, &eng_forked_qps);
+	cds_list_splice(&e->cqs, &eng_forked_cqs);
+	for (int i = 0; i < ENG_MAX_DEVS; i++) {
+		if (!e->devs[i])
+			continue;
+		e->devs[i]->forked_next = eng_forked_devs;
+		eng_forked_devs = e->devs[i];
+	}
 	pthread_mutex_init(&e->run, NULL);
 	pthread_mutex_init(&e->cfg, NULL);
 	atomic_store(&e->pending, 0);
 	atomic_store(&e->parked, 0);
 	atomic_store(&e->stop, false);
+	atomic_store(&e->finished, false);
 	memset(e->devs, 0, sizeof(e->devs));
 	CDS_INIT_LIST_HEAD(&e->qps);
 	CDS_INIT_LIST_HEAD(&e->cqs);
@@ -297,6 +487,8 @@ static void eng_atfork_child(void)
 	e->nacks = 0;
 	e->nroutes = 0;
 	e->wake_fd = -1;
+	e->wire_traffic = false;
+	e->wall_ns = 0;
 	eng_thread_running = false;
 }
 
@@ -379,12 +571,6 @@ int emu_eng_device_add(struct emu_fw *fw, int index)
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&e->cfg);
-	if (eng_threaded_cfg < 0) {
-		const char *v = getenv("MLX5EMU_ENGINE_THREAD");
-
-		eng_threaded_cfg = !(v && !strcmp(v, "0"));
-		e->threaded = eng_threaded_cfg;
-	}
 	for (int i = 0; i < ENG_MAX_DEVS; i++) {
 		if (e->devs[i] && e->devs[i]->fw == fw) {
 			pthread_mutex_unlock(&e->cfg);

@@ -266,6 +266,7 @@ struct eng_dev {
 	struct emu_fw_engine_ops ops;
 	int index;
 	struct emu_wire_port *wire[EMU_FW_MAX_PORTS];	/* owned; NULL: none */
+	struct eng_dev *forked_next;	/* a parent's, in a forked child */
 	/* the interrupt handler of its EQs (emu_eng_set_irq) */
 	emu_eng_irq_fn irq;
 	void *irq_arg;
@@ -288,9 +289,11 @@ struct eng {
 	atomic_int parked;		/* the thread sleeps on wake_seq */
 	atomic_uint wake_seq;		/* futex word */
 	atomic_bool stop;
-	pthread_mutex_t cfg;		/* devices, thread start/stop */
+	atomic_bool finished;		/* the process exits: no more passes */
+	pthread_mutex_t cfg;		/* devices, mode, thread start/stop */
 	pthread_t thread;
-	bool threaded;
+	enum emu_eng_mode mode;		/* under cfg */
+	bool threaded;			/* mode == EMU_ENG_THREADED */
 	struct eng_dev *devs[ENG_MAX_DEVS];	/* under run and cfg */
 	struct cds_list_head qps;	/* attached eng_qp */
 	struct cds_list_head cqs;	/* watched eng_cq (eng_cq.c) */
@@ -306,11 +309,17 @@ struct eng {
 	unsigned int nacks;
 	int wake_fd;			/* eventfd: wakes a park in poll */
 	_Atomic unsigned int nwire;	/* wire ports attached (read unlocked) */
+	/* a frame crossed the wire (eng_wire.c; run lock): the process
+	 * talks to another, and a virtual clock keeps pace with the wall
+	 * clock from then on, which stood at wall_ns at its last move */
+	bool wire_traffic;
+	uint64_t wall_ns;
 };
 
 extern struct eng eng_g;
 
 /* ---- eng_core.c ---- */
+/* The device model's clock (virtual in deterministic mode). */
 uint64_t eng_clock_ns(void);
 void eng_timer_arm(struct eng *e, uint64_t deadline);
 /* The engine's device of a firmware (run lock), or NULL. */

@@ -142,6 +142,8 @@ int eng_wire_send(struct eng_qp *qp, struct emu_wire_port *wp,
 			break;
 		emu_wire_tx_queue(wp, f, flen, eng_g.now_ns);
 	}
+	if (sent)
+		eng_g.wire_traffic = true;
 	return (int)sent;
 }
 
@@ -221,6 +223,8 @@ unsigned int eng_wire_rx(struct eng *e, unsigned int budget)
 						   &c, budget, e->now_ns);
 		}
 	}
+	if (got)
+		e->wire_traffic = true;
 	return got;
 }
 

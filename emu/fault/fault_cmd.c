@@ -24,8 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "emu/base/clock.h"
 #include "emu/device/dev.h"
 #include "emu/device/dev_config.h"
 #include "emu/fault/fault.h"
@@ -454,15 +454,11 @@ uint32_t fault_class_of(uint16_t opcode)
 	}
 }
 
+/* On the device model's clock: a deterministic run advances its virtual
+ * time instead of sleeping. */
 static void fault_sleep_ms(uint64_t ms)
 {
-	struct timespec ts = {
-		.tv_sec = (time_t)(ms / 1000),
-		.tv_nsec = (long)(ms % 1000) * 1000000L,
-	};
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	emu_clock_sleep_ns(ms * 1000000u);
 }
 
 bool emu_fault_pre_cmd(void *arg, const void *in, size_t inlen,

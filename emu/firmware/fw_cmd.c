@@ -14,8 +14,8 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
+#include "emu/base/clock.h"
 #include "emu/firmware/fw_int.h"
 
 #define FW_OPMOD_ANY UINT32_MAX	/* the handler checks op_mod itself */
@@ -323,15 +323,6 @@ uint32_t emu_fw_out_syndrome(const void *out)
 	return PRM_GET(mbox_out, out, syndrome);
 }
 
-/* Monotonic nanoseconds, for the trace's durations. */
-static uint64_t fw_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static bool fw_overlap(const void *a, size_t alen, const void *b, size_t blen)
 {
 	uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
@@ -361,7 +352,7 @@ int emu_fw_cmd_exec(struct emu_fw *fw, const void *in, size_t inlen,
 		return -EINVAL;
 	tracer = atomic_load_explicit(&fw->tracer, memory_order_acquire);
 	if (tracer)
-		t0 = fw_now_ns();
+		t0 = emu_clock_ns();
 	memset(out, 0, outlen);
 	atomic_fetch_add_explicit(&fw->ncmds, 1, memory_order_relaxed);
 	if (inlen < 8) {
@@ -409,7 +400,7 @@ answer_raw:
 		hooks->post_cmd(hooks->arg, in, inlen, out, outlen);
 	if (tracer)
 		tracer->cmd(tracer->arg, in, inlen, out, outlen,
-			    fw_now_ns() - t0, injected);
+			    emu_clock_ns() - t0, injected);
 	return 0;
 }
 

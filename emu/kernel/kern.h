@@ -29,6 +29,8 @@ struct emu_fw;
 #define KERN_NUM_COMP_VECTORS 1
 #define KERN_PAGE_SHIFT 12
 #define KERN_PAGE_SIZE (1u << KERN_PAGE_SHIFT)
+/* The name of every ucontext's memfd (what /proc/self/maps shows). */
+#define KERN_MEMFD_NAME "mlx5emu-uverbs"
 #define KERN_EV_BUCKETS 256
 
 /*
@@ -80,6 +82,7 @@ struct kern_dev {
 	 * mlx5_core caches them (mdev->caps). */
 	uint8_t cap_gen[PRM_ST_SZ_BYTES(cmd_hca_cap)];
 	struct kern_wire_port wire[2];		/* kern_wire.c */
+	struct kern_dev *forked_next;		/* a parent's, in a child */
 };
 
 #define KERN_CAP_GEN(kdev, fld) PRM_GET(cmd_hca_cap, (kdev)->cap_gen, fld)
@@ -117,6 +120,7 @@ struct kern_uctx {
 	ino_t memfd_ino;
 	int handles;			/* contexts sharing it (registry lock) */
 	uint64_t gen;			/* registry generation (fork) */
+	pid_t pid;			/* the process it belongs to (fork) */
 	struct cds_list_head node;	/* in the registry of live ucontexts */
 	pthread_mutex_t lock;		/* guards the lists and memfd_pages */
 	size_t memfd_pages;		/* pages the memfd holds */
@@ -255,6 +259,15 @@ int kern_gid_l2_addr(struct mlx5be_ctx *ctx, uint32_t port,
 /* mlx5e's netdev coming up: PMTU admin_mtu for a netdev MTU (1-based port). */
 int kern_port_set_mtu(struct kern_dev *kdev, unsigned int port,
 		      uint32_t netdev_mtu);
+/* kern_fork.c */
+/* In a forked child: @uctx is the parent's, its device is gone here. */
+bool kern_uctx_lost(const struct kern_uctx *uctx);
+/* The child's atfork handler for the ucontexts it inherited. */
+void kern_fork_child(struct cds_list_head *uctxs);
+/* Releases what the child holds of a lost ucontext (its last close). */
+void kern_fork_forget(struct kern_uctx *uctx);
+/* kern_async.c's part: fresh eventfds, the fds closed as at teardown. */
+void kern_cmd_comp_fork_child(struct cds_list_head *uctxs);
 
 /* kern_eq.c: the kernel's EQs and their interrupt */
 int kern_eq_create_all(struct kern_dev *kdev);
@@ -265,6 +278,10 @@ void kern_eq_irq(void *arg, unsigned int vector);
 /* An eventfd used as a readiness flag: make its count non-zero / zero. */
 void kern_efd_signal(int efd);
 void kern_efd_unsignal(int efd);
+void kern_efd_renew(int efd, bool signalled);
+/* The child's atfork part: its own readiness eventfds for the channels
+ * and verbs event queues of the ucontexts it inherited. */
+void kern_event_fork_child(struct cds_list_head *uctxs);
 void kern_event_table_init(struct kern_ev_table *t);
 struct mlx5be_event_channel *kern_event_channel_create(struct mlx5be_ctx *ctx,
 							uint32_t flags);
@@ -325,6 +342,8 @@ int kern_umem_dereg(struct mlx5be_umem *umem);
 struct mlx5be_uar *kern_uar_alloc(struct mlx5be_ctx *ctx, uint32_t flags,
 				  struct mlx5be_uar_info *info);
 void kern_uar_free(struct mlx5be_uar *uar);
+/* Unmaps and frees a UAR no command refers to any more. */
+void kern_uar_release(struct kern_uctx *uctx, struct mlx5be_uar *uar);
 /* Retries the DEALLOC_UAR of freed UARs an object still used (uctx->lock
  * held); with @final, what firmware still refuses is forgotten. */
 void kern_uar_reap(struct kern_uctx *uctx, bool final);

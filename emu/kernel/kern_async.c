@@ -57,8 +57,13 @@ static void kern_comp_drop_resps(struct mlx5be_cmd_comp *comp)
 
 struct mlx5be_cmd_comp *kern_cmd_comp_create(struct mlx5be_ctx *ctx)
 {
-	struct mlx5be_cmd_comp *comp = calloc(1, sizeof(*comp));
+	struct mlx5be_cmd_comp *comp;
 
+	if (kern_uctx_lost(ctx->uctx)) {
+		errno = EIO;
+		return NULL;
+	}
+	comp = calloc(1, sizeof(*comp));
 	if (!comp) {
 		errno = ENOMEM;
 		return NULL;
@@ -109,6 +114,34 @@ void kern_cmd_comp_detach_all(struct kern_uctx *uctx)
 	pthread_mutex_unlock(&kern_comps_lock);
 }
 
+/*
+ * In a forked child: each inherited fd gets a fresh eventfd under its
+ * number (same blocking mode), and is then closed as at teardown, its
+ * ucontext's device being gone here.
+ */
+void kern_cmd_comp_fork_child(struct cds_list_head *uctxs)
+{
+	struct mlx5be_cmd_comp *comp;
+	struct kern_uctx *uctx;
+
+	pthread_mutex_init(&kern_comps_lock, NULL);
+	cds_list_for_each_entry(uctx, uctxs, node) {
+		cds_list_for_each_entry(comp, &uctx->comps, node) {
+			int fl = fcntl(comp->efd, F_GETFL);
+			int fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE |
+					 (fl > 0 && (fl & O_NONBLOCK) ?
+					  EFD_NONBLOCK : 0));
+
+			pthread_mutex_init(&comp->lock, NULL);
+			if (fd < 0)
+				continue;
+			dup3(fd, comp->efd, O_CLOEXEC);
+			close(fd);
+		}
+		kern_cmd_comp_detach_all(uctx);
+	}
+}
+
 int kern_cmd_comp_fd(struct mlx5be_cmd_comp *comp)
 {
 	return comp->efd;
@@ -124,6 +157,8 @@ int kern_obj_query_async(struct mlx5be_obj *obj, const void *in, size_t inlen,
 	void *buf;
 	int ret;
 
+	if (kern_uctx_lost(obj->uctx))
+		return -EIO;
 	/* lookup_get_fd_uobject(): an fd of another ufile is EBADF. */
 	pthread_mutex_lock(&kern_comps_lock);
 	owner = comp->uctx;

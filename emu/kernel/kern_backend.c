@@ -17,6 +17,12 @@
 #include "emu/engine/eng.h"
 #include "emu/kernel/kern.h"
 
+/* The provider passes its reasons through to the engine unchanged. */
+_Static_assert((int)MLX5BE_PROGRESS_DOORBELL == (int)EMU_ENG_WHY_DOORBELL &&
+	       (int)MLX5BE_PROGRESS_POLL == (int)EMU_ENG_WHY_POLL &&
+	       (int)MLX5BE_PROGRESS_WAIT == (int)EMU_ENG_WHY_WAIT,
+	       "progress reasons");
+
 static int kern_get_devices(struct mlx5be_device_info *infos, int max)
 {
 	int ret = emu_devices_init();
@@ -60,7 +66,7 @@ static struct mlx5be_obj *kern_steering_root_attach(struct mlx5be_ctx *ctx,
 
 static int kern_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info)
 {
-	return -EOPNOTSUPP;
+	return kern_uctx_lost(ctx->uctx) ? -EIO : -EOPNOTSUPP;
 }
 
 /* The UMR mlx5_ib posts for a rereg of PD and access (emu_fw_mkey_rereg);
@@ -86,10 +92,16 @@ static int kern_mkey_rereg(struct mlx5be_obj *obj, uint32_t pdn,
 }
 
 /* The engine runs inline here when it is free (emu/engine). */
-static void kern_progress(struct mlx5be_ctx *ctx, unsigned int why)
+static int kern_progress(struct mlx5be_ctx *ctx, unsigned int why)
 {
 	(void)ctx;
 	emu_eng_progress(why);
+	return emu_eng_pumps_wire();
+}
+
+static bool kern_ctx_lost(struct mlx5be_ctx *ctx)
+{
+	return kern_uctx_lost(ctx->uctx);
 }
 
 const struct mlx5be_ops mlx5be_emu_ops = {
@@ -133,4 +145,5 @@ const struct mlx5be_ops mlx5be_emu_ops = {
 	.async_event_fd = kern_async_event_fd,
 	.async_event_read = kern_async_event_read,
 	.progress = kern_progress,
+	.ctx_lost = kern_ctx_lost,
 };

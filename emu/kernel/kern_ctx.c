@@ -33,6 +33,7 @@ static pthread_once_t kern_uctx_atfork_once = PTHREAD_ONCE_INIT;
 
 static void kern_uctx_atfork_child(void)
 {
+	kern_fork_child(&kern_uctxs);
 	CDS_INIT_LIST_HEAD(&kern_uctxs);
 	kern_uctx_gen++;
 	pthread_mutex_init(&kern_uctx_lock, NULL);
@@ -84,7 +85,7 @@ static int kern_uctx_create(int index, struct kern_uctx **out)
 	if (ret)
 		goto err_put;
 	/* The memfd whose pages, at their mmap offsets, are UARs. */
-	uctx->memfd = memfd_create("mlx5emu-uverbs", MFD_CLOEXEC);
+	uctx->memfd = memfd_create(KERN_MEMFD_NAME, MFD_CLOEXEC);
 	if (uctx->memfd < 0) {
 		ret = -errno;
 		goto err_uctx;
@@ -95,6 +96,7 @@ static int kern_uctx_create(int index, struct kern_uctx **out)
 	}
 	uctx->memfd_dev = st.st_dev;
 	uctx->memfd_ino = st.st_ino;
+	uctx->pid = getpid();
 	pthread_mutex_init(&uctx->lock, NULL);
 	CDS_INIT_LIST_HEAD(&uctx->objs);
 	CDS_INIT_LIST_HEAD(&uctx->umems);
@@ -246,6 +248,8 @@ void kern_ctx_close(struct mlx5be_ctx *ctx)
 	/* As verbs_uninit_context(): the context's cmd_fd goes with it. */
 	close(ctx->cmd_fd);
 	free(ctx);
-	if (last)
+	if (last && kern_uctx_lost(uctx))
+		kern_fork_forget(uctx);
+	else if (last)
 		kern_uctx_destroy(uctx);
 }

@@ -32,11 +32,20 @@
 static pthread_mutex_t kern_devs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kern_dev *kern_devs[KERN_MAX_DEVICES];
 static pthread_once_t kern_atfork_once = PTHREAD_ONCE_INIT;
+/* Devices of the parent (and its parents): kept, never used again. */
+static struct kern_dev *kern_devs_forked;
 
-/* The child's devices are its parent's memory: forget them (leaked on
- * purpose, the parent's threads and state are not the child's). */
+/* The child's devices are its parent's memory: it starts over, and keeps
+ * the parent's (their contexts hold pointers to them) where nothing
+ * reaches them but its inherited contexts. */
 static void kern_devs_atfork_child(void)
 {
+	for (int i = 0; i < KERN_MAX_DEVICES; i++) {
+		if (!kern_devs[i])
+			continue;
+		kern_devs[i]->forked_next = kern_devs_forked;
+		kern_devs_forked = kern_devs[i];
+	}
 	memset(kern_devs, 0, sizeof(kern_devs));
 	pthread_mutex_init(&kern_devs_lock, NULL);
 }
@@ -157,12 +166,27 @@ static int kern_dev_set_mtus(struct kern_dev *kdev,
 	return 0;
 }
 
+/* engine.mode; the same for every device of the process. */
+static int kern_dev_engine_mode(void)
+{
+	static const enum emu_eng_mode modes[] = {
+		[EMU_ENGINE_THREADED] = EMU_ENG_THREADED,
+		[EMU_ENGINE_INLINE] = EMU_ENG_INLINE,
+		[EMU_ENGINE_DETERMINISTIC] = EMU_ENG_DETERMINISTIC,
+	};
+
+	return emu_eng_set_mode(modes[emu_devices_config()->engine_mode]);
+}
+
 static struct kern_dev *kern_dev_create(int index)
 {
 	const struct emu_dev_identity *id = emu_device_identity(index);
 	struct emu_fw_config cfg;
 	struct kern_dev *kdev;
 
+	/* The engine's mode (and clock) before the device's first command. */
+	if (kern_dev_engine_mode())
+		return NULL;
 	kdev = calloc(1, sizeof(*kdev));
 	if (!kdev)
 		return NULL;

@@ -121,6 +121,20 @@ void kern_efd_unsignal(int efd)
 		return;		/* was zero (O_NONBLOCK read end) */
 }
 
+/* A forked child's own eventfd under @efd's number, with its O_NONBLOCK,
+ * signalled as @signalled: the child never reads or writes the parent's. */
+void kern_efd_renew(int efd, bool signalled)
+{
+	int fl = fcntl(efd, F_GETFL);
+	int fd = eventfd(signalled ? 1 : 0, EFD_CLOEXEC |
+			 (fl >= 0 && (fl & O_NONBLOCK) ? EFD_NONBLOCK : 0));
+
+	if (fd < 0)
+		return;
+	dup3(fd, efd, O_CLOEXEC);
+	close(fd);
+}
+
 /* ---- channels ---- */
 
 struct mlx5be_event_channel *kern_event_channel_create(struct mlx5be_ctx *ctx,
@@ -546,4 +560,22 @@ ssize_t kern_event_read(struct mlx5be_event_channel *ch,
 	pthread_mutex_unlock(&ch->lock);
 	free(d);
 	return (ssize_t)size;
+}
+
+void kern_event_fork_child(struct cds_list_head *uctxs)
+{
+	struct mlx5be_event_channel *ch;
+	struct kern_uctx *uctx;
+
+	/* Another thread of the parent may have held them. */
+	pthread_mutex_init(&kern_evch_lock, NULL);
+	cds_list_for_each_entry(uctx, uctxs, node) {
+		pthread_mutex_init(&uctx->kdev->ev.lock, NULL);
+		cds_list_for_each_entry(ch, &uctx->evchs, node) {
+			pthread_mutex_init(&ch->lock, NULL);
+			kern_efd_renew(ch->efd, ch->nevents || ch->destroyed);
+		}
+		pthread_mutex_init(&uctx->ibev.lock, NULL);
+		kern_efd_renew(uctx->ibev.efd, uctx->ibev.n > 0);
+	}
 }

@@ -73,9 +73,12 @@ int kern_general_cmd(struct mlx5be_ctx *ctx, const void *in, size_t inlen,
 		     void *out, size_t outlen)
 {
 	int ret;
-	void *buf = kern_cmd_prepare(ctx->uctx, in, inlen, outlen,
-				     KERN_DEVX_GENERAL, &ret);
+	void *buf;
 
+	if (kern_uctx_lost(ctx->uctx))
+		return -EIO;
+	buf = kern_cmd_prepare(ctx->uctx, in, inlen, outlen, KERN_DEVX_GENERAL,
+			       &ret);
 	if (!buf)
 		return ret;
 	ret = kern_cmd_run(ctx->uctx, buf, inlen, out, outlen);
@@ -90,8 +93,10 @@ struct mlx5be_obj *kern_obj_create(struct mlx5be_ctx *ctx, const void *in,
 	struct mlx5be_obj *obj = NULL;
 	size_t kout_len;
 	void *buf, *kout = NULL;
-	int ret;
+	int ret = -EIO;
 
+	if (kern_uctx_lost(uctx))
+		goto err;
 	buf = kern_cmd_prepare(uctx, in, inlen, outlen, KERN_DEVX_OBJ_CREATE, &ret);
 	if (!buf)
 		goto err;
@@ -189,6 +194,8 @@ static int kern_obj_cmd(struct mlx5be_obj *obj, const void *in, size_t inlen,
 	void *buf;
 	int ret;
 
+	if (kern_uctx_lost(obj->uctx))
+		return -EIO;
 	buf = kern_obj_cmd_prepare(obj, in, inlen, outlen, method, &ret);
 	if (!buf)
 		return ret;
@@ -265,6 +272,15 @@ int kern_obj_destroy(struct mlx5be_obj *obj)
 	int ret;
 
 	pthread_mutex_lock(&uctx->lock);
+	if (kern_uctx_lost(uctx)) {
+		/* Teardown succeeds; only the child's copy goes, and with it
+		 * the subscriptions that name it. */
+		cds_list_del(&obj->node);
+		pthread_mutex_unlock(&uctx->lock);
+		kern_event_obj_gone(obj);
+		free(obj);
+		return 0;
+	}
 	ret = kern_obj_destroy_locked(obj);
 	/* A freed UAR this object held may go now. */
 	if (!ret)

@@ -104,9 +104,17 @@ static const struct emu_port_identity *kern_port(struct mlx5be_ctx *ctx,
 {
 	const struct emu_dev_identity *id = emu_device_identity(ctx->uctx->kdev->index);
 
-	if (!id || port < 1 || port > (uint32_t)id->num_ports)
+	if (!id || kern_uctx_lost(ctx->uctx) || port < 1 ||
+	    port > (uint32_t)id->num_ports)
 		return NULL;
 	return &id->ports[port - 1];
+}
+
+/* Why kern_port() found no port: a forked child's inherited context lost
+ * its device (EIO, as after a fatal error), else a bad port number. */
+static int kern_port_errno(struct mlx5be_ctx *ctx)
+{
+	return kern_uctx_lost(ctx->uctx) ? -EIO : -EINVAL;
 }
 
 int kern_query_port(struct mlx5be_ctx *ctx, uint32_t port,
@@ -123,7 +131,7 @@ int kern_query_port(struct mlx5be_ctx *ctx, uint32_t port,
 	int ret;
 
 	if (!p)
-		return -EINVAL;
+		return kern_port_errno(ctx);
 	PRM_SET(ptys_reg, ptys, local_port, port);
 	PRM_SET(ptys_reg, ptys, proto_mask, MLX5_PTYS_EN);
 	ret = kern_access_reg(kdev, MLX5_REG_PTYS, false, ptys, sizeof(ptys));
@@ -170,7 +178,7 @@ int kern_query_gid(struct mlx5be_ctx *ctx, uint32_t port, uint32_t index,
 	int ret;
 
 	if (!kern_port(ctx, port))
-		return -EINVAL;
+		return kern_port_errno(ctx);
 	ret = emu_fw_gid_get(ctx->uctx->kdev->fw, port, index, &g);
 	if (ret)
 		return ret;
@@ -193,7 +201,7 @@ int kern_gid_l2_addr(struct mlx5be_ctx *ctx, uint32_t port,
 {
 	(void)sgid_index;
 	if (!kern_port(ctx, port))
-		return -EINVAL;
+		return kern_port_errno(ctx);
 	*vlan = 0xffff;	/* no VLAN, as rdma-core reports it */
 	return emu_wire_mac_of_gid(dgid, mac) ? 0 : -EINVAL;
 }

@@ -63,6 +63,10 @@ struct mlx5be_uar *kern_uar_alloc(struct mlx5be_ctx *ctx, uint32_t flags,
 	struct mlx5be_uar *uar;
 	int ret;
 
+	if (kern_uctx_lost(uctx)) {
+		errno = EIO;
+		return NULL;
+	}
 	if (flags != MLX5DV_UAR_ALLOC_TYPE_BF && flags != MLX5DV_UAR_ALLOC_TYPE_NC) {
 		errno = EINVAL;
 		return NULL;
@@ -105,14 +109,16 @@ err_unlock:
 	return NULL;
 }
 
-/* The UAR is gone for good: its page and memory go too. */
-static void kern_uar_release(struct kern_uctx *uctx, struct mlx5be_uar *uar)
+/* The UAR is gone for good: its page and memory go too (in a forked
+ * child only its own mapping: the memfd is the parent's). */
+void kern_uar_release(struct kern_uctx *uctx, struct mlx5be_uar *uar)
 {
 	munmap(uar->page, KERN_PAGE_SIZE);
 	/* Offsets are never reused (a stale mapping must not alias a new
 	 * UAR); the page's memory is given back. */
-	fallocate(uctx->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-		  uar->mmap_off, KERN_PAGE_SIZE);
+	if (!kern_uctx_lost(uctx))
+		fallocate(uctx->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			  uar->mmap_off, KERN_PAGE_SIZE);
 	free(uar);
 }
 
@@ -130,7 +136,7 @@ void kern_uar_free(struct mlx5be_uar *uar)
 
 	pthread_mutex_lock(&uctx->lock);
 	cds_list_del(&uar->node);
-	ret = kern_uar_cmd_dealloc(uctx, uar->index);
+	ret = kern_uctx_lost(uctx) ? 0 : kern_uar_cmd_dealloc(uctx, uar->index);
 	if (ret)
 		cds_list_add_tail(&uar->node, &uctx->dead_uars);
 	pthread_mutex_unlock(&uctx->lock);
@@ -152,6 +158,8 @@ void kern_uar_reap(struct kern_uctx *uctx, bool final)
 
 int kern_query_eqn(struct mlx5be_ctx *ctx, uint32_t vector, uint32_t *eqn)
 {
+	if (kern_uctx_lost(ctx->uctx))
+		return -EIO;
 	if (vector >= KERN_NUM_COMP_VECTORS)
 		return -EINVAL;
 	*eqn = ctx->uctx->kdev->eqn[vector];

@@ -212,6 +212,10 @@ struct mlx5be_umem *kern_umem_reg(struct mlx5be_ctx *ctx, void *addr,
 	bool writable;
 	int ret;
 
+	if (kern_uctx_lost(uctx)) {
+		errno = EIO;
+		return NULL;
+	}
 	/* uverbs_get_flags32() with the method's bits; ib_check_mr_access(). */
 	if ((access & ~KERN_UMEM_ACCESS) ||
 	    ((access & IBV_ACCESS_REMOTE_WRITE) &&
@@ -257,11 +261,13 @@ struct mlx5be_umem *kern_umem_reg(struct mlx5be_ctx *ctx, void *addr,
 int kern_umem_dereg(struct mlx5be_umem *umem)
 {
 	struct kern_uctx *uctx = umem->uctx;
-	int ret;
+	int ret = 0;
 
 	pthread_mutex_lock(&uctx->lock);
-	/* devx_umem_cleanup(): a umem an object still uses stays. */
-	ret = kern_umem_destroy(uctx->kdev, uctx->uid, umem->id);
+	/* devx_umem_cleanup(): a umem an object still uses stays.  The
+	 * child's copy of a lost one just goes. */
+	if (!kern_uctx_lost(uctx))
+		ret = kern_umem_destroy(uctx->kdev, uctx->uid, umem->id);
 	if (!ret)
 		cds_list_del(&umem->node);
 	pthread_mutex_unlock(&uctx->lock);

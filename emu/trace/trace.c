@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "emu/base/base.h"
+#include "emu/base/clock.h"
 #include "emu/device/dev.h"
 #include "emu/device/dev_config.h"
 #include "emu/fault/fault.h"
@@ -281,8 +282,11 @@ void emu_trace_command(const char *dev, const void *in, size_t inlen,
 		       uint64_t duration_ns, bool injected)
 {
 	int saved = errno;
+	/* A deterministic run (virtual clock) traces the same bytes each
+	 * time: no pid, and durations on the virtual clock. */
 	struct emu_trace_cmd c = {
-		.dev = dev, .pid = (long)getpid(), .in = in,
+		.dev = dev, .in = in,
+		.pid = emu_clock_is_virtual() ? 0 : (long)getpid(),
 		.inlen = inlen, .out = out, .outlen = outlen, .err = err,
 		.timed = true, .duration_ns = duration_ns, .injected = injected,
 	};

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mlx5emu/mlx5emu.h -- the public C API of the mlx5emu project itself
- * (libmlx5emu.so.1, version node MLX5EMU_1.0; pkg-config mlx5emu).
+ * (libmlx5emu.so.1, version nodes MLX5EMU_1.0 and MLX5EMU_1.1; pkg-config
+ * mlx5emu).
  *
  * The drop-in libraries (libibverbs.so.1, libmlx5.so.1, ...) give programs
  * rdma-core's API; this library adds what no real NIC offers.  All of it
@@ -204,6 +205,25 @@ int mlx5emu_fault_list(int *ids, int max);
 int mlx5emu_fault_format(int id, char *buf, size_t len);
 /* The message of this thread's last failed call ("" if none). */
 const char *mlx5emu_fault_last_error(void);
+
+/*
+ * ---- Progress (MLX5EMU_1.1; docs/determinism.md) ----
+ *
+ * The emulated devices execute work on a thread of their own by default
+ * (setting engine.mode=threaded).  With engine.mode=inline or
+ * deterministic they have none: the provider's post, poll and get-event
+ * calls move them, and so does this function, for programs that write
+ * WQEs and ring doorbells only in memory (DEVX) and poll CQE memory
+ * themselves.  In deterministic mode the devices' clock is virtual: a call
+ * that finds nothing to run moves it to the next timer (an RNR or
+ * transport retry) and runs that, so no run waits on wall-clock time.
+ *
+ * Runs one bounded pass of the device model on the calling thread (with a
+ * thread of its own running, only if the device is free, else it nudges
+ * that thread).  Returns how much work it did (>= 0): work requests
+ * executed or flushed and packets sent, 0 when there was nothing to do.
+ */
+int mlx5emu_progress(void);
 
 #ifdef __cplusplus
 }

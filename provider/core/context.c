@@ -16,6 +16,77 @@
 #include "provider/core/context.h"
 #include "provider/core/device.h"
 
+/* The live contexts, for the fork handler. */
+static pthread_mutex_t prov_contexts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct prov_context *prov_contexts;
+
+static void prov_context_link(struct prov_context *pctx)
+{
+	pthread_mutex_lock(&prov_contexts_lock);
+	pctx->next = prov_contexts;
+	if (prov_contexts)
+		prov_contexts->prev = pctx;
+	prov_contexts = pctx;
+	pthread_mutex_unlock(&prov_contexts_lock);
+}
+
+static void prov_context_unlink(struct prov_context *pctx)
+{
+	pthread_mutex_lock(&prov_contexts_lock);
+	if (pctx->prev)
+		pctx->prev->next = pctx->next;
+	else
+		prov_contexts = pctx->next;
+	if (pctx->next)
+		pctx->next->prev = pctx->prev;
+	pthread_mutex_unlock(&prov_contexts_lock);
+}
+
+void prov_context_for_each_forked(void (*fn)(struct prov_context *pctx))
+{
+	/* Another thread of the parent may have held it. */
+	pthread_mutex_init(&prov_contexts_lock, NULL);
+	for (struct prov_context *p = prov_contexts; p; p = p->next)
+		fn(p);
+}
+
+void prov_fd_replace(int old, int fd)
+{
+	int fl = fcntl(old, F_GETFL);
+
+	if (fd < 0)
+		return;
+	if (fl >= 0 && (fl & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	dup3(fd, old, O_CLOEXEC);
+	close(fd);
+}
+
+void prov_fd_epoll_renew(int old, const int *fds, int nfds)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	for (int i = 0; ep >= 0 && i < nfds; i++) {
+		struct epoll_event e = { .events = EPOLLIN, .data.fd = fds[i] };
+
+		epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e);
+	}
+	prov_fd_replace(old, ep);
+}
+
+void prov_context_renew_async(struct prov_context *pctx)
+{
+	int pipefd[2];
+
+	if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK))
+		return;
+	prov_fd_replace(pctx->async_rd_fd, pipefd[0]);
+	prov_fd_replace(pctx->async_wr_fd, pipefd[1]);
+	/* The lost device raises nothing more: what the provider posts is
+	 * all async_fd needs to poll for. */
+	prov_fd_epoll_renew(pctx->vctx.context.async_fd, &pctx->async_rd_fd, 1);
+}
+
 struct prov_context *prov_context_create(struct prov_device *dev,
 					 struct mlx5be_ctx *bectx, int cmd_fd,
 					 bool devx)
@@ -76,6 +147,7 @@ struct prov_context *prov_context_create(struct prov_device *dev,
 	pthread_mutex_init(&ctx->mutex, NULL);
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
 	pctx->vctx.sz = sizeof(pctx->vctx);
+	prov_context_link(pctx);
 	return pctx;
 }
 
@@ -83,6 +155,7 @@ void prov_context_destroy(struct prov_context *pctx)
 {
 	struct ibv_context *ctx = &pctx->vctx.context;
 
+	prov_context_unlink(pctx);
 	/* The backend destroys what the application left, as the kernel does. */
 	pctx->be->close(pctx->bectx);
 	close(ctx->async_fd);

@@ -23,6 +23,7 @@
 struct prov_device;
 
 struct prov_context {
+	struct prov_context *prev, *next;	/* the live contexts */
 	struct prov_device *dev;
 	const struct mlx5be_ops *be;
 	struct mlx5be_ctx *bectx;
@@ -43,6 +44,14 @@ struct prov_context {
 	struct verbs_context vctx;	/* must hold ibv_context last */
 };
 
+/* Work was posted, a CQ found empty or an event is awaited
+ * (MLX5BE_PROGRESS_*): tells a device that wants to know.  1 when a waiter
+ * must come back rather than block (the backend's progress op). */
+static inline int prov_progress(struct prov_context *pctx, unsigned int why)
+{
+	return pctx->be->progress ? pctx->be->progress(pctx->bectx, why) : 0;
+}
+
 static inline struct prov_context *to_prov_context(struct ibv_context *ibctx)
 {
 	return (struct prov_context *)((char *)ibctx -
@@ -60,12 +69,22 @@ struct prov_context *prov_context_create(struct prov_device *dev,
 /* Closes the backend context and frees @pctx (its areas are gone). */
 void prov_context_destroy(struct prov_context *pctx);
 
-/* Work was posted or a CQ found empty (MLX5BE_PROGRESS_*): tells a device
- * that wants to know. */
-static inline void prov_progress(struct prov_context *pctx, unsigned int why)
-{
-	if (pctx->be->progress)
-		pctx->be->progress(pctx->bectx, why);
-}
+/*
+ * For a forked child's fork handler (one thread): calls @fn on every
+ * context the process had open at fork().
+ */
+void prov_context_for_each_forked(void (*fn)(struct prov_context *pctx));
+/*
+ * A fresh pipe of posted events and a fresh epoll set of it behind
+ * async_fd, under the same descriptor numbers (with their blocking modes):
+ * a forked child's, the parent keeping its own.
+ */
+void prov_context_renew_async(struct prov_context *pctx);
+/* dup3() a new descriptor @fd over @old, keeping O_NONBLOCK of @old and
+ * close-on-exec; closes @fd.  Fork handlers' helper. */
+void prov_fd_replace(int old, int fd);
+/* A fresh epoll set of @fds (readable) put over @old by prov_fd_replace:
+ * an inherited epoll set is the parent's too. */
+void prov_fd_epoll_renew(int old, const int *fds, int nfds);
 
 #endif /* MLX5EMU_PROVIDER_CORE_CONTEXT_H */

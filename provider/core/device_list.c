@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "shell/abi_export.h"
 #include "backend/backend.h"
 #include "provider/core/device.h"
+#include "provider/core/fork_mem.h"
 
 #define PROV_MAX_DEVICES 32
 
@@ -98,6 +100,21 @@ struct prov_device *prov_device_by_index(int index)
 	return dev;
 }
 
+/* libibverbs' ibverbs_init(), once: fork tracking on request (an env
+ * variable set to anything but "0"), a warning when it cannot be had. */
+static void prov_devices_first_list(void)
+{
+	static bool done;
+	const char *v = getenv("RDMAV_FORK_SAFE"), *w = getenv("IBV_FORK_SAFE");
+
+	if (done)
+		return;
+	done = true;
+	if (((v && strcmp(v, "0")) || (w && strcmp(w, "0"))) && prov_fork_init())
+		fprintf(stderr, "libibverbs: Warning: fork()-safety requested "
+			"but init failed\n");
+}
+
 MLX5EMU_ABI(ibv_get_device_list);
 struct ibv_device **mlx5emu_abi_ibv_get_device_list(int *num)
 {
@@ -105,6 +122,7 @@ struct ibv_device **mlx5emu_abi_ibv_get_device_list(int *num)
 	int ret;
 
 	pthread_mutex_lock(&devices_lock);
+	prov_devices_first_list();
 	ret = prov_devices_scan();
 	if (ret) {
 		pthread_mutex_unlock(&devices_lock);

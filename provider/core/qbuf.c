@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 
+#include "provider/core/fork_mem.h"
 #include "provider/core/qbuf.h"
 
 #define PROV_QBUF_PAGE 4096u
@@ -47,39 +48,37 @@ static enum qbuf_type qbuf_type(const char *prefix, enum qbuf_type dflt)
 	return dflt;
 }
 
-static int qbuf_huge(struct prov_qbuf *qb, size_t size)
+/* Buffers are mappings of their own, never heap blocks: when fork
+ * tracking marks them MADV_DONTFORK (fork_mem.c), nothing else on their
+ * pages disappears from a child, and a leak checker walking the heap in a
+ * child never reaches pages the child does not have. */
+static int qbuf_map(struct prov_qbuf *qb, size_t len, int flags)
 {
-	size_t len = (size + PROV_QBUF_HUGE - 1) & ~(size_t)(PROV_QBUF_HUGE - 1);
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
 
 	if (p == MAP_FAILED)
 		return errno;
 	qb->buf = p;
 	qb->length = len;
-	qb->huge = true;
+	qb->huge = flags & MAP_HUGETLB;
 	return 0;
+}
+
+static int qbuf_huge(struct prov_qbuf *qb, size_t size)
+{
+	return qbuf_map(qb, (size + PROV_QBUF_HUGE - 1) &
+			    ~(size_t)(PROV_QBUF_HUGE - 1), MAP_HUGETLB);
 }
 
 static int qbuf_anon(struct prov_qbuf *qb, size_t size)
 {
-	size_t len = (size + PROV_QBUF_PAGE - 1) & ~(size_t)(PROV_QBUF_PAGE - 1);
-	int ret = posix_memalign(&qb->buf, PROV_QBUF_PAGE, len);
-
-	if (ret)
-		return ret;
-	qb->length = len;
-	qb->huge = false;
-	return 0;
+	return qbuf_map(qb, (size + PROV_QBUF_PAGE - 1) &
+			    ~(size_t)(PROV_QBUF_PAGE - 1), 0);
 }
 
-int prov_qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix)
-{
-	return prov_qbuf_alloc_dflt(qb, size, prefix, false);
-}
-
-int prov_qbuf_alloc_dflt(struct prov_qbuf *qb, size_t size, const char *prefix,
-			 bool huge_default)
+static int qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix,
+		      bool huge_default)
 {
 	enum qbuf_type type = qbuf_type(prefix, huge_default ? QBUF_HUGE :
 							      QBUF_ANON);
@@ -104,13 +103,35 @@ int prov_qbuf_alloc_dflt(struct prov_qbuf *qb, size_t size, const char *prefix,
 	return qbuf_anon(qb, size);
 }
 
+static void qbuf_release(struct prov_qbuf *qb)
+{
+	munmap(qb->buf, qb->length);
+	qb->buf = NULL;
+}
+
+/* mlx5_alloc_buf(): a buffer is kept from children (fork_mem.c) as long
+ * as it lives; when that fails, so does the allocation. */
+int prov_qbuf_alloc_dflt(struct prov_qbuf *qb, size_t size, const char *prefix,
+			 bool huge_default)
+{
+	int ret = qbuf_alloc(qb, size, prefix, huge_default);
+
+	if (ret || !prov_dontfork_range(qb->buf, qb->length))
+		return ret;
+	ret = errno;
+	qbuf_release(qb);
+	return ret;
+}
+
+int prov_qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix)
+{
+	return prov_qbuf_alloc_dflt(qb, size, prefix, false);
+}
+
 void prov_qbuf_free(struct prov_qbuf *qb)
 {
 	if (!qb->buf)
 		return;
-	if (qb->huge)
-		munmap(qb->buf, qb->length);
-	else
-		free(qb->buf);
-	qb->buf = NULL;
+	prov_dofork_range(qb->buf, qb->length);
+	qbuf_release(qb);
 }

@@ -4,7 +4,8 @@
  * of the type the <prefix>_ALLOC_TYPE environment variable asks for
  * (MLX_CQ_ALLOC_TYPE, MLX_QP_ALLOC_TYPE, MLX_SRQ_ALLOC_TYPE):
  *
- *   ANON (default)   page-aligned anonymous memory
+ *   ANON (default)   page-aligned anonymous memory (a mapping of its own,
+ *                    where libmlx5 takes heap memory: see qbuf.c)
  *   HUGE             2 MiB huge pages, or fail (errno from the kernel)
  *   PREFER_HUGE      huge pages, else the default
  *   CONTIG           contiguous pages from the kernel, which the upstream
@@ -22,7 +23,7 @@
 struct prov_qbuf {
 	void *buf;
 	size_t length;		/* what was mapped or allocated */
-	bool huge;		/* mmap()ed huge pages, else posix_memalign */
+	bool huge;		/* huge pages */
 };
 
 /*

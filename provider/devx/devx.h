@@ -43,6 +43,8 @@ struct prov_devx_umem {
 	struct mlx5dv_devx_umem dv;	/* first: what the application sees */
 	struct ibv_context *context;
 	struct mlx5be_umem *be;
+	void *addr;			/* the range, for fork tracking */
+	size_t size;
 	struct cds_list_head node;	/* prov_devx_ctx.umems */
 };
 

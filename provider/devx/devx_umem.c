@@ -12,14 +12,21 @@
  * dma-buf backed umems: the emulated device has no dma-buf importer, so a
  * request with a valid fd fails cleanly with EOPNOTSUPP (a closed fd is
  * EBADF, as dma_buf_get() says).
+ *
+ * Fork tracking (provider/core/fork_mem.c) as libmlx5 does it: the range
+ * is marked before the request and unmarked when it fails or after a
+ * successful dereg; a marking that fails fails the call with its errno.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 
+#include "provider/core/fork_mem.h"
 #include "provider/devx/devx.h"
 #include "shell/abi_export.h"
 
+/* libmlx5's order: the range is kept from children (fork_mem.c) before
+ * the request reaches the kernel, and given back when it fails. */
 static struct mlx5dv_devx_umem *devx_umem_reg(struct ibv_context *context,
 					      const struct mlx5dv_devx_umem_in *in)
 {
@@ -36,18 +43,36 @@ static struct mlx5dv_devx_umem *devx_umem_reg(struct ibv_context *context,
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (prov_dontfork_range(in->addr, in->size)) {
+		err = errno;
+		goto err_free;
+	}
+	if (in->comp_mask & MLX5DV_UMEM_MASK_DMABUF) {
+		/* dma_buf_get(): a closed fd is EBADF; any other, no
+		 * importer here. */
+		err = in->dmabuf_fd == -1 ||
+		      fcntl(in->dmabuf_fd, F_GETFD) < 0 ? EBADF : EOPNOTSUPP;
+		goto err_fork;
+	}
 	umem->be = pctx->be->umem_reg(pctx->bectx, in->addr, in->size,
 				      in->access, in->pgsz_bitmap,
 				      &umem->dv.umem_id);
 	if (!umem->be) {
 		err = errno;
-		free(umem);
-		errno = err;
-		return NULL;
+		goto err_fork;
 	}
 	umem->context = context;
+	umem->addr = in->addr;
+	umem->size = in->size;
 	prov_devx_track(pctx, &umem->node, &pctx->devx_ctx->umems);
 	return &umem->dv;
+
+err_fork:
+	prov_dofork_range(in->addr, in->size);
+err_free:
+	free(umem);
+	errno = err;
+	return NULL;
 }
 
 MLX5EMU_ABI(mlx5dv_devx_umem_reg);
@@ -81,15 +106,6 @@ struct mlx5dv_devx_umem *mlx5emu_abi_mlx5dv_devx_umem_reg_ex(struct ibv_context 
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (umem_in->comp_mask & MLX5DV_UMEM_MASK_DMABUF) {
-		if (umem_in->dmabuf_fd == -1 ||
-		    fcntl(umem_in->dmabuf_fd, F_GETFD) < 0) {
-			errno = EBADF;
-			return NULL;
-		}
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
 	return devx_umem_reg(ctx, umem_in);
 }
 
@@ -110,6 +126,7 @@ int mlx5emu_abi_mlx5dv_devx_umem_dereg(struct mlx5dv_devx_umem *dv_devx_umem)
 	if (ret)
 		return prov_be_err(ret);
 	prov_devx_untrack(to_prov_context(umem->context), &umem->node);
+	prov_dofork_range(umem->addr, umem->size);
 	free(umem);
 	return 0;
 }

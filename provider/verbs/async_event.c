@@ -256,6 +256,7 @@ MLX5EMU_ABI(ibv_get_async_event);
 int mlx5emu_abi_ibv_get_async_event(struct ibv_context *context,
 				    struct ibv_async_event *event)
 {
+	bool progressed = false;
 	struct prov_context *pctx;
 
 	if (!context || !event) {
@@ -266,7 +267,7 @@ int mlx5emu_abi_ibv_get_async_event(struct ibv_context *context,
 	for (;;) {
 		if (!async_next(pctx, event))
 			return 0;
-		if (prov_ev_wait(context->async_fd))
+		if (prov_ev_wait(pctx, context->async_fd, &progressed))
 			return -1;
 	}
 }

@@ -35,6 +35,8 @@
 #include "prm/prm_cmd.h"
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
+#include "provider/verbs/events.h"
+#include "provider/verbs/verbs_ctx.h"
 
 /* The channel's epoll set of its DEVX channel and its stash; 0 or errno. */
 static int channel_fds(struct prov_comp_channel *ch)
@@ -50,6 +52,52 @@ static int channel_fds(struct prov_comp_channel *ch)
 	    epoll_ctl(ch->ch.fd, EPOLL_CTL_ADD, ch->stash[0], &e))
 		return errno;
 	return 0;
+}
+
+/* The context's channels, which a forked child renews. */
+static void channel_link(struct prov_comp_channel *ch)
+{
+	struct prov_verbs_ctx *vc = prov_verbs_ctx(ch->pctx);
+
+	pthread_mutex_lock(&vc->lock);
+	ch->next = vc->channels;
+	if (vc->channels)
+		vc->channels->prev = ch;
+	vc->channels = ch;
+	pthread_mutex_unlock(&vc->lock);
+}
+
+static void channel_unlink(struct prov_comp_channel *ch)
+{
+	struct prov_verbs_ctx *vc = prov_verbs_ctx(ch->pctx);
+
+	pthread_mutex_lock(&vc->lock);
+	if (ch->prev)
+		ch->prev->next = ch->next;
+	else
+		vc->channels = ch->next;
+	if (ch->next)
+		ch->next->prev = ch->prev;
+	pthread_mutex_unlock(&vc->lock);
+}
+
+void prov_comp_channels_fork_child(struct prov_context *pctx)
+{
+	struct prov_verbs_ctx *vc = prov_verbs_ctx(pctx);
+
+	pthread_mutex_init(&vc->lock, NULL);
+	for (struct prov_comp_channel *ch = vc->channels; ch; ch = ch->next) {
+		int fds[2] = { pctx->be->event_channel_fd(ch->be) }, p[2];
+
+		/* The stash pipe is the parent's too: the child's starts
+		 * empty (what the parent stashed stays the parent's). */
+		if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
+			continue;
+		prov_fd_replace(ch->stash[0], p[0]);
+		prov_fd_replace(ch->stash[1], p[1]);
+		fds[1] = ch->stash[0];
+		prov_fd_epoll_renew(ch->ch.fd, fds, 2);
+	}
 }
 
 static void channel_free(struct prov_comp_channel *ch)
@@ -97,6 +145,7 @@ struct ibv_comp_channel *mlx5emu_abi_ibv_create_comp_channel(struct ibv_context 
 	}
 	ch->ch.context = context;
 	ch->ch.refcnt = 0;
+	channel_link(ch);
 	return &ch->ch;
 }
 
@@ -115,6 +164,7 @@ int mlx5emu_abi_ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 		pthread_mutex_unlock(&context->mutex);
 		return EBUSY;
 	}
+	channel_unlink(to_prov_channel(channel));
 	channel_free(to_prov_channel(channel));
 	pthread_mutex_unlock(&context->mutex);
 	return 0;
@@ -186,6 +236,7 @@ int mlx5emu_abi_ibv_get_cq_event(struct ibv_comp_channel *channel,
 {
 	struct prov_comp_channel *ch;
 	struct prov_cq *pcq = NULL;
+	bool progressed = false;
 	uint64_t cookie;
 
 	if (!channel || !cq || !cq_context) {
@@ -206,7 +257,7 @@ int mlx5emu_abi_ibv_get_cq_event(struct ibv_comp_channel *channel,
 			errno = err;
 			return -1;
 		}
-		if (prov_ev_wait(channel->fd))
+		if (prov_ev_wait(ch->pctx, channel->fd, &progressed))
 			return -1;
 	}
 	*cq = ibv_cq_ex_to_cq(&pcq->ex);

@@ -74,6 +74,8 @@ struct prov_comp_channel {
 	struct prov_context *pctx;
 	struct mlx5be_event_channel *be;
 	int stash[2];			/* the pipe: read, write */
+	/* the context's channels (prov_verbs_ctx, its lock) */
+	struct prov_comp_channel *prev, *next;
 };
 
 static inline struct prov_comp_channel *
@@ -152,5 +154,9 @@ int prov_cq_poll(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int prov_cq_arm(struct ibv_cq *cq, int solicited);
 void prov_cq_ex_set_poll_ops(struct prov_cq *cq);
 
+/* In a forked child, for a context that lost its device: each channel
+ * gets a fresh epoll set under its number, of its (renewed) DEVX channel
+ * and a fresh stash; the parent keeps its own. */
+void prov_comp_channels_fork_child(struct prov_context *pctx);
 
 #endif /* MLX5EMU_PROVIDER_VERBS_CQ_H */

@@ -287,6 +287,8 @@ int prov_cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	}
 	prov_cq_update_ci(cq);
 	prov_cq_unlock(cq);
+	/* Nothing there: the device may move on this thread (without a
+	 * thread of its own it moves only so). */
 	if (!npolled && err == CQ_EMPTY)
 		prov_progress(cq->pctx, MLX5BE_PROGRESS_POLL);
 	return err == CQ_POLL_ERR ? err : npolled;
@@ -313,4 +315,3 @@ int prov_cq_arm(struct ibv_cq *ibcq, int solicited)
 	prov_progress(cq->pctx, MLX5BE_PROGRESS_DOORBELL);
 	return 0;
 }
-

@@ -173,16 +173,28 @@ struct mlx5be_event_channel *prov_ev_async_channel(struct prov_context *pctx)
 	return pctx->events ? pctx->events->async_ch : NULL;
 }
 
-int prov_ev_wait(int fd)
+int prov_ev_wait(struct prov_context *pctx, int fd, bool *progressed)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	int fl = fcntl(fd, F_GETFL);
+	int fl;
 
+	/* A device without a thread of its own moves only when told, and
+	 * the event may come of it: tell it once before waiting. */
+	if (!*progressed) {
+		*progressed = true;
+		prov_progress(pctx, MLX5BE_PROGRESS_WAIT);
+		return 0;
+	}
+	fl = fcntl(fd, F_GETFL);
 	if (fl < 0)
 		return -1;
 	if (fl & O_NONBLOCK) {
 		errno = EAGAIN;
 		return -1;
 	}
+	/* One that waits on the outside world (another process's frames)
+	 * moves only while told: its WAIT slept on that, so look again. */
+	if (prov_progress(pctx, MLX5BE_PROGRESS_WAIT))
+		return 0;
 	return poll(&pfd, 1, -1) < 0 ? -1 : 0;
 }

@@ -65,9 +65,10 @@ bool prov_ev_take(struct prov_context *pctx, uint64_t cookie,
 
 /* The context's async channel (NULL: the backend has none). */
 struct mlx5be_event_channel *prov_ev_async_channel(struct prov_context *pctx);
-/* A blocking get found nothing: waits until @fd polls readable (0, the
- * caller looks again), or -1 with EAGAIN if @fd is O_NONBLOCK (or poll's
- * errno: EINTR). */
-int prov_ev_wait(int fd);
+/* A blocking get found nothing: the first time (*@progressed false) the
+ * device progresses (MLX5BE_PROGRESS_WAIT) and 0 says look again; then
+ * waits until @fd polls readable (0, the caller looks again), or -1 with
+ * EAGAIN if @fd is O_NONBLOCK (or poll's errno: EINTR). */
+int prov_ev_wait(struct prov_context *pctx, int fd, bool *progressed);
 
 #endif /* MLX5EMU_PROVIDER_VERBS_EVENTS_H */

@@ -40,14 +40,24 @@
  * ibv_unimport_mr frees the userspace MR only.  The mkey stays the
  * original context's: ibv_rereg_mr and ibv_dereg_mr of an imported MR
  * fail with EOPNOTSUPP.
+ *
+ * Fork tracking (provider/core/fork_mem.c), as libibverbs does it around
+ * the provider: reg marks the range before registering (its failure is
+ * the reg's, with madvise's errno) and unmarks it when the registration
+ * fails; dereg unmarks it after success; rereg with CHANGE_TRANSLATION
+ * marks the new range first (IBV_REREG_MR_ERR_DONT_FORK_NEW), then
+ * unmarks the old one on success (IBV_REREG_MR_ERR_DO_FORK_OLD) or the
+ * new one on failure (IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW).
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 #include "shell/abi_export.h"
+#include "provider/core/fork_mem.h"
 #include "provider/core/caps.h"
 #include "provider/core/context.h"
 #include "provider/verbs/mr.h"
@@ -185,18 +195,15 @@ static int mr_handle_add(struct prov_context *pctx, struct prov_mr *mr)
 	return -pctx->be->uobj_add(pctx->bectx, &u, &mr->ibmr.handle);
 }
 
-static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
-			     uint64_t iova, unsigned int access)
+/* The provider's and the kernel's part of ibv_reg_mr. */
+static struct ibv_mr *mr_create(struct ibv_pd *pd, void *addr, size_t length,
+				uint64_t iova, unsigned int access)
 {
 	struct prov_context *pctx;
 	struct prov_mr *mr;
 	uint32_t umem_id, mkey;
 	int err;
 
-	if (!pd) {
-		errno = EINVAL;
-		return NULL;
-	}
 	pctx = to_prov_context(pd->context);
 	/* ib_uverbs_reg_mr: the page offsets of start and hca_va agree. */
 	if (((uintptr_t)addr ^ iova) & (PROV_PAGE_SIZE - 1)) {
@@ -256,6 +263,29 @@ err_free:
 	free(mr);
 	errno = err;
 	return NULL;
+}
+
+/* libibverbs' part: fork tracking around the provider's. */
+static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			     uint64_t iova, unsigned int access)
+{
+	bool odp = access & IBV_ACCESS_ON_DEMAND;
+	struct ibv_mr *mr;
+	int err;
+
+	if (!pd) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!odp && prov_dontfork_range(addr, length))
+		return NULL;
+	mr = mr_create(pd, addr, length, iova, access);
+	if (!mr && !odp) {
+		err = errno;
+		prov_dofork_range(addr, length);
+		errno = err;
+	}
+	return mr;
 }
 
 MLX5EMU_ABI(ibv_reg_mr_iova2);
@@ -409,6 +439,8 @@ int mlx5emu_abi_ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd,
 			     void *addr, size_t length, int access)
 {
 	struct prov_mr *mr;
+	void *old_addr;
+	size_t old_length;
 	int err;
 
 	if (!ibmr) {
@@ -427,7 +459,13 @@ int mlx5emu_abi_ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd,
 		errno = EOPNOTSUPP;
 		return IBV_REREG_MR_ERR_CMD;
 	}
+	/* The new range is kept from children first (fork_mem.c). */
+	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
+	    prov_dontfork_range(addr, length))
+		return IBV_REREG_MR_ERR_DONT_FORK_NEW;
 	pthread_mutex_lock(&mr->lock);
+	old_addr = ibmr->addr;
+	old_length = ibmr->length;
 	err = rereg_mr(mr, flags, pd, addr, length, (unsigned int)access);
 	if (!err) {
 		struct prov_context *pctx = to_prov_context(ibmr->context);
@@ -447,8 +485,15 @@ int mlx5emu_abi_ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd,
 	pthread_mutex_unlock(&mr->lock);
 	if (err) {
 		errno = err;
+		if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
+		    prov_dofork_range(addr, length))
+			return IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW;
+		errno = err;
 		return IBV_REREG_MR_ERR_CMD;
 	}
+	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
+	    prov_dofork_range(old_addr, old_length))
+		return IBV_REREG_MR_ERR_DO_FORK_OLD;
 	return 0;
 }
 
@@ -478,6 +523,8 @@ int mlx5emu_abi_ibv_dereg_mr(struct ibv_mr *ibmr)
 		pctx->be->uobj_del(pctx->bectx, ibmr->handle);
 	prov_umem_dereg(pctx, mr->umem);
 	prov_pd_unuse(ibmr->pd);
+	if (!(mr->access & IBV_ACCESS_ON_DEMAND))
+		prov_dofork_range(ibmr->addr, ibmr->length);
 	pthread_mutex_destroy(&mr->lock);
 	free(mr);
 	return 0;

@@ -142,6 +142,7 @@ out:
 				 htobe32(qp->rq.head & 0xffff), __ATOMIC_RELEASE);
 	}
 	pthread_spin_unlock(&qp->rq.lock);
+	/* Posted work wakes the device (or moves it, without a thread). */
 	if (nreq)
 		prov_progress(qp->pctx, MLX5BE_PROGRESS_DOORBELL);
 	return err;

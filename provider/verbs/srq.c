@@ -645,6 +645,7 @@ static int prov_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		__atomic_store_n(srq->db, htobe32(srq->counter), __ATOMIC_RELEASE);
 	}
 	pthread_spin_unlock(&srq->lock);
+	/* Receives wait for messages; an RNR-waiting sender may go now. */
 	if (nreq)
 		prov_progress(srq->pctx, MLX5BE_PROGRESS_DOORBELL);
 	return err;

@@ -13,6 +13,7 @@
 #include "provider/devx/devx.h"
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
+#include "provider/verbs/fork.h"
 #include "provider/verbs/verbs_ctx.h"
 
 struct prov_verbs_ctx *prov_verbs_ctx(struct prov_context *pctx)
@@ -154,6 +155,7 @@ int prov_verbs_ctx_init(struct prov_context *pctx)
 
 	if (!vc)
 		return ENOMEM;
+	prov_fork_handlers_init();
 	pthread_mutex_init(&vc->lock, NULL);
 	vc->rand_state = (unsigned int)time(NULL) ^ (unsigned int)getpid() ^
 			 (unsigned int)(uintptr_t)vc;

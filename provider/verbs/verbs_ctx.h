@@ -16,6 +16,7 @@
 #include "backend/backend.h"
 #include "provider/core/cmd.h"
 
+struct prov_comp_channel;
 struct prov_context;
 struct prov_cq_rsc;
 
@@ -41,6 +42,7 @@ struct prov_verbs_ctx {
 	uint32_t uidx_used[PROV_UIDX_BLOCKS];
 
 	unsigned int rand_state;	/* AH UDP source ports */
+	struct prov_comp_channel *channels;	/* comp_channel.c */
 };
 
 /* Installs the op slots of PD, MR, CQ and AH (context_ops.c). */

@@ -1,9 +1,11 @@
 # tests/cli/lib.sh -- helpers for the mlx5emu command's tests.
-# Sourced with $1 = build dir, $2 = source dir, $3 = trace_prog.
+# Sourced with $1 = build dir, $2 = source dir, $3 = trace_prog,
+# $4 = det_scenario.
 set -uo pipefail
 BUILD=$1
 SRC=$2
 TRACE_PROG=${3:-}
+DET_SCENARIO=${4:-}
 MLX5EMU=$BUILD/bin/mlx5emu
 EXAMPLE=$BUILD/bin/mlx5emu-devx-example
 TMP=$(mktemp -d /tmp/mlx5emu-cli-XXXXXX)

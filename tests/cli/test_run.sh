@@ -65,6 +65,20 @@ if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
 		fail "--backend hw: more than one message: $out"
 fi
 
+# --deterministic: the mode, the seed, and no address randomization
+# (personality bit ADDR_NO_RANDOMIZE, 0x0040000).
+out=$("$MLX5EMU" run --deterministic=0x2a -- sh -c \
+	'echo "$MLX5EMU_ENGINE_MODE $MLX5EMU_SEED"; cat /proc/self/personality')
+expect_in "$out" "deterministic 0x2a" "--deterministic=SEED"
+expect_in "$out" "00040000" "--deterministic: ASLR off"
+out=$(MLX5EMU_SEED=9 "$MLX5EMU" run --deterministic -- sh -c \
+	'echo "$MLX5EMU_ENGINE_MODE $MLX5EMU_SEED"')
+expect_in "$out" "deterministic 9" "--deterministic keeps MLX5EMU_SEED"
+out=$("$MLX5EMU" run -- cat /proc/self/personality)
+expect_in "$out" "00000000" "ASLR stays on without --deterministic"
+out=$("$MLX5EMU" run --deterministic=-1 -- true 2>&1); expect_rc $? 125 "bad seed"
+expect_in "$out" "--deterministic=-1: expected a seed" "bad seed message"
+
 # -v tells what it does, on stderr.
 out=$("$MLX5EMU" run -v --devices 2 -- true 2>&1 >/dev/null)
 expect_in "$out" "mlx5emu run: MLX5EMU_NUM_DEVICES=2" "-v"

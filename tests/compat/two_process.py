@@ -3,7 +3,8 @@
 libraries, talking RDMA over the wire; both ports' captures judged.
 
     two_process.py --dropin DIR [--mlx5emu PATH] --expect REGEX
-                   [--min-packets N] [--opcodes NAME,...] -- PROGRAM ARGS...
+                   [--min-packets N] [--opcodes NAME,...] [--env NAME=VALUE]
+                   -- PROGRAM ARGS...
 
 PROGRAM ARGS runs twice: as the server with `-p PORT`, and as the client
 with `-p PORT 127.0.0.1`, where PORT is a free TCP port for the programs'
@@ -87,6 +88,9 @@ def run_once(args, prog, work):
     for role, d in dirs.items():
         env = compat_common.dropin_env(args.dropin)
         env["MLX5EMU_WIRE_CAPTURE"] = d
+        for kv in args.env:
+            name, _, value = kv.partition("=")
+            env[name] = value
         envs[role] = env
     server_cmd = prog + ["-p", str(port)]
     if args.mlx5emu:
@@ -173,6 +177,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=60, metavar="S",
                     help="for the whole run (default %(default)s s)")
     ap.add_argument("--keep", metavar="DIR", help="copy the captures there")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="set in both processes' environment (repeatable)")
     ap.add_argument("program", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     prog = args.program[1:] if args.program[:1] == ["--"] else args.program

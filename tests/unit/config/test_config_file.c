@@ -227,19 +227,19 @@ static const struct {
 	{ "[device]\n\nnum_portz = 1\n",
 	  "unknown setting \"device.num_portz\" (from @:3) (known: "
 	  "device.num_devices, device.num_ports, device.ip_base, "
-	  "device.sysfs_dir, config.file, caps, fault.rules, fault.seed, "
-	  "trace.mode, trace.file, trace.elide_defaults, backend.kind, "
-	  "backend.hw_libdir, wire.vni, wire.udp_port, wire.endpoint, "
-	  "wire.peers, wire.strict_l2, wire.capture, wire.capture_outer, "
-	  "wire.stats)" },
+	  "device.sysfs_dir, config.file, caps, engine.mode, engine.seed, "
+	  "fault.rules, fault.seed, trace.mode, trace.file, "
+	  "trace.elide_defaults, backend.kind, backend.hw_libdir, wire.vni, "
+	  "wire.udp_port, wire.endpoint, wire.peers, wire.strict_l2, "
+	  "wire.capture, wire.capture_outer, wire.stats)" },
 	{ "num_ports = 1\n",
 	  "@:1: \"num_ports\" is outside a section; put it under [device], "
-	  "[caps], [fault], [trace], [backend] or [wire]" },
+	  "[caps], [engine], [fault], [trace], [backend] or [wire]" },
 	{ "[devices]\nnum_ports = 1\n",
 	  "@:1: unknown section [devices]; expected [device], [caps], "
 	  "[caps.PAGE] (PAGE: cmd_hca_cap, per_protocol_networking_offload_caps, "
-	  "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2), [fault], [trace], "
-	  "[backend] or [wire]" },
+	  "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2), [engine], [fault], "
+	  "[trace], [backend] or [wire]" },
 	{ "[device]\nnum_ports 2\n",
 	  "@:2: syntax error: expected [section], key = value, or a comment "
 	  "starting with ; or #" },
@@ -286,8 +286,8 @@ static const struct {
 	{ "[caps.roce_capp]\nx = 1\n",
 	  "@:1: unknown section [caps.roce_capp]; expected [device], [caps], "
 	  "[caps.PAGE] (PAGE: cmd_hca_cap, per_protocol_networking_offload_caps, "
-	  "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2), [fault], [trace], "
-	  "[backend] or [wire]" },
+	  "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2), [engine], [fault], "
+	  "[trace], [backend] or [wire]" },
 };
 
 /*
@@ -487,6 +487,8 @@ START_TEST(new_variables_known)
 	setenv("MLX5EMU_CAPS", "", 1);
 	setenv("MLX5EMU_FAULTS", "", 1);
 	setenv("MLX5EMU_FAULT_SEED", "1", 1);
+	setenv("MLX5EMU_ENGINE_MODE", "threaded", 1);
+	setenv("MLX5EMU_SEED", "2", 1);
 	setenv("MLX5EMU_TRACE", "off", 1);
 	setenv("MLX5EMU_TRACE_FILE", "-", 1);
 	setenv("MLX5EMU_TRACE_ELIDE", "1", 1);
@@ -517,6 +519,44 @@ START_TEST(trace_modes)
 }
 END_TEST
 
+/* engine.mode: three names, any case; anything else is an error. */
+START_TEST(engine_mode)
+{
+	ck_assert_int_eq(load(), 0);
+	ck_assert_int_eq(cfg.engine_mode, EMU_ENGINE_THREADED);
+	ck_assert_str_eq(fmt_setting(EMU_SET_ENGINE_MODE), "threaded");
+	conf("[engine]\nmode = Deterministic\nseed = 0x2a\n");
+	ck_assert_int_eq(load(), 0);
+	ck_assert_int_eq(cfg.engine_mode, EMU_ENGINE_DETERMINISTIC);
+	ck_assert_str_eq(fmt_setting(EMU_SET_ENGINE_MODE), "deterministic");
+	ck_assert_uint_eq(cfg.engine_seed, 42);
+	setenv("MLX5EMU_ENGINE_MODE", "inline", 1);
+	ck_assert_int_eq(load(), 0);
+	ck_assert_int_eq(cfg.engine_mode, EMU_ENGINE_INLINE);
+	setenv("MLX5EMU_ENGINE_MODE", "detached", 1);
+	ck_assert_int_eq(load(), -EINVAL);
+	ck_msg("MLX5EMU_ENGINE_MODE=\"detached\" is invalid (setting "
+	       "engine.mode, from the environment): expected threaded, inline "
+	       "or deterministic");
+}
+END_TEST
+
+/* One seed for everything: fault.seed follows engine.seed unless set. */
+START_TEST(one_seed)
+{
+	setenv("MLX5EMU_SEED", "7", 1);
+	ck_assert_int_eq(load(), 0);
+	ck_assert_uint_eq(cfg.engine_seed, 7);
+	ck_assert_uint_eq(cfg.fault_seed, 7);
+	conf("[fault]\nseed = 9\n");
+	ck_assert_int_eq(load(), 0);
+	ck_assert_uint_eq(cfg.engine_seed, 7);
+	ck_assert_uint_eq(cfg.fault_seed, 9);
+	setenv("MLX5EMU_SEED", "-1", 1);
+	ck_assert_int_eq(load(), -EINVAL);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("config_file");
@@ -536,6 +576,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, init_fails_naming_file_line);
 	tcase_add_test(tc, open_fails_einval);
 	tcase_add_test(tc, new_variables_known);
+	tcase_add_test(tc, engine_mode);
+	tcase_add_test(tc, one_seed);
 	tcase_add_loop_test(tc, trace_modes, 0, sizeof(modes) / sizeof(modes[0]));
 	suite_add_tcase(s, tc);
 	return s;

@@ -56,11 +56,12 @@ static struct ibv_cq *cq;
 static unsigned int progress_calls;
 static unsigned int progress_why;
 
-static void fake_progress(struct mlx5be_ctx *bectx, unsigned int why)
+static int fake_progress(struct mlx5be_ctx *bectx, unsigned int why)
 {
 	(void)bectx;
 	progress_calls++;
 	progress_why |= why;
+	return 0;
 }
 
 /* CREATE_QP without the signature bit the firmware refuses. */

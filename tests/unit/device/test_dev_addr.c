@@ -244,6 +244,28 @@ START_TEST(same_base_processes_differ)
 }
 END_TEST
 
+/* Deterministic mode: the first candidate comes from engine.seed, so runs
+ * one after another with one seed get one address, whatever their pid. */
+START_TEST(deterministic_from_seed)
+{
+	uint32_t a[2], b[1];
+
+	ck_assert_uint_eq(emu_addr_seed_candidate(42), emu_addr_seed_candidate(42));
+	ck_assert_uint_ne(emu_addr_seed_candidate(42), emu_addr_seed_candidate(43));
+	ck_assert_uint_ne(emu_addr_seed_candidate(1), emu_addr_seed_candidate(1ull << 32));
+	ck_assert_ptr_null(emu_addr_unusable(emu_addr_seed_candidate(42)));
+	setenv("MLX5EMU_ENGINE_MODE", "deterministic", 1);
+	setenv("MLX5EMU_SEED", "42", 1);
+	addresses_of_children(1, &a[0]);
+	addresses_of_children(1, &a[1]);
+	ck_assert_uint_eq(a[0], emu_addr_seed_candidate(42));
+	ck_assert_uint_eq(a[1], a[0]);
+	setenv("MLX5EMU_SEED", "43", 1);
+	addresses_of_children(1, b);
+	ck_assert_uint_eq(b[0], emu_addr_seed_candidate(43));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("dev_addr");
@@ -258,6 +280,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, not_local);
 	tcase_add_test(tc, two_processes_differ);
 	tcase_add_test(tc, same_base_processes_differ);
+	tcase_add_test(tc, deterministic_from_seed);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -51,11 +51,28 @@ void ent_dev_init(struct ent_dev *d, int index)
 	ent_dev_init_caps(d, index, NULL);
 }
 
+/* The mode the suite runs in: MLX5EMU_ENGINE_MODE as the settings name
+ * it (the ctest entries say which), threaded when unset. */
+static void ent_mode_from_env(void)
+{
+	const char *m = getenv("MLX5EMU_ENGINE_MODE");
+	enum emu_eng_mode mode = EMU_ENG_THREADED;
+
+	if (m && !strcmp(m, "inline"))
+		mode = EMU_ENG_INLINE;
+	else if (m && !strcmp(m, "deterministic"))
+		mode = EMU_ENG_DETERMINISTIC;
+	else
+		ck_assert_msg(!m || !strcmp(m, "threaded"), "mode %s", m);
+	ck_assert_int_eq(emu_eng_set_mode(mode), 0);
+}
+
 void ent_dev_init_caps(struct ent_dev *d, int index,
 		       void (*tweak)(struct emu_fw_caps *caps))
 {
 	uint32_t kuar;
 
+	ent_mode_from_env();
 	memset(d, 0, sizeof(*d));
 	d->index = index;
 	d->fw = fwt_create(tweak);
@@ -150,12 +167,27 @@ const uint8_t *ent_cq_next(struct ent_cq *cq)
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		ck_assert_msg(t.tv_sec - t0.tv_sec < 5,
 			      "no CQE %u on CQ 0x%x", cq->ci, cq->cqn);
-		sched_yield();
+		ent_poll_progress();
 	}
 	cq->ci++;
 	ci = htobe32(cq->ci & 0xffffff);
 	__atomic_store_n((uint32_t *)cq->dbr.addr, ci, __ATOMIC_RELEASE);
 	return e;
+}
+
+void ent_poll_progress(void)
+{
+	if (emu_eng_threaded())
+		sched_yield();
+	else
+		emu_eng_progress(EMU_ENG_WHY_POLL);
+}
+
+void ent_tick(void)
+{
+	if (!emu_eng_threaded())
+		emu_eng_progress(EMU_ENG_WHY_POLL);
+	usleep(1000);
 }
 
 bool ent_cq_quiet(struct ent_cq *cq, unsigned int ms)
@@ -165,7 +197,7 @@ bool ent_cq_quiet(struct ent_cq *cq, unsigned int ms)
 	for (unsigned int i = 0; i < ms; i++) {
 		if (ent_cqe_valid(cq, e))
 			return false;
-		usleep(1000);
+		ent_tick();
 	}
 	return !ent_cqe_valid(cq, e);
 }

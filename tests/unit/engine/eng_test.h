@@ -32,7 +32,9 @@ struct ent_dev {
 /* Registered memory of d, freed with it. */
 void ent_mem_reg(struct ent_dev *d, size_t size, struct fwt_mem *mem);
 
-/* Device @index (GIDs and MAC derived from it), joined to the engine. */
+/* Device @index (GIDs and MAC derived from it), joined to the engine,
+ * which runs in the mode MLX5EMU_ENGINE_MODE names (threaded if unset:
+ * each ctest entry states its mode). */
 void ent_dev_init(struct ent_dev *d, int index);
 /* The same with capability pages edited first (fwt_create's tweak). */
 void ent_dev_init_caps(struct ent_dev *d, int index,
@@ -49,10 +51,17 @@ struct ent_cq {
 void ent_cq_init(struct ent_dev *d, struct ent_cq *cq, unsigned int log_size,
 		 unsigned int cqe_size, bool oi);
 /* The 64-byte CQE at index ci once it is valid (5 s at most, else the
- * test fails); consume it (ci++, doorbell record). */
+ * test fails); consume it (ci++, doorbell record).  Without an engine
+ * thread each look is a progress call, as a provider's poll is. */
 const uint8_t *ent_cq_next(struct ent_cq *cq);
-/* No valid CQE shows up within ms milliseconds. */
+/* No valid CQE shows up within ms milliseconds (progress calls included). */
 bool ent_cq_quiet(struct ent_cq *cq, unsigned int ms);
+/* What a polling loop does between looks: yield to the engine thread, or
+ * without one make progress. */
+void ent_poll_progress(void);
+/* A millisecond of a waiting loop, after a progress call if no engine
+ * thread runs. */
+void ent_tick(void);
 
 /* An MR: an mkey over its own registered buffer. */
 struct ent_mr {

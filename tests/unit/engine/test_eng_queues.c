@@ -183,7 +183,7 @@ START_TEST(cq_overrun)
 	/* Two CQEs land, the third would overwrite an unread one: none is
 	 * written, the CQ is in error (overflow). */
 	for (int i = 0; i < 200 && cq_query(&da, acq.cqn, "status") == 0; i++)
-		usleep(1000);
+		ent_tick();
 	ck_assert_uint_eq(cq_query(&da, acq.cqn, "status"),
 			  MLX5_CQC_STATUS_CQ_OVERFLOW);
 	ck_assert_uint_eq(cq_query(&da, acq.cqn, "producer"), 2);
@@ -203,7 +203,7 @@ START_TEST(cq_overrun_ignored)
 	for (int i = 0; i < 3; i++)
 		post_nop(&a);
 	for (int i = 0; i < 200 && cq_query(&da, acq.cqn, "producer") < 3; i++)
-		usleep(1000);
+		ent_tick();
 	/* The third went over the first: entry 0 of the second lap. */
 	ck_assert_uint_eq(cq_query(&da, acq.cqn, "producer"), 3);
 	ck_assert_uint_eq(cq_query(&da, acq.cqn, "status"), 0);
@@ -378,7 +378,7 @@ START_TEST(resize_cq)
 		post_nop(&a);
 	ent_cq_next(&acq);			/* ci 1, CQEs 1 and 2 pending */
 	for (int i = 0; i < 200 && cq_query(&da, acq.cqn, "producer") < 3; i++)
-		usleep(1000);
+		ent_tick();
 	/* Grow to 8 entries. */
 	ent_mem_reg(&da, 8 * 64, &big);
 	resize_mbox(&m, &da, acq.cqn, 3, big.umem_id);
@@ -393,7 +393,7 @@ START_TEST(resize_cq)
 	post_nop(&a);
 	nb = (const uint8_t *)big.addr + 4 * 64;
 	for (int i = 0; i < 2000 && __atomic_load_n(&nb[63], __ATOMIC_ACQUIRE) == 0; i++)
-		usleep(1000);
+		ent_tick();
 	ck_assert_uint_eq(nb[63], MLX5_CQE_REQ << 4 | 0);
 	ck_assert_uint_eq(ent_be16(nb + 60), 3);	/* the fourth NOP */
 	ck_assert_uint_eq(cq_query(&da, acq.cqn, "producer"), 5);

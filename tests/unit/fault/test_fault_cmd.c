@@ -2,8 +2,8 @@
 /*
  * The rule set at run time: rules added and removed while other threads run
  * commands through a device's firmware (counts stay exact, every failure is
- * one a rule gave), removal while a command sleeps in a delay, the hook on
- * a real firmware, and fork.
+ * one a rule gave), removal while a command sleeps in a delay, a delay on
+ * the virtual clock, the hook on a real firmware, and fork.
  */
 #include <check.h>
 #include <errno.h>
@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "emu/base/clock.h"
 #include "emu/firmware/fw.h"
 #include "emu/firmware/fw_syndrome.h"
 #include "prm/prm_cmd.h"
@@ -218,6 +219,24 @@ START_TEST(remove_during_delay)
 }
 END_TEST
 
+/* On the virtual clock (deterministic mode) a delay moves the clock by its
+ * length and does not sleep. */
+START_TEST(delay_on_the_virtual_clock)
+{
+	double t0;
+
+	ft_add("delay opcode=QUERY_HCA_CAP ms=3000");
+	emu_clock_set_virtual(true);
+	t0 = ft_now_ms();
+	ft_hook(0, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, NULL, NULL);
+	ck_assert_double_lt(ft_now_ms() - t0, 1000.0);
+	ck_assert_uint_eq(emu_clock_ns(), 3000000000ull);
+	ft_hook(0, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, NULL, NULL);
+	ck_assert_uint_eq(emu_clock_ns(), 6000000000ull);
+	emu_clock_set_virtual(false);
+}
+END_TEST
+
 /* fork(): the child has the parent's rules and a usable rule set. */
 START_TEST(fork_child)
 {
@@ -253,6 +272,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, changes_under_load);
 	tcase_add_test(tc, exact_counts_across_threads);
 	tcase_add_test(tc, remove_during_delay);
+	tcase_add_test(tc, delay_on_the_virtual_clock);
 	tcase_add_test(tc, fork_child);
 	suite_add_tcase(s, tc);
 	return s;

@@ -124,7 +124,7 @@ START_TEST(test_fork)
 }
 END_TEST
 
-/* After an MR exists fork_init still succeeds: nothing to set up. */
+/* Opening a device registers no memory: fork_init is not too late. */
 START_TEST(test_fork_after_open)
 {
 	struct ibv_context *ctx = qt_open(false);

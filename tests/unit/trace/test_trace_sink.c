@@ -2,7 +2,8 @@
 /*
  * The command trace on a firmware (emu/trace/trace.h): lines written to a
  * file as commands run, text and JSON, the injected mark next to a
- * fault-injection hook (a separate slot), off costs a missing tracer, a
+ * fault-injection hook (a separate slot), the virtual clock's lines (no
+ * pid, virtual durations), off costs a missing tracer, a
  * file per process with %p, detach, and whole lines with consecutive
  * sequence numbers from many threads at once.
  */
@@ -18,6 +19,7 @@
 
 #include <json-c/json.h>
 
+#include "emu/base/clock.h"
 #include "emu/device/dev_config.h"
 #include "emu/fault/fault.h"
 #include "emu/firmware/fw.h"
@@ -153,6 +155,39 @@ START_TEST(json_lines)
 	}
 	fclose(f);
 	ck_assert_int_eq(n, 2);
+}
+END_TEST
+
+/*
+ * On the virtual clock (deterministic mode) the trace carries nothing of
+ * the wall clock or the process: no pid, and each duration the virtual
+ * time the command took (a delay fault's, here none).
+ */
+START_TEST(json_lines_virtual_clock)
+{
+	FILE *f;
+	char buf[65536];
+	int n = 0;
+
+	emu_clock_set_virtual(true);
+	configure(EMU_TRACE_JSON, true, file);
+	ck_assert_int_eq(emu_trace_attach(fw, "mlx5_7"), 0);
+	dealloc_pd(fw, alloc_pd(fw));
+	f = fopen(file, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(buf, sizeof(buf), f)) {
+		struct json_object *o = json_tokener_parse(buf), *v;
+
+		ck_assert_ptr_nonnull(o);
+		ck_assert(!json_object_object_get_ex(o, "pid", &v));
+		ck_assert(json_object_object_get_ex(o, "duration_ns", &v));
+		ck_assert_int_eq(json_object_get_int64(v), 0);
+		json_object_put(o);
+		n++;
+	}
+	fclose(f);
+	ck_assert_int_eq(n, 2);
+	emu_clock_set_virtual(false);
 }
 END_TEST
 
@@ -349,6 +384,7 @@ static Suite *trace_sink_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, text_lines);
 	tcase_add_test(tc, json_lines);
+	tcase_add_test(tc, json_lines_virtual_clock);
 	tcase_add_test(tc, injected_marked);
 	tcase_add_test(tc, rules_named);
 	tcase_add_test(tc, off_installs_nothing);
