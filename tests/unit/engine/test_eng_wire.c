@@ -55,7 +55,8 @@ static int wire_socket(int dev, uint16_t *port)
 	return fd;
 }
 
-static void side_init(struct side *s, int dev, uint16_t *udp_port,
+/* @fd: the port's socket, bound to 127.0.<dev>.2:@udp_port. */
+static void side_init(struct side *s, int dev, int fd, uint16_t udp_port,
 		      const char *capture)
 {
 	struct emu_wire_port_cfg pc = {
@@ -68,11 +69,10 @@ static void side_init(struct side *s, int dev, uint16_t *udp_port,
 	};
 	struct emu_wire_ep local = { .family = AF_INET,
 				     .addr = { 127, 0, (uint8_t)dev, 2 } };
-	int fd = wire_socket(dev, udp_port);
 
 	ent_dev_init(&s->d, dev);
-	local.port = *udp_port;
-	pc.peer_udp_port = *udp_port;
+	local.port = udp_port;
+	pc.peer_udp_port = udp_port;
 	s->wp = emu_wire_port_create(&pc,
 				     emu_wire_link_udp_create(fd, &local));
 	ck_assert_ptr_nonnull(s->wp);
@@ -123,7 +123,7 @@ static void child_run(int to_parent, int from_parent, uint16_t udp_port)
 	uint32_t rqpn, msgs;
 	unsigned int bad = 0;
 
-	side_init(&s, 1, &udp_port, NULL);
+	side_init(&s, 1, wire_socket(1, &udp_port), udp_port, NULL);
 	for (unsigned int i = 0; i < MSGS; i++)
 		ent_post_recv(&s.qp, s.mr.key,
 			      (uint64_t)(uintptr_t)s.mr.buf + i * MSG_LEN,
@@ -150,22 +150,26 @@ static uint16_t udp_port;
 
 /* The parent's side, connected to a forked child's that expects msgs
  * SENDs; the parent's QP resends retry times, every 4.096 us <<
- * ack_timeout. */
+ * ack_timeout.  The fork comes before the parent's device starts the
+ * engine thread: a child of a process with threads may not start its own
+ * (ThreadSanitizer refuses). */
 static void pair_up(const char *capture, uint32_t msgs, unsigned int retry,
 		    unsigned int ack_timeout)
 {
-	int up[2], down[2];
+	int up[2], down[2], fd;
 	uint32_t rqpn, ready;
 
 	ck_assert(!pipe(up) && !pipe(down));
-	side_init(&pa, 0, &udp_port, capture);
+	fd = wire_socket(0, &udp_port);
 	child = fork();
 	ck_assert_int_ge(child, 0);
 	if (!child) {
 		close(up[0]);
 		close(down[1]);
+		close(fd);
 		child_run(up[1], down[0], udp_port);
 	}
+	side_init(&pa, 0, fd, udp_port, capture);
 	close(up[1]);
 	close(down[0]);
 	ck_assert(read(up[0], &rqpn, 4) == 4);
