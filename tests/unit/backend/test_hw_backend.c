@@ -442,7 +442,7 @@ START_TEST(fork_while_busy)
 
 	/* The emulator's engine thread inside the double is no thread of
 	 * rdma-core's and nothing holds it off a fork (tests/hwdouble). */
-	setenv("MLX5EMU_ENGINE_THREAD", "0", 1);
+	setenv("MLX5EMU_ENGINE_MODE", "inline", 1);
 	load_double();
 	ck_assert_int_eq(HW->open(0, &ctx, &fd), 0);
 	ck_assert_int_eq(pthread_create(&t, NULL, busy, ctx), 0);
