@@ -246,9 +246,7 @@ static unsigned int eng_wire_wait(struct eng *e)
 {
 	unsigned int done = 0;
 
-	pthread_mutex_lock(&e->cfg);	/* the ports stay while parked */
 	eng_park(e, ENG_PARK_MAX_US);
-	pthread_mutex_unlock(&e->cfg);
 	if (pthread_mutex_trylock(&e->run) == 0) {
 		atomic_store(&e->pending, 0);
 		done = eng_progress_locked(e, EMU_ENG_WHY_WAIT);
@@ -304,8 +302,6 @@ static void eng_park(struct eng *e, unsigned int us)
 	ts.tv_nsec = (long)(ns % 1000000000ull);
 	atomic_store(&e->parked, 1);
 	if (!atomic_load(&e->pending) && !atomic_load(&e->stop)) {
-		/* Ports only change under cfg, which the thread's owner
-		 * holds while it runs. */
 		if (e->nwire)
 			eng_wire_park(e, ns);
 		else

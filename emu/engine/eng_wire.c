@@ -270,6 +270,9 @@ void eng_wire_park(struct eng *e, uint64_t ns)
 	nfds_t n = 0;
 	uint64_t v;
 
+	/* The devices change under the run lock (a device leaves while the
+	 * thread runs); a descriptor closed after this wakes the poll. */
+	pthread_mutex_lock(&e->run);
 	for (int i = 0; i < ENG_MAX_DEVS; i++) {
 		struct eng_dev *dev = e->devs[i];
 
@@ -283,6 +286,7 @@ void eng_wire_park(struct eng *e, uint64_t ns)
 			}
 		}
 	}
+	pthread_mutex_unlock(&e->run);
 	fds[n].fd = e->wake_fd;
 	fds[n].events = POLLIN;
 	n++;
