@@ -166,6 +166,9 @@ static void wire_ext_get(const uint8_t *p, struct emu_wire_roce *h,
 			h->dma_len = wire_get32(p + 12);
 			p += 16;
 		} else {
+			/* An atomic's operand is 8 bytes (IBA 9.4.5); the
+			 * AtomicETH has no length of its own. */
+			h->dma_len = 8;
 			h->swap_add = wire_get64(p + 12);
 			h->compare = wire_get64(p + 20);
 			p += 28;

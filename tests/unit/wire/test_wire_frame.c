@@ -370,7 +370,9 @@ static void check_fields(const struct emu_wire_roce *a,
 	ck_assert_uint_eq(b->src_qpn, hdrs & EMU_WIRE_H_DETH ? a->src_qpn : 0);
 	ck_assert_uint_eq(b->va, hdrs & (EMU_WIRE_H_RETH | EMU_WIRE_H_ATOMIC) ?
 				 a->va : 0);
-	ck_assert_uint_eq(b->dma_len, hdrs & EMU_WIRE_H_RETH ? a->dma_len : 0);
+	/* An atomic's length is implied: one 8-byte operand. */
+	ck_assert_uint_eq(b->dma_len, hdrs & EMU_WIRE_H_RETH ? a->dma_len :
+				      hdrs & EMU_WIRE_H_ATOMIC ? 8 : 0);
 	ck_assert_uint_eq(b->msn, hdrs & EMU_WIRE_H_AETH ? a->msn : 0);
 	ck_assert_uint_eq(b->syndrome, hdrs & EMU_WIRE_H_AETH ? a->syndrome : 0);
 	ck_assert_uint_eq(b->imm, hdrs & EMU_WIRE_H_IMM ? a->imm : 0);
