@@ -31,6 +31,10 @@
  *               9.7.6.1.3), then TRANSPORT_RETRY_EXC_ERR; 0 is no timer.
  *
  * Forward progress (a request acknowledged) restores both retry counts.
+ * One loss costs one retry: once the window is rewound, the responses
+ * still on their way from before (each implying the same NAK) and a
+ * duplicated NAK are dropped until progress is made; only the timer
+ * retries again meanwhile (as rxe's started_retry).
  */
 #include <endian.h>
 #include <string.h>
@@ -155,6 +159,7 @@ static void eng_comp_progress(struct eng_qp *qp)
 {
 	qp->retry_left = qp->attr.retry_count;
 	qp->rnr_left = qp->attr.rnr_retry;
+	qp->retrying = false;
 	qp->ack_deadline = qp->whead != qp->wtail && eng_comp_timeout_ns(qp) ?
 			   eng_g.now_ns + eng_comp_timeout_ns(qp) : 0;
 }
@@ -210,6 +215,10 @@ static struct eng_infl *eng_comp_ack_upto(struct eng_qp *qp, uint32_t psn,
 /* Resend after a sequence NAK or an implied one: a retry. */
 static void eng_comp_retry(struct eng_qp *qp, uint32_t psn)
 {
+	if (qp->retrying) {
+		qp->st.dropped++;	/* the same loss, seen again */
+		return;
+	}
 	if (!qp->retry_left) {
 		struct eng_infl *r = eng_win(qp, qp->whead);
 
@@ -219,6 +228,7 @@ static void eng_comp_retry(struct eng_qp *qp, uint32_t psn)
 		return;
 	}
 	qp->retry_left--;
+	qp->retrying = true;
 	eng_req_rewind(qp, psn);
 }
 
@@ -460,6 +470,7 @@ void eng_comp_timers(struct eng_qp *qp)
 		return;
 	}
 	qp->retry_left--;
+	qp->retrying = true;
 	eng_count(qp, EMU_FW_QCNT_LOCAL_ACK_TIMEOUT_ERR);
 	qp->ack_deadline = now + eng_comp_timeout_ns(qp);
 	{

@@ -234,6 +234,7 @@ struct eng_qp {
 	uint32_t una;			/* oldest PSN not acknowledged */
 	unsigned int rd_out;		/* READs and atomics in the window */
 	unsigned int rnr_left, retry_left;
+	bool retrying;			/* rewound, no progress since */
 	uint64_t ack_deadline;		/* transport timer (0: off) */
 	uint64_t rnr_deadline;		/* RNR wait (0: none) */
 	struct eng_wqe cur;		/* the WQE being sent */

@@ -233,13 +233,16 @@ static bool eng_req_load(struct eng_qp *qp, uint16_t idx)
 /* Unacknowledged bytes on the wire, against what the peer can take. */
 static bool eng_req_window_full(struct eng_qp *qp)
 {
-	uint32_t next;
+	int32_t ahead;
 
 	if (qp->wsend == qp->wtail || eng_fabric_local(qp))
 		return false;
-	next = eng_win(qp, qp->wsend)->psn + eng_win(qp, qp->wsend)->sent;
-	return (uint64_t)(uint32_t)eng_psn_diff(next, qp->una) * eng_mtu(qp) >=
-	       eng_wire_window(qp);
+	/* A READ resent from its first missing response starts behind
+	 * una (its earlier responses came): nothing of it is ahead. */
+	ahead = eng_psn_diff(eng_win(qp, qp->wsend)->psn +
+			     eng_win(qp, qp->wsend)->sent, qp->una);
+	return ahead > 0 &&
+	       (uint64_t)ahead * eng_mtu(qp) >= eng_wire_window(qp);
 }
 
 /* Send what is left of record r, as far as budget and window allow. */
@@ -299,8 +302,6 @@ static unsigned int eng_req_resend(struct eng_qp *qp, unsigned int budget)
 			qp->wsend++;
 			continue;
 		}
-		if (r->sent || r->resp)
-			qp->st.retransmits++;
 		/* Packets out start the transport timer (IBA 9.7.6.1.1);
 		 * in process their answer may stop it during the send. */
 		eng_comp_arm(qp);
@@ -510,11 +511,16 @@ void eng_req_rewind(struct eng_qp *qp, uint32_t psn)
 			qp->wsend = i;
 		for (unsigned int k = i; k != qp->wtail; k++) {
 			struct eng_infl *q = eng_win(qp, k);
+			uint32_t from = (k == i && in > 0 && !local &&
+					 !q->reads) ? (uint32_t)in : 0;
 
 			/* In process a message goes whole; a READ resends
-			 * from its first missing response. */
-			q->sent = (k == i && in > 0 && !local && !q->reads) ?
-				  (uint32_t)in : 0;
+			 * from its first missing response.  A message that
+			 * had packets out goes again: a retransmission (a
+			 * send cut short by its budget only continues). */
+			if (q->sent > from)
+				qp->st.retransmits++;
+			q->sent = from;
 		}
 		return;
 	}
