@@ -33,7 +33,8 @@ ROCE_UDP_PORT = 4791
 ETH_IPV4, ETH_IPV6, ETH_ROCE_V1 = 0x0800, 0x86DD, 0x8915
 
 # Extension headers after the BTH, by opcode within its transport (the low
-# five bits): RC, UC and XRC share the layout, XRC with an XRCETH first.
+# five bits): RC, UC and XRC share the layout, XRC requests with an XRCETH
+# first.
 RETH, AETH, IMM, IETH, ATOMIC, ATOMIC_ACK, DETH, XRCETH = 16, 4, 4, 4, 28, 8, 8, 4
 RC_LAYOUT = {
     0x00: ("SEND_FIRST", (), True), 0x01: ("SEND_MIDDLE", (), True),
@@ -77,7 +78,10 @@ def opcode_layout(opcode):
     base, low = opcode & 0xE0, opcode & 0x1F
     if base == 0x00 or base == 0xA0:
         entry = RC_LAYOUT.get(low)
-        if entry and base == 0xA0:
+        # The XRCETH names the target's SRQ: requests carry it, the
+        # responses a target sends back (READ responses, ACKs, atomic
+        # ACKs: 0x0D..0x12) do not (IBA table 38).
+        if entry and base == 0xA0 and not 0x0D <= low <= 0x12:
             entry = (entry[0], (XRCETH,) + entry[1], entry[2])
     elif base == 0x20:
         entry = RC_LAYOUT.get(low) if low in UC_OPCODES else None
