@@ -3,8 +3,9 @@
 libraries, talking RDMA over the wire; both ports' captures judged.
 
     two_process.py --dropin DIR [--mlx5emu PATH] --expect REGEX
-                   [--min-packets N] [--opcodes NAME,...] [--env NAME=VALUE]
-                   -- PROGRAM ARGS...
+                   [--report client|both] [--min-packets N]
+                   [--opcodes NAME,...] [--faults RULES]
+                   [--stats KEY>=N,...] [--env NAME=VALUE]... -- PROGRAM ARGS...
 
 PROGRAM ARGS runs twice: as the server with `-p PORT`, and as the client
 with `-p PORT 127.0.0.1`, where PORT is a free TCP port for the programs'
@@ -13,10 +14,19 @@ own exchange of addresses (ibverbs-utils and perftest both take -p).  With
 LD_LIBRARY_PATH, so both ways of running a program are used.  Each process
 writes a pcap of its port (MLX5EMU_WIRE_CAPTURE) into a directory of its
 own, judged by roce_capture.py; each process's output must match REGEX
-(a line, re.MULTILINE).  Whatever fails, no process outlives the script.
+(a line, re.MULTILINE); with --report client only the client's must
+(perftest's latency servers print no results).  --faults gives both
+processes the same fault rules (MLX5EMU_FAULTS: wire faults act on the
+frames each process sends).  --stats has each process write its wire
+counters (MLX5EMU_WIRE_STATS) and checks their sums over both processes'
+QPs and ports, e.g. `retransmits>=1,faults>=1`; the sums are printed,
+and without --faults no message may be sent again but for a timeout or
+a NAK.
+Whatever fails, no process outlives the script.
 """
 import argparse
 import glob
+import json
 import os
 import re
 import shutil
@@ -77,6 +87,59 @@ def wait(proc, deadline):
         return None
 
 
+def parse_stats(spec):
+    """[(key, minimum)] of `KEY>=N,...`."""
+    out = []
+    for item in filter(None, spec.split(",")):
+        m = re.fullmatch(r"(\w+)>=(\d+)", item.strip())
+        if not m:
+            raise argparse.ArgumentTypeError("%r is not KEY>=N" % item)
+        out.append((m.group(1), int(m.group(2))))
+    return out
+
+
+def stats_sums(paths):
+    """Each counter summed over the QP and port lines of the files; a
+    port's drops are summed under drop_REASON."""
+    sums = {}
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                rec = json.loads(line)
+                for k, v in rec.items():
+                    if k == "drops":
+                        for why, n in v.items():
+                            sums["drop_" + why] = sums.get("drop_" + why, 0) + n
+                    elif isinstance(v, int) and k not in ("qpn", "port"):
+                        sums[k] = sums.get(k, 0) + v
+    return sums
+
+
+def check_stats(args, paths):
+    """True when every --stats condition holds."""
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        print("%s: no wire counters in %s" % (TAG, ", ".join(missing)))
+        return False
+    sums = stats_sums(paths)
+    print("%s: counters of both processes: %s" % (
+        TAG, ", ".join("%s %d" % kv for kv in sorted(sums.items()))))
+    ok = True
+    # Without faults a message goes again only after a timeout or a NAK
+    # (a loaded machine may see either); a send continued after its
+    # budget ran out is no retransmission.
+    causes = sum(sums.get(k, 0) for k in ("timeouts", "naks_rcvd", "rnr_naks_rcvd"))
+    if not args.faults and sums.get("retransmits", 0) and not causes:
+        print("%s: %d retransmits with no timeout and no NAK"
+              % (TAG, sums["retransmits"]))
+        ok = False
+    for key, least in args.stats:
+        if sums.get(key, 0) < least:
+            print("%s: %s is %d, expected at least %d" % (TAG, key, sums.get(key, 0), least))
+            ok = False
+    return ok
+
+
 def run_once(args, prog, work):
     """0, 1 (failed), or None when the server could not take its port."""
     port = free_port()
@@ -91,6 +154,10 @@ def run_once(args, prog, work):
         for kv in args.env:
             name, _, value = kv.partition("=")
             env[name] = value
+        if args.faults:
+            env["MLX5EMU_FAULTS"] = args.faults
+        if args.stats:
+            env["MLX5EMU_WIRE_STATS"] = os.path.join(work, role + ".jsonl")
         envs[role] = env
     server_cmd = prog + ["-p", str(port)]
     if args.mlx5emu:
@@ -134,7 +201,8 @@ def run_once(args, prog, work):
             print("%s: the %s did not finish within %g s" % (TAG, role, args.timeout))
         elif rc != 0:
             print("%s: the %s exited with %d" % (TAG, role, rc))
-        elif not re.search(args.expect, log, re.MULTILINE):
+        elif ((role == "client" or args.report == "both")
+              and not re.search(args.expect, log, re.MULTILINE)):
             print("%s: the %s's output lacks /%s/" % (TAG, role, args.expect))
         else:
             continue
@@ -143,6 +211,9 @@ def run_once(args, prog, work):
                                                    else client_cmd), log))
     print("%s: server listening after %.2f s, both done %.2f s later"
           % (TAG, t_listen - t0, t_done - t_listen))
+    if args.stats and not check_stats(
+            args, [os.path.join(work, r + ".jsonl") for r in dirs]):
+        failed = True
     if failed:
         return 1
 
@@ -170,6 +241,14 @@ def main():
                     help="start the server through `PATH run --`")
     ap.add_argument("--expect", required=True, metavar="REGEX",
                     help="what each process's output must hold")
+    ap.add_argument("--report", choices=("client", "both"), default="both",
+                    help="whose output must match --expect (default both)")
+    ap.add_argument("--faults", metavar="RULES",
+                    help="fault rules (MLX5EMU_FAULTS) for both processes")
+    ap.add_argument("--stats", type=parse_stats, default=[], metavar="KEY>=N,...",
+                    help="wire counters that must reach these sums")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="set in both processes' environment (repeatable)")
     ap.add_argument("--min-packets", type=int, default=1, metavar="N",
                     help="RoCE packets each capture must hold at least")
     ap.add_argument("--opcodes", default="", metavar="NAME,...",
@@ -177,8 +256,6 @@ def main():
     ap.add_argument("--timeout", type=float, default=60, metavar="S",
                     help="for the whole run (default %(default)s s)")
     ap.add_argument("--keep", metavar="DIR", help="copy the captures there")
-    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
-                    help="set in both processes' environment (repeatable)")
     ap.add_argument("program", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     prog = args.program[1:] if args.program[:1] == ["--"] else args.program
