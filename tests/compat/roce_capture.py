@@ -6,8 +6,10 @@
 
 Two judges that share nothing with the emulator's code:
 
-1. This script parses every frame itself (Ethernet, then IPv4 or IPv6 and
-   UDP port 4791 for RoCE v2, or the GRH for RoCE v1 on ethertype 0x8915)
+1. This script parses every frame itself (Ethernet, inside a VXLAN
+   datagram to UDP port 4789 when the capture holds those, then IPv4 or
+   IPv6 and UDP port 4791 for RoCE v2, or the GRH for RoCE v1 on
+   ethertype 0x8915)
    and checks it against the IBA: the IPv4 header checksum and lengths,
    BTH version and P_Key, the header layout of the opcode, the pad count,
    each message's FIRST/MIDDLE/LAST order and path-MTU-sized packets, and
@@ -30,6 +32,7 @@ import sys
 import zlib
 
 ROCE_UDP_PORT = 4791
+VXLAN_UDP_PORT = 4789                     # RFC 7348; wire.udp_port's default
 ETH_IPV4, ETH_IPV6, ETH_ROCE_V1 = 0x0800, 0x86DD, 0x8915
 
 # Extension headers after the BTH, by opcode within its transport (the low
@@ -134,6 +137,36 @@ def icrc(masked_l3, rest):
     """The ICRC as it goes on the wire: CRC-32 of the masked pseudo-LRH,
     the masked network (and UDP) headers and the BTH onwards, LSB first."""
     return struct.pack("<I", zlib.crc32(b"\xff" * 8 + masked_l3 + rest) & 0xFFFFFFFF)
+
+
+def vxlan_inner(frame):
+    """The inner Ethernet frame of a VXLAN datagram (RFC 7348: outer
+    Ethernet, IPv4 or IPv6, UDP to port 4789, 8 bytes with the I flag and
+    the VNI), None for any other frame; raises ValueError when the outer
+    headers are wrong (wire.capture_outer records these)."""
+    if len(frame) < 14:
+        return None
+    ethertype = struct.unpack("!H", frame[12:14])[0]
+    l3 = frame[14:]
+    if ethertype == ETH_IPV4 and len(l3) >= 20 and l3[0] >> 4 == 4 and l3[9] == 17:
+        ihl = (l3[0] & 0x0F) * 4
+        total = struct.unpack("!H", l3[2:4])[0]
+        if ipv4_checksum(l3[:ihl]) != 0:
+            raise ValueError("outer IPv4 header checksum")
+        udp, end = l3[ihl:ihl + 8], total
+    elif ethertype == ETH_IPV6 and len(l3) >= 48 and l3[6] == 17:
+        udp, end = l3[40:48], 40 + struct.unpack("!H", l3[4:6])[0]
+        ihl = 40
+    else:
+        return None
+    if len(udp) < 8 or struct.unpack("!H", udp[2:4])[0] != VXLAN_UDP_PORT:
+        return None
+    if end > len(l3) or struct.unpack("!H", udp[4:6])[0] != end - ihl:
+        raise ValueError("outer UDP length differs from the IP payload")
+    vx = l3[ihl + 8:ihl + 16]
+    if len(vx) < 8 or vx[0] != 0x08 or any(vx[1:4]) or vx[7]:
+        raise ValueError("VXLAN header %s: I flag and reserved zeros expected" % vx.hex())
+    return l3[ihl + 16:end]
 
 
 def parse_frame(frame):
@@ -272,6 +305,14 @@ def check_order(packets, problems):
         f["next"] = (p["psn"] + 1) & 0xFFFFFF
 
 
+# Expert severity 8388608 is an error (the IPv4 checksum among them).  One
+# error is no error: RoCE v2 senders put a zero UDP checksum over IPv6 as
+# over IPv4 (the ICRC covers the datagram; Linux rxe does the same), which
+# tshark calls illegal (RFC 8200 wants one, RFC 6935 lets tunnels omit it).
+EXPERT_ERROR, EXPERT_SEP = "8388608", "|"
+UDP6_ZERO_CSUM = "Illegal checksum value (0)"
+
+
 def tshark_view(path):
     """{frame number: (opcode, psn, malformed)} of tshark's dissection."""
     # The payload heuristics (RPC over RDMA, NVMe, SMB Direct, ...) guess
@@ -285,8 +326,9 @@ def tshark_view(path):
             cmd += ["--disable-heuristic", h]
         cmd += ["-Y", "infiniband && !icmp && !icmpv6", "-T", "fields",
                 "-E", "occurrence=f", "-e", "frame.number", "-e", "infiniband.bth.opcode",
-                "-e", "infiniband.bth.psn", "-e", "_ws.malformed",
-                "-e", "_ws.expert.severity"]
+                "-e", "infiniband.bth.psn", "-e", "_ws.malformed", "-e", "ipv6.version",
+                "-E", "occurrence=a", "-E", "aggregator=" + EXPERT_SEP,
+                "-e", "_ws.expert.severity", "-e", "_ws.expert.message"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         unknown = re.search(r"No such protocol (\S+?),", r.stderr)
         if r.returncode and unknown and unknown.group(1) in heuristics:
@@ -298,10 +340,11 @@ def tshark_view(path):
     view = {}
     for line in r.stdout.splitlines():
         f = line.split("\t")
-        if len(f) < 5 or not f[0]:
+        if len(f) < 7 or not f[0]:
             continue
-        # Expert severity 8388608 is an error (the IPv4 checksum among them).
-        bad = bool(f[3]) or f[4] == "8388608"
+        bad = bool(f[3]) or any(
+            sev == EXPERT_ERROR and not (f[4] and msg == UDP6_ZERO_CSUM)
+            for sev, msg in zip(f[5].split(EXPERT_SEP), f[6].split(EXPERT_SEP)))
         view[int(f[0])] = (int(f[1]) if f[1] else None, int(f[2]) if f[2] else None, bad)
     return view
 
@@ -315,7 +358,8 @@ def judge(path, min_packets, opcodes):
         return str(e), [str(e)]
     for n, frame in frames:
         try:
-            p = parse_frame(frame)
+            inner = vxlan_inner(frame)
+            p = parse_frame(frame if inner is None else inner)
         except ValueError as e:
             problems.append("frame %d: %s" % (n, e))
             continue
