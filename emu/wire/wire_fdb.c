@@ -9,6 +9,11 @@
  * default its outer endpoint is that address too, so a peer needs no
  * discovery: a 02:c9 destination MAC, or else the IPv4 destination of a
  * RoCE v2 frame, names the endpoint (with the configured VXLAN port).
+ * Static peers without a MAC are the default entry a Linux VTEP gets with
+ * `bridge fdb append 00:00:00:00:00:00 ... dst IP`: once configured, an
+ * unknown destination goes there rather than to an address derived from
+ * it, which off the loopback default names no endpoint (a Linux vxlan
+ * netdev's overlay address, another host's inner address).
  * Learned entries use the configured port as well: a VTEP may send from
  * any source port (Linux picks one per flow), and replies go to the port
  * every endpoint listens on.
@@ -63,6 +68,10 @@ bool wire_fdb_lookup(const struct wire_fdb *t, const uint8_t *f, uint32_t len,
 		*ep = e->ep;
 		return true;
 	}
+	if (t->nany) {
+		*ep = t->any[0];
+		return true;
+	}
 	if (f[0] == 0x02 && f[1] == 0xc9 && (f[2] || f[3] || f[4] || f[5])) {
 		wire_ep_v4(ep, f + 2, t->peer_port);
 		return true;
@@ -70,10 +79,6 @@ bool wire_fdb_lookup(const struct wire_fdb *t, const uint8_t *f, uint32_t len,
 	if (len >= EMU_WIRE_ETH_HLEN + 20 &&
 	    wire_get16(f + 12) == EMU_WIRE_ETH_P_IPV4) {
 		wire_ep_v4(ep, f + EMU_WIRE_ETH_HLEN + 16, t->peer_port);
-		return true;
-	}
-	if (t->nany) {
-		*ep = t->any[0];
 		return true;
 	}
 	return false;

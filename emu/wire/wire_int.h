@@ -86,8 +86,9 @@ struct wire_fdb {
 	uint16_t peer_port;		/* outer port of derived peers */
 };
 
-/* The endpoint of an inner frame's destination: the table, else what the
- * emulator's addressing says (a 02:c9 MAC or an IPv4 destination). */
+/* The endpoint of an inner frame's destination: the table, else the first
+ * default peer, else what the emulator's addressing says (a 02:c9 MAC or
+ * an IPv4 destination). */
 bool wire_fdb_lookup(const struct wire_fdb *t, const uint8_t *frame,
 		     uint32_t len, struct emu_wire_ep *ep);
 /* Remember where a source MAC lives (static entries stay); true if new. */
