@@ -11,6 +11,8 @@ PACKAGES=(
 	# third-party judges (tests/compat) and what they load
 	ibverbs-utils perftest python3-pyverbs python3-scapy tshark
 	librdmacm1 ibverbs-providers rdma-core iproute2
+	# the Linux stack on the fabric (tests/netns)
+	tcpdump ethtool
 	# commands the documents show (docs/trace.md)
 	jq
 )
