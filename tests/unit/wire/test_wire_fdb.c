@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "emu/wire/wire_int.h"
+#include "ut_run.h"
 
 #define PORT 4789
 
@@ -116,8 +117,6 @@ int main(void)
 {
 	Suite *s = suite_create("wire_fdb");
 	TCase *tc = tcase_create("lookup");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, emulated_mac_names_its_endpoint);
@@ -125,9 +124,5 @@ int main(void)
 	tcase_add_test(tc, default_peer_before_derived_address);
 	tcase_add_test(tc, static_entry_is_not_relearned);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ut_run(s) ? 1 : 0;
 }
