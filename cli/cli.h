@@ -7,6 +7,7 @@
  *   devnodes.c   mlx5emu run --dev-nodes (mount / user namespaces)
  *   cmd_info.c   mlx5emu info      (the devices, through the drop-in libs)
  *   cmd_prm.c    mlx5emu prm       (layouts and mailbox decoding)
+ *   cmd_stats.c  mlx5emu stats     (the wire's counters as tables)
  *   options.c    checks of the options that become settings
  *   help.c       the manual pages (docs/mlx5emu.1.md says the same)
  */
@@ -25,6 +26,7 @@
 int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_prm(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* The manual page of topic ("mlx5emu", "run", "info", "prm"), or NULL. */

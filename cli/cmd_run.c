@@ -96,7 +96,7 @@ static char *join_faults(char **rules, int n)
 
 enum {
 	OPT_DEVICES = 256, OPT_PORTS, OPT_TRACE, OPT_FAULT, OPT_CONFIG,
-	OPT_DEV_NODES, OPT_BACKEND, OPT_DETERMINISTIC,
+	OPT_DEV_NODES, OPT_BACKEND, OPT_DETERMINISTIC, OPT_STATS,
 };
 
 static const struct option run_opts[] = {
@@ -108,6 +108,7 @@ static const struct option run_opts[] = {
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "dev-nodes", no_argument, NULL, OPT_DEV_NODES },
 	{ "deterministic", optional_argument, NULL, OPT_DETERMINISTIC },
+	{ "stats", required_argument, NULL, OPT_STATS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -116,7 +117,8 @@ static const struct option run_opts[] = {
 int cmd_run(int argc, char **argv)
 {
 	const char *devices = NULL, *ports = NULL, *trace = NULL,
-		   *config = NULL, *backend = NULL, *seed = NULL;
+		   *config = NULL, *backend = NULL, *seed = NULL,
+		   *stats = NULL;
 	bool dev_nodes = false, verbose = false, deterministic = false;
 	char **faults = calloc((size_t)argc, sizeof(char *));
 	char dir[PATH_MAX], why[512], buf[PATH_MAX + 64];
@@ -158,6 +160,9 @@ int cmd_run(int argc, char **argv)
 		case OPT_DETERMINISTIC:
 			deterministic = true;
 			seed = optarg;
+			break;
+		case OPT_STATS:
+			stats = optarg;
 			break;
 		case 'v':
 			verbose = true;
@@ -224,6 +229,15 @@ int cmd_run(int argc, char **argv)
 		goto fail;
 	if (config && set("MLX5EMU_CONFIG", buf, verbose))
 		goto fail;
+	if (stats) {
+		/* Absolute: PROGRAM may change directory before it exits. */
+		if (!*stats || cli_absolute(stats, buf, sizeof(buf))) {
+			cli_error(RUN, "--stats: expected a file name");
+			goto fail;
+		}
+		if (set("MLX5EMU_WIRE_STATS", buf, verbose))
+			goto fail;
+	}
 	if (trace) {
 		char spec[PATH_MAX + 80];
 

@@ -20,7 +20,8 @@ static const char man_main[] =
 "    mlx5emu prm list\n"
 "    mlx5emu prm dump STRUCT\n"
 "    mlx5emu prm decode [--json] [STRUCT | --in | --out OPCODE] [HEX...]\n"
-"    mlx5emu help [run | info | prm]\n"
+"    mlx5emu stats [--ports | --qps] [FILE...]\n"
+"    mlx5emu help [run | info | prm | stats]\n"
 "    mlx5emu --version\n"
 "\n"
 "DESCRIPTION\n"
@@ -41,6 +42,8 @@ static const char man_main[] =
 "             capabilities.  See mlx5emu help info.\n"
 "    prm      Show the PRM layouts mlx5emu knows, field by field, and\n"
 "             decode command mailboxes given in hex.  See mlx5emu help prm.\n"
+"    stats    Print the wire's counters (ports and QPs) that run --stats\n"
+"             leaves.  See mlx5emu help stats.\n"
 "    help     Print this page, or the page of one command (also\n"
 "             mlx5emu COMMAND --help).\n"
 "\n"
@@ -66,7 +69,8 @@ static const char man_run[] =
 "SYNOPSIS\n"
 "    mlx5emu run [--devices N] [--ports N] [--trace[=MODE[:FILE]]]\n"
 "                [--fault RULE]... [--config FILE] [--backend KIND]\n"
-"                [--dev-nodes] [--deterministic[=SEED]] [--verbose]\n"
+"                [--dev-nodes] [--deterministic[=SEED]] [--stats=FILE]\n"
+"                [--verbose]\n"
 "                [--] PROGRAM [ARGS...]\n"
 "\n"
 "DESCRIPTION\n"
@@ -119,6 +123,10 @@ static const char man_run[] =
 "        (as setarch -R does): a run of a single-threaded PROGRAM, its\n"
 "        faults and its trace included, repeats exactly.  See\n"
 "        docs/determinism.md.\n"
+"    --stats=FILE\n"
+"        MLX5EMU_WIRE_STATS=FILE: the wire's counters of every port and QP\n"
+"        are appended to FILE as JSON lines; mlx5emu stats FILE prints\n"
+"        them as tables.\n"
 "    -v, --verbose\n"
 "        Print the variables set and the command to standard error first.\n"
 "    -h, --help\n"
@@ -231,6 +239,46 @@ static const char man_prm[] =
 "    mlx5emu prm decode --out ALLOC_PD 00000000 00000000 00000005 00000000\n"
 "    echo 00000000 00000000 00000000 07000000 | mlx5emu prm decode cqc\n";
 
+static const char man_stats[] =
+"NAME\n"
+"    mlx5emu stats - the wire's counters, ports and QPs, as tables\n"
+"\n"
+"SYNOPSIS\n"
+"    mlx5emu stats [--ports | --qps] [FILE...]\n"
+"\n"
+"DESCRIPTION\n"
+"    Reads the counters the emulator leaves with wire.stats (mlx5emu run\n"
+"    --stats=FILE, or MLX5EMU_WIRE_STATS): JSON lines, one per port at\n"
+"    process exit and one per QP that carried packets when it is destroyed\n"
+"    or at exit.  Several FILEs (or processes appending to one) give one\n"
+"    table; without FILE, or with -, standard input is read.\n"
+"    The port table has frames and bytes sent and received, the frames a\n"
+"    fault rule acted on, the forwarding entries learned and the frames\n"
+"    dropped by reason (malformed, bad_icrc, no_qp, psn, fault, ...,\n"
+"    not_roce for frames of other protocols).  The QP table has packets\n"
+"    sent and received, messages sent again (retransmits), NAKs sent and\n"
+"    received, RNR NAKs received, duplicates, packets no state machine\n"
+"    took (dropped) and transport timer expiries (timeouts), then their\n"
+"    total.  The ConnectX counters of a queue counter set (out_of_sequence,\n"
+"    duplicate_request, local_ack_timeout_err, ...) are read as on hardware\n"
+"    instead, through QUERY_Q_COUNTER.  See docs/configuration.md.\n"
+"\n"
+"OPTIONS\n"
+"    --ports\n"
+"        Print the port table only.\n"
+"    --qps\n"
+"        Print the QP table only.\n"
+"    -h, --help\n"
+"        Print this page.\n"
+"\n"
+"EXIT STATUS\n"
+"    0 on success, 1 for a file that cannot be read or a line that is not\n"
+"    a wire.stats line (named with its number), 2 for a bad command line.\n"
+"\n"
+"EXAMPLES\n"
+"    mlx5emu run --stats=/tmp/wire.jsonl -- ibv_devinfo\n"
+"    mlx5emu stats /tmp/wire.jsonl\n";
+
 static const struct {
 	const char *topic;
 	const char *page;
@@ -239,6 +287,7 @@ static const struct {
 	{ "run", man_run },
 	{ "info", man_info },
 	{ "prm", man_prm },
+	{ "stats", man_stats },
 };
 
 const char *cli_manual(const char *topic)
@@ -255,7 +304,7 @@ int cli_print_manual(const char *topic)
 
 	if (!page) {
 		fprintf(stderr,
-			"mlx5emu help: no page for '%s' (run, info, prm)\n",
+			"mlx5emu help: no page for '%s' (run, info, prm, stats)\n",
 			topic);
 		return CLI_EXIT_USAGE;
 	}
@@ -266,7 +315,7 @@ int cli_print_manual(const char *topic)
 int cmd_help(int argc, char **argv)
 {
 	if (argc > 2) {
-		fprintf(stderr, "usage: mlx5emu help [run | info | prm]\n");
+		fprintf(stderr, "usage: mlx5emu help [run | info | prm | stats]\n");
 		return CLI_EXIT_USAGE;
 	}
 	return cli_print_manual(argc == 2 ? argv[1] : "mlx5emu");

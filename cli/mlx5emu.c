@@ -30,6 +30,7 @@ static const struct {
 	{ "run", cmd_run },
 	{ "info", cmd_info },
 	{ "prm", cmd_prm },
+	{ "stats", cmd_stats },
 	{ "help", cmd_help },
 };
 
@@ -39,6 +40,7 @@ static void usage(FILE *f)
 		"usage: mlx5emu run [OPTIONS] [--] PROGRAM [ARGS...]\n"
 		"       mlx5emu info [OPTIONS]\n"
 		"       mlx5emu prm list | dump STRUCT | decode [...] HEX...\n"
+		"       mlx5emu stats [--ports | --qps] [FILE...]\n"
 		"       mlx5emu help [COMMAND]\n"
 		"       mlx5emu --version\n");
 }

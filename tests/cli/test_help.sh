@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 DOC=$SRC/docs/mlx5emu.1.md
-for topic in mlx5emu run info prm; do
+for topic in mlx5emu run info prm stats; do
 	if [ $topic = mlx5emu ]; then
 		page=$("$MLX5EMU" help); rc=$?
 		alt=$("$MLX5EMU" --help)
