@@ -59,6 +59,7 @@ enum emu_setting_id {
 	EMU_SET_TRACE_MODE,
 	EMU_SET_TRACE_FILE,
 	EMU_SET_TRACE_ELIDE,
+	EMU_SET_TRACE_DATAPATH,
 	EMU_SET_BACKEND_KIND,
 	EMU_SET_BACKEND_HW_LIBDIR,
 	EMU_SET_WIRE_VNI,
@@ -131,6 +132,7 @@ struct emu_config {
 	char trace_mode[EMU_CONFIG_FILE_MAX + 8];	/* as given; emu/trace */
 	char trace_file[EMU_CONFIG_FILE_MAX];		/* "" or "-": stderr */
 	bool trace_elide_defaults;
+	bool trace_datapath;			/* WQE and CQE records too */
 	char backend_kind[8];			/* emu | hw | auto */
 	char backend_hw_libdir[EMU_CONFIG_FILE_MAX];	/* "" unless set */
 	/* the wire (VXLAN): its settings as emu/kernel gives them to ports */

@@ -300,7 +300,9 @@ static int validate_bool(const struct emu_setting *s, const char *value,
 
 	bool *dst = s->id == EMU_SET_WIRE_STRICT_L2 ? &cfg->wire_strict_l2 :
 		    s->id == EMU_SET_WIRE_CAPTURE_OUTER ?
-		    &cfg->wire_capture_outer : &cfg->trace_elide_defaults;
+		    &cfg->wire_capture_outer :
+		    s->id == EMU_SET_TRACE_DATAPATH ? &cfg->trace_datapath :
+		    &cfg->trace_elide_defaults;
 
 	for (size_t i = 0; i < 4; i++) {
 		if (emu_text_eq_nocase(value, yes[i])) {
@@ -523,6 +525,17 @@ static const struct emu_setting settings[EMU_SET_COUNT] = {
 		.validate = validate_bool,
 		.help = "In the text trace, leave out fields at their default "
 			"(zero).",
+	},
+	[EMU_SET_TRACE_DATAPATH] = {
+		.id = EMU_SET_TRACE_DATAPATH,
+		.name = "trace.datapath",
+		.env = "MLX5EMU_TRACE_DATAPATH",
+		.type = EMU_TYPE_BOOL,
+		.def = "0",
+		.def_doc = "0",
+		.validate = validate_bool,
+		.help = "With the trace on, also a line for each WQE the "
+			"devices execute and each CQE they write.",
 	},
 	[EMU_SET_BACKEND_KIND] = {
 		.id = EMU_SET_BACKEND_KIND,
@@ -754,6 +767,9 @@ void emu_config_format(const struct emu_config *cfg, enum emu_setting_id id,
 		break;
 	case EMU_SET_TRACE_ELIDE:
 		snprintf(buf, len, "%d", cfg->trace_elide_defaults ? 1 : 0);
+		break;
+	case EMU_SET_TRACE_DATAPATH:
+		snprintf(buf, len, "%d", cfg->trace_datapath ? 1 : 0);
 		break;
 	case EMU_SET_BACKEND_KIND:
 		snprintf(buf, len, "%s", cfg->backend_kind);

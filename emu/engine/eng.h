@@ -157,4 +157,66 @@ enum emu_eng_inject {
  */
 int emu_eng_inject(struct emu_fw *fw, enum emu_eng_inject what, uint32_t id);
 
+/* ---- the data path's hooks: fault rules and the WQE/CQE trace ---- */
+
+/* A work request the engine is about to execute (a send WQE) or a message
+ * took (a receive WQE), or a new send queue doorbell. */
+struct emu_eng_wqe {
+	int dev;			/* mlx5_<dev> */
+	uint32_t qpn;
+	bool rq, doorbell;
+	uint16_t wqe_counter;		/* SQ: WQEBB index; RQ: the CQE's */
+	uint16_t pi;			/* doorbell: the producer counter */
+	uint8_t opcode, opmod, ds, fm_ce_se;	/* send: the ctrl segment */
+	uint32_t imm;			/* raw ctrl.imm */
+	uint32_t len;			/* message length */
+	uint64_t raddr;			/* RDMA and atomics */
+	uint32_t rkey;
+	uint32_t srqn;			/* RQ: the SRQ it came from, 0: RQ */
+	bool inl;			/* send: the data is inline */
+	unsigned int nsge;
+	const struct emu_eng_sge { uint32_t len, lkey; uint64_t addr; } *sge;
+};
+
+/* What the fault rules say of it. */
+struct emu_eng_verdict {
+	bool error;			/* an error CQE of this syndrome */
+	uint8_t syndrome, vendor;
+	uint32_t delay_us;		/* its CQE so much later */
+	bool drop;			/* a doorbell: lost */
+};
+
+/* A CQE as written (after a delay, when it is written). */
+struct emu_eng_cqe {
+	int dev;
+	uint32_t cqn;
+	uint32_t index;			/* the CQ's producer counter */
+	const uint8_t *cqe64;		/* the 64 bytes, as in the ring */
+};
+
+/*
+ * The kernel layer's hooks, called by whoever runs the engine, holding its
+ * run lock (they must not call the engine nor issue commands): @verdict
+ * for every work request and new doorbell while faults are on (true: *v
+ * says what to do), @trace_wqe and @trace_cqe while the trace is on.
+ */
+struct emu_eng_dp_hooks {
+	bool (*verdict)(void *arg, const struct emu_eng_wqe *w,
+			struct emu_eng_verdict *v);
+	void (*trace_wqe)(void *arg, const struct emu_eng_wqe *w);
+	void (*trace_cqe)(void *arg, const struct emu_eng_cqe *c);
+	void *arg;
+};
+
+enum {
+	EMU_ENG_DP_FAULTS = 1u << 0,	/* ask verdict */
+	EMU_ENG_DP_TRACE = 1u << 1,	/* call trace_wqe and trace_cqe */
+};
+
+/* Installs the hooks (NULL removes them); they must outlive the engine. */
+void emu_eng_set_dp_hooks(const struct emu_eng_dp_hooks *hooks);
+/* Switches EMU_ENG_DP_* on or off.  All off, the data path pays one
+ * relaxed atomic load a pass. */
+void emu_eng_dp_enable(unsigned int what, bool on);
+
 #endif /* MLX5EMU_EMU_ENGINE_ENG_H */

@@ -57,8 +57,7 @@ static void eng_comp_cqe(struct eng_qp *qp, struct eng_cqe *c)
 		return;
 	c->qpn = qp->fq->obj.id;
 	c->srqn_uidx = qp->fq->user_index;
-	if (eng_cqe_write(cq, c) == -ENOSPC)
-		eng_count(qp, EMU_FW_QCNT_CQ_OVERFLOW);
+	(void)eng_cqe_qp(qp, cq, c);
 }
 
 void eng_comp_success(struct eng_qp *qp, uint8_t opcode, uint8_t fm_ce_se,
@@ -80,10 +79,17 @@ void eng_comp_error(struct eng_qp *qp, uint8_t opcode, uint16_t idx,
 		    enum eng_synd_id id)
 {
 	const struct eng_synd *sy = eng_synd(id);
+
+	eng_comp_error_raw(qp, opcode, idx, sy->syndrome, sy->vendor);
+}
+
+void eng_comp_error_raw(struct eng_qp *qp, uint8_t opcode, uint16_t idx,
+			uint8_t syndrome, uint8_t vendor)
+{
 	struct eng_cqe c = {
 		.opcode = MLX5_CQE_REQ_ERR,
-		.syndrome = sy->syndrome,
-		.vendor = sy->vendor,
+		.syndrome = syndrome,
+		.vendor = vendor,
 		.wqe_opcode = opcode,
 		.wqe_counter = idx,
 	};

@@ -126,6 +126,8 @@ static unsigned int eng_pass(struct eng *e)
 	if (e->next_timer_ns && e->next_timer_ns <= e->now_ns)
 		e->next_timer_ns = 0;	/* re-armed by who still waits */
 	e->passes++;
+	e->dp_now = atomic_load_explicit(&e->dp, memory_order_relaxed) |
+		    (e->dp_busy ? ENG_DP_BUSY : 0);
 	emu_fw_rcu_lock();
 	eng_uar_scan(e);
 	if (e->nwire)
@@ -137,8 +139,11 @@ static unsigned int eng_pass(struct eng *e)
 			qp->hinted = false;
 			if (done >= ENG_PASS_WQES)
 				break;
-			if (!qp->dev->fatal)
-				done += eng_req_run(qp, ENG_PASS_WQES_PER_QP);
+			if (qp->dev->fatal)
+				continue;
+			if (e->dp_now)
+				eng_dp_release(qp);	/* delayed CQEs */
+			done += eng_req_run(qp, ENG_PASS_WQES_PER_QP);
 		}
 	}
 	if (e->nwire)
@@ -485,6 +490,7 @@ static void eng_atfork_child(void)
 	e->wake_fd = -1;
 	e->wire_traffic = false;
 	e->wall_ns = 0;
+	e->dp_busy = 0;
 	eng_thread_running = false;
 }
 

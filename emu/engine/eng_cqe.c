@@ -57,6 +57,12 @@ static void eng_cqe_fill(uint8_t *e, const struct eng_cqe *c, uint8_t owner)
 
 int eng_cqe_write(struct emu_fw_cq *cq, const struct eng_cqe *c)
 {
+	return eng_cqe_write_copy(cq, c, NULL);
+}
+
+int eng_cqe_write_copy(struct emu_fw_cq *cq, const struct eng_cqe *c,
+		       uint8_t copy[64])
+{
 	uint32_t pi = atomic_load(&cq->hw.pi);
 	uint32_t size = UINT32_C(1) << cq->log_size;
 	uint8_t e[64], *slot;
@@ -76,16 +82,19 @@ int eng_cqe_write(struct emu_fw_cq *cq, const struct eng_cqe *c)
 	       (cq->cqe_size - 64u);
 	if (emu_mem_publish(slot, e, sizeof(e)))
 		return -EFAULT;
+	if (copy)
+		memcpy(copy, e, sizeof(e));
 	atomic_store(&cq->hw.pi, pi + 1);
 	/* op_own bit 1: solicited (error CQEs always have it). */
 	eng_cq_cqe_written(cq, e[63] & 2);
 	return 0;
 }
 
-void eng_cqe_error(struct emu_fw_cq *cq, uint32_t qpn, uint32_t uidx,
+void eng_cqe_error(struct eng_qp *qp, struct emu_fw_cq *cq, uint32_t uidx,
 		   uint16_t wqe_counter, uint8_t wqe_opcode, bool resp,
 		   uint8_t syndrome, uint8_t vendor)
 {
+	uint32_t qpn = qp->fq->obj.id;
 	struct eng_cqe c = {
 		.opcode = resp ? MLX5_CQE_RESP_ERR : MLX5_CQE_REQ_ERR,
 		.syndrome = syndrome,
@@ -96,5 +105,5 @@ void eng_cqe_error(struct emu_fw_cq *cq, uint32_t qpn, uint32_t uidx,
 		.srqn_uidx = uidx,
 	};
 
-	(void)eng_cqe_write(cq, &c);
+	(void)eng_cqe_qp(qp, cq, &c);
 }

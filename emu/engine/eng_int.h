@@ -260,6 +260,8 @@ struct eng_qp {
 	/* affiliated events raised once: COMM_EST (first packet in RTR),
 	 * SRQ_LAST_WQE (entering ERR on an SRQ), SQ_DRAINED (SQD, idle) */
 	bool comm_est, last_wqe, drained;
+	/* the data path's hooks (eng_dp.c), once they looked at it */
+	struct eng_dp_qp *dp;
 };
 
 struct eng_dev {
@@ -315,6 +317,12 @@ struct eng {
 	 * clock from then on, which stood at wall_ns at its last move */
 	bool wire_traffic;
 	uint64_t wall_ns;
+	/* eng_dp.c: EMU_ENG_DP_* enabled (any thread), their value at the
+	 * start of the pass (| ENG_DP_BUSY while QPs hold CQEs or a lost
+	 * doorbell), and how many QPs do */
+	_Atomic unsigned int dp;
+	unsigned int dp_now;
+	unsigned int dp_busy;
 };
 
 extern struct eng eng_g;
@@ -408,6 +416,8 @@ struct eng_opcode_info {
 };
 const struct eng_opcode_info *eng_opcode(uint8_t mlx5_opcode);
 const struct eng_opcode_info *eng_opcode_of_wire(uint8_t wire_op);
+/* The MLX5_OPCODE_* an entry of the table describes. */
+uint8_t eng_opcode_value(const struct eng_opcode_info *oi);
 unsigned int eng_qp_st_bit(const struct emu_fw_qp *fq);
 /* The device advertises the opcode (masked atomics, SEND_INVAL). */
 bool eng_opcode_advertised(const struct emu_fw *fw, uint8_t mlx5_opcode);
@@ -461,7 +471,11 @@ struct eng_cqe {
 };
 /* 0, or -ENOSPC (overrun: no CQE written, CQ in error), -EFAULT. */
 int eng_cqe_write(struct emu_fw_cq *cq, const struct eng_cqe *c);
-void eng_cqe_error(struct emu_fw_cq *cq, uint32_t qpn, uint32_t uidx,
+/* The same, with the 64 bytes written copied to @copy (if given). */
+int eng_cqe_write_copy(struct emu_fw_cq *cq, const struct eng_cqe *c,
+		       uint8_t copy[64]);
+/* A QP's error CQE (through eng_cqe_qp). */
+void eng_cqe_error(struct eng_qp *qp, struct emu_fw_cq *cq, uint32_t uidx,
 		   uint16_t wqe_counter, uint8_t wqe_opcode, bool resp,
 		   uint8_t syndrome, uint8_t vendor);
 
@@ -498,9 +512,12 @@ void eng_comp_rcv(struct eng_qp *qp, struct eng_pkt *pkt);
 /* The transport and RNR timers: what is due; a send starts the first. */
 void eng_comp_timers(struct eng_qp *qp);
 void eng_comp_arm(struct eng_qp *qp);
-/* Complete a WQE with an error (and move the QP to ERR or SQER). */
+/* Complete a WQE with an error (and move the QP to ERR or SQER): one of
+ * the table, or any syndrome and vendor syndrome. */
 void eng_comp_error(struct eng_qp *qp, uint8_t opcode, uint16_t idx,
 		    enum eng_synd_id id);
+void eng_comp_error_raw(struct eng_qp *qp, uint8_t opcode, uint16_t idx,
+			uint8_t syndrome, uint8_t vendor);
 void eng_comp_success(struct eng_qp *qp, uint8_t opcode, uint8_t fm_ce_se,
 		      uint16_t idx, uint32_t byte_cnt);
 /* Flush the window and the posted send WQEs of a QP in ERR; how many. */
@@ -556,5 +573,43 @@ void eng_stats_qp(struct eng_qp *qp);
 /* ---- eng_grh.c: the 40 bytes before a UD payload ---- */
 void eng_grh_build(const struct eng_pkt *pkt, uint8_t grh[40],
 		   uint8_t *l3_type);
+
+/* ---- eng_dp.c: fault rules and the trace on the data path ---- */
+#define ENG_DP_BUSY (1u << 31)
+struct eng_dp_qp;
+/* A send WQE passed its checks and is about to run: traced, and what the
+ * rules say (NULL: nothing), asked once per WQE. */
+const struct emu_eng_verdict *eng_dp_send(struct eng_qp *qp,
+					  const struct eng_wqe *w);
+/* It completes with the rules' error CQE (the WQE taken by the caller). */
+void eng_dp_send_error(struct eng_qp *qp, const struct eng_wqe *w,
+		       const struct emu_eng_verdict *v);
+/* A message (@opcode: MLX5_OPCODE_*) took receive WQE @r: traced, and
+ * what the rules say (NULL: nothing). */
+const struct emu_eng_verdict *eng_dp_recv(struct eng_qp *qp, uint8_t opcode,
+					  const struct eng_rwqe *r);
+/* The SQ doorbell record holds @pi: the producer counter to run to. */
+uint16_t eng_dp_doorbell(struct eng_qp *qp, uint16_t pi);
+/* A QP's CQE: held for a delay, or written (and traced). */
+int eng_dp_cqe(struct eng_qp *qp, struct emu_fw_cq *cq,
+	       const struct eng_cqe *c);
+/* Held CQEs that are due are written. */
+void eng_dp_release(struct eng_qp *qp);
+/* The QP leaves the engine: what it held is dropped. */
+void eng_dp_qp_free(struct eng_qp *qp);
+
+/* Every CQE of a QP goes through here: the hooks only while they are on. */
+static inline int eng_cqe_qp(struct eng_qp *qp, struct emu_fw_cq *cq,
+			     const struct eng_cqe *c)
+{
+	int ret;
+
+	if (eng_g.dp_now)
+		return eng_dp_cqe(qp, cq, c);
+	ret = eng_cqe_write(cq, c);
+	if (ret == -ENOSPC)
+		eng_count(qp, EMU_FW_QCNT_CQ_OVERFLOW);
+	return ret == -ENOSPC ? 0 : ret;
+}
 
 #endif /* MLX5EMU_EMU_ENGINE_ENG_INT_H */

@@ -103,6 +103,11 @@ const struct eng_opcode_info *eng_opcode(uint8_t mlx5_opcode)
 	return i->name ? i : NULL;
 }
 
+uint8_t eng_opcode_value(const struct eng_opcode_info *oi)
+{
+	return (uint8_t)(oi - eng_opcodes);
+}
+
 /* The operation a packet of a message belongs to (the responder's view):
  * FIRST and MIDDLE packets name the kind only, the last packet whether it
  * carries an immediate or an invalidation. */

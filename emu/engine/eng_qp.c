@@ -67,6 +67,7 @@ static void eng_qp_attach(struct eng *e, struct eng_dev *dev,
 static void eng_qp_detach(struct eng_qp *qp)
 {
 	eng_stats_qp(qp);
+	eng_dp_qp_free(qp);
 	cds_list_del(&qp->node);
 	qp->fq->engine = NULL;
 	emu_fw_obj_put(&qp->fq->obj);

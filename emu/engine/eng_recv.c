@@ -145,8 +145,8 @@ unsigned int eng_recv_flush(struct eng_qp *qp)
 		return 0;
 	while (n < ENG_PASS_WQES && eng_recv_rq(qp, &r) == ENG_RECV_OK) {
 		n++;
-		eng_cqe_error(cq, qp->fq->obj.id, qp->fq->user_index, r.idx,
-			      0, true, sy->syndrome, sy->vendor);
+		eng_cqe_error(qp, cq, qp->fq->user_index, r.idx, 0, true,
+			      sy->syndrome, sy->vendor);
 		eng_count(qp, EMU_FW_QCNT_RESP_CQE_FLUSH_ERROR);
 	}
 	return n;

@@ -85,6 +85,9 @@ static uint16_t eng_sq_posted(struct eng_qp *qp, bool *fault)
 		*fault = true;
 		return 0;
 	}
+	if (eng_g.dp_now)	/* a doorbell may be lost */
+		return (uint16_t)(eng_dp_doorbell(qp, (uint16_t)be32toh(v)) -
+				  qp->sq_ci);
 	return (uint16_t)((uint16_t)be32toh(v) - qp->sq_ci);
 }
 
@@ -128,6 +131,18 @@ static enum eng_req_step eng_req_check(struct eng_qp *qp, struct eng_wqe *w)
 	if ((oi->segs & ENG_SEG_ATOMIC) && w->len != 8)
 		return eng_req_fail(qp, w, EMU_FW_QCNT_REQ_LOCAL_LENGTH_ERROR,
 				    ENG_SYND_LOCAL_LENGTH);
+	if (eng_g.dp_now) {
+		/* Fault rules: the error CQE they ask for, in order. */
+		const struct emu_eng_verdict *v = eng_dp_send(qp, w);
+
+		if (v && v->error) {
+			if (qp->wtail != qp->whead)
+				return REQ_EXIT;
+			eng_req_take(qp, w);
+			eng_dp_send_error(qp, w, v);
+			return REQ_FLUSH;
+		}
+	}
 	if (w->opcode == MLX5_OPCODE_NOP) {
 		if (qp->wtail != qp->whead)
 			return REQ_EXIT;	/* completes in order */

@@ -77,6 +77,7 @@ enum eng_resp_state {
 	RESP_ERR_LENGTH,
 	RESP_ERR_RWQE_PROT,
 	RESP_ERR_SRC_FAULT,
+	RESP_ERR_INJECTED,
 	RESP_DROP,
 	RESP_DONE,
 };
@@ -98,6 +99,7 @@ struct eng_resp {
 	uint8_t l3_type;
 	bool accepted;
 	bool err_cqe;		/* a responder error CQE reported the error */
+	const struct emu_eng_verdict *inj;	/* a fault rule's error */
 };
 
 static uint32_t eng_resp_epsn(const struct eng_qp *qp)
@@ -386,6 +388,12 @@ static enum eng_resp_state eng_resp_get_rwqe(struct eng_resp *r)
 	case ENG_RECV_OK:
 		m->have_rwqe = true;
 		m->srq = r->srq;
+		if (eng_g.dp_now) {
+			r->inj = eng_dp_recv(r->qp, eng_opcode_value(r->oi),
+					     &m->rwqe);
+			if (r->inj && r->inj->error)
+				return RESP_ERR_INJECTED;
+		}
 		return RESP_EXECUTE;
 	case ENG_RECV_NONE:
 		eng_count(r->qp, EMU_FW_QCNT_OUT_OF_BUFFER);
@@ -559,8 +567,7 @@ static void eng_resp_cqe(struct eng_resp *r)
 	if (r->ud)
 		c.flags_rqpn |= 1u << 28 |
 				((p->addr.roce_v2 ? 8u : 0u) | r->l3_type) << 24;
-	if (eng_cqe_write(r->cq, &c) == -ENOSPC)
-		eng_count(r->qp, EMU_FW_QCNT_CQ_OVERFLOW);
+	(void)eng_cqe_qp(r->qp, r->cq, &c);
 }
 
 /* A responder error with a receive WQE: its error CQE. */
@@ -577,17 +584,23 @@ static uint8_t eng_resp_nak_event(uint8_t nak)
 	}
 }
 
-static void eng_resp_err_cqe(struct eng_resp *r, enum eng_synd_id id)
+static void eng_resp_err_cqe_raw(struct eng_resp *r, uint8_t syndrome,
+				 uint8_t vendor)
 {
-	const struct eng_synd *sy = eng_synd(id);
-
 	eng_count(r->qp, EMU_FW_QCNT_RESP_CQE_ERROR);
 	r->m->have_rwqe = false;
 	r->m->in_msg = false;
 	if (r->cq)
-		eng_cqe_error(r->cq, r->qp->fq->obj.id, r->uidx, r->m->rwqe.idx,
-			      0, true, sy->syndrome, sy->vendor);
+		eng_cqe_error(r->qp, r->cq, r->uidx, r->m->rwqe.idx, 0, true,
+			      syndrome, vendor);
 	r->err_cqe = true;
+}
+
+static void eng_resp_err_cqe(struct eng_resp *r, enum eng_synd_id id)
+{
+	const struct eng_synd *sy = eng_synd(id);
+
+	eng_resp_err_cqe_raw(r, sy->syndrome, sy->vendor);
 }
 
 static void eng_resp_to_err(struct eng_resp *r)
@@ -730,6 +743,22 @@ bool eng_resp_rcv(struct eng_qp *qp, struct eng_pkt *pkt)
 			if (r.m->have_rwqe)
 				eng_resp_err_cqe(&r, ENG_SYND_LOCAL_PROT);
 			r.nak = ENG_AETH_NAK_REM_OP;
+			if (r.reliable) {
+				s = RESP_NAK;
+				break;
+			}
+			eng_resp_to_err(&r);
+			s = RESP_DONE;
+			break;
+		case RESP_ERR_INJECTED:
+			/* A fault rule's error on the receive WQE: reported
+			 * and answered as the responder's own error of that
+			 * kind (a length error NAKs an invalid request, the
+			 * others a remote operational error). */
+			eng_resp_err_cqe_raw(&r, r.inj->syndrome, r.inj->vendor);
+			r.nak = r.inj->syndrome ==
+					MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR ?
+				ENG_AETH_NAK_INV_REQ : ENG_AETH_NAK_REM_OP;
 			if (r.reliable) {
 				s = RESP_NAK;
 				break;

@@ -6,6 +6,7 @@
  *
  *   fault_cmd.c     the rule set (RCU), counters, the hook, config rules
  *   fault_api.c     the public entry points (include/mlx5emu/mlx5emu.h)
+ *   fault_dp.c      what data-path rules do to a work request
  *
  * The rules themselves are fault_rule.h's.
  */
@@ -58,7 +59,10 @@ struct emu_fault_event {
 	uint32_t syndrome;	/* FAIL */
 	uint32_t delay_ms;	/* DELAY */
 	uint32_t port;		/* PORT_DOWN, PORT_UP */
-	uint32_t target;	/* CQ_OVERRUN, QP_FATAL, SRQ_LIMIT: the object */
+	uint32_t target;	/* CQ_OVERRUN, QP_FATAL, SRQ_LIMIT: the object;
+				 * data-path rules: the QP */
+	uint8_t cqe_syndrome, cqe_vendor;	/* CQE_ERROR */
+	uint32_t delay_us;	/* CQE_DELAY */
 	uint64_t match;		/* the rule's k-th match */
 	uint64_t injection;	/* the rule's n-th injection */
 };
@@ -82,6 +86,35 @@ void emu_fault_set_observer(emu_fault_observer_fn fn, void *arg);
 bool emu_fault_wire_active(void);
 uint32_t emu_fault_frame_verdict(const struct emu_fault_frame *frame,
 				 uint32_t *delay_us);
+
+/* ---- data-path rules (fault_dp.c) ---- */
+
+/*
+ * Called with true when the first data-path rule is added and false when
+ * the last goes (and once at installation with the current answer), with
+ * the rule set's lock held: it must not call the mlx5emu_fault_* functions.
+ * The kernel layer switches the engine's data-path hooks with it.
+ */
+typedef void (*emu_fault_dp_notify_fn)(bool any);
+void emu_fault_set_dp_notify(emu_fault_dp_notify_fn fn);
+
+/* What the data-path rules do to a work request. */
+struct emu_fault_dp_verdict {
+	bool error;			/* complete it with an error CQE */
+	uint8_t syndrome, vendor;	/* of the first cqe_error that fired */
+	uint32_t delay_us;		/* cqe_delay: the sum of those fired */
+	bool drop;			/* a doorbell: lose it */
+};
+
+/*
+ * The rules on a send WQE about to run, a receive WQE a message takes, or
+ * a new send queue doorbell (wqe->doorbell): every rule that matches
+ * counts it; cqe_delay rules that fire add their delay, and the first
+ * cqe_error (or doorbell_drop) that fires decides.  Returns whether any
+ * rule fired (*v filled).  The observer hears of each injection.
+ */
+bool emu_fault_dp_verdict(const struct emu_fault_wqe *wqe,
+			  struct emu_fault_dp_verdict *v);
 
 struct emu_wire_port;
 /* Installs the wire rules' frame filter on a port (fault_wire.c). */

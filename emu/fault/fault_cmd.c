@@ -45,6 +45,8 @@ static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fault_set *_Atomic fault_rules;		/* NULL: none */
 static atomic_int fault_nrules;				/* fast path */
 static atomic_int fault_nwire;				/* of them wire rules */
+static atomic_int fault_ndp;				/* data-path rules */
+static _Atomic emu_fault_dp_notify_fn fault_dp_notify;
 static struct fault_observer *_Atomic fault_obs;
 static int fault_next_id = 1;			/* under fault_lock */
 static bool fault_config_done;			/* under fault_lock */
@@ -97,18 +99,41 @@ static int fault_count_locked(void)
 	return set ? set->n : 0;
 }
 
+/* The data path learns whether it has rules to ask (fault_lock held, so
+ * the calls come in the order of the changes). */
+static void fault_count_kinds_locked(const struct fault_set *set)
+{
+	int nwire = 0, ndp = 0, had;
+	emu_fault_dp_notify_fn fn;
+
+	for (int i = 0; set && i < set->n; i++) {
+		nwire += set->rule[i]->wire;
+		ndp += set->rule[i]->dp;
+	}
+	atomic_store_explicit(&fault_nrules, set ? set->n : 0,
+			      memory_order_release);
+	atomic_store_explicit(&fault_nwire, nwire, memory_order_release);
+	had = atomic_exchange_explicit(&fault_ndp, ndp, memory_order_acq_rel);
+	fn = atomic_load_explicit(&fault_dp_notify, memory_order_acquire);
+	if (fn && !had != !ndp)
+		fn(ndp > 0);
+}
+
+void emu_fault_set_dp_notify(emu_fault_dp_notify_fn fn)
+{
+	fault_lock_acquire();
+	atomic_store_explicit(&fault_dp_notify, fn, memory_order_release);
+	if (fn)
+		fn(atomic_load_explicit(&fault_ndp, memory_order_acquire) > 0);
+	pthread_mutex_unlock(&fault_lock);
+}
+
 static void fault_publish_locked(struct fault_set *set)
 {
 	struct fault_set *old = fault_set_locked();
 
-	int nwire = 0;
-
-	for (int i = 0; set && i < set->n; i++)
-		nwire += set->rule[i]->wire;
 	atomic_store_explicit(&fault_rules, set, memory_order_release);
-	atomic_store_explicit(&fault_nrules, set ? set->n : 0,
-			      memory_order_release);
-	atomic_store_explicit(&fault_nwire, nwire, memory_order_release);
+	fault_count_kinds_locked(set);
 	if (old) {
 		fault_grace_period();
 		free(old);
@@ -145,7 +170,11 @@ static int fault_add_locked(const struct mlx5emu_fault_rule *spec,
 	}
 	r->spec = *spec;
 	r->wire = emu_fault_rule_is_wire(spec);
-	emu_fault_rule_result(spec, &r->status, &r->syndrome);
+	r->dp = emu_fault_is_dp(spec->action);
+	if (r->dp)
+		emu_fault_dp_result(spec, &r->cqe_syndrome, &r->cqe_vendor);
+	else
+		emu_fault_rule_result(spec, &r->status, &r->syndrome);
 	r->seed = (spec->flags & MLX5EMU_FAULT_F_SEED) ? spec->seed :
 		atomic_load_explicit(&fault_seed_value, memory_order_relaxed);
 	emu_fault_rule_format(spec, r->text, sizeof(r->text));
@@ -298,7 +327,7 @@ static void fault_clear_locked(void)
 	if (!old)
 		return;
 	atomic_store_explicit(&fault_rules, NULL, memory_order_release);
-	atomic_store_explicit(&fault_nrules, 0, memory_order_release);
+	fault_count_kinds_locked(NULL);
 	fault_grace_period();
 	for (int i = 0; i < old->n; i++)
 		free(old->rule[i]);
@@ -432,6 +461,14 @@ uint64_t fault_take(struct fault_rule *r)
 	return f + 1;
 }
 
+uint64_t fault_match_fire(struct fault_rule *r, uint64_t *k)
+{
+	*k = atomic_fetch_add_explicit(&r->matches, 1, memory_order_relaxed) + 1;
+	if (!emu_fault_fires(&r->spec, *k, r->seed))
+		return 0;
+	return fault_take(r);
+}
+
 uint32_t fault_class_of(uint16_t opcode)
 {
 	struct emu_fw_cmd_info info;
@@ -487,14 +524,10 @@ bool emu_fault_pre_cmd(void *arg, const void *in, size_t inlen,
 
 		/* Event rules act after the command (fault_event.c);
 		 * wire rules on frames. */
-		if (r->wire || emu_fault_is_event(r->spec.action) ||
+		if (r->wire || r->dp || emu_fault_is_event(r->spec.action) ||
 		    !emu_fault_matches(&r->spec, &cmd))
 			continue;
-		k = atomic_fetch_add_explicit(&r->matches, 1,
-					      memory_order_relaxed) + 1;
-		if (!emu_fault_fires(&r->spec, k, r->seed))
-			continue;
-		inj = fault_take(r);
+		inj = fault_match_fire(r, &k);
 		if (!inj)
 			continue;
 		if (r->spec.action == MLX5EMU_FAULT_DELAY) {
@@ -546,11 +579,8 @@ uint32_t emu_fault_frame_verdict(const struct emu_fault_frame *f,
 		struct fault_rule *r = set->rule[i];
 		uint64_t k;
 
-		if (!r->wire || !emu_fault_frame_matches(&r->spec, f))
-			continue;
-		k = atomic_fetch_add_explicit(&r->matches, 1,
-					      memory_order_relaxed) + 1;
-		if (!emu_fault_fires(&r->spec, k, r->seed) || !fault_take(r))
+		if (!r->wire || !emu_fault_frame_matches(&r->spec, f) ||
+		    !fault_match_fire(r, &k))
 			continue;
 		/* Delays add up; the first other action that fires wins. */
 		if (r->spec.action == MLX5EMU_FAULT_DELAY)

@@ -37,9 +37,11 @@ extern char fault_tsan_sync;
 struct fault_rule {
 	int id;
 	bool wire;			/* acts on frames, not commands */
+	bool dp;			/* acts on work requests */
 	struct mlx5emu_fault_rule spec;
 	uint8_t status;			/* FAIL: resolved answer */
 	uint32_t syndrome;
+	uint8_t cqe_syndrome, cqe_vendor;	/* CQE_ERROR: resolved */
 	uint64_t seed;			/* PROB: effective seed */
 	_Atomic uint64_t matches;
 	_Atomic uint64_t fires;
@@ -64,6 +66,9 @@ struct fault_set *fault_set_rcu(void);
 struct fault_observer *fault_obs_rcu(void);
 bool fault_none(void);
 uint64_t fault_take(struct fault_rule *r);
+/* Rule r matched once more: its match number in *k; the injection's
+ * number if this match fires (within the limit), else 0. */
+uint64_t fault_match_fire(struct fault_rule *r, uint64_t *k);
 uint32_t fault_class_of(uint16_t opcode);
 
 /* fault_event.c: rule @id was just added (no lock held): it fires on the

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * emu/fault/fault_match.c -- does a rule match a command, and does its
- * k-th match fire.  Pure functions: the engine keeps the counts.
+ * emu/fault/fault_match.c -- does a rule match a command, a frame or a
+ * work request, and does its k-th match fire.  Pure functions: the
+ * engine keeps the counts.
  */
 #include "emu/fault/fault_rule.h"
 #include "prm/prm_cmd.h"
@@ -68,6 +69,26 @@ bool emu_fault_frame_matches(const struct mlx5emu_fault_rule *r,
 		    f->psn < r->psn_first && f->psn > r->psn_last)
 			return false;
 	}
+	return true;
+}
+
+bool emu_fault_wqe_matches(const struct mlx5emu_fault_rule *r,
+			   const struct emu_fault_wqe *w)
+{
+	uint32_t m = r->match;
+	bool rq = (m & MLX5EMU_FAULT_MATCH_QUEUE) &&
+		  r->queue == MLX5EMU_FAULT_QUEUE_RQ;
+
+	if (r->action == MLX5EMU_FAULT_DOORBELL_DROP ? !w->doorbell :
+	    (w->doorbell || w->rq != rq))
+		return false;	/* without queue=, send WQEs */
+	if ((m & MLX5EMU_FAULT_MATCH_DEV) && (w->dev < 0 ||
+					      (uint32_t)w->dev != r->dev))
+		return false;
+	if ((m & MLX5EMU_FAULT_MATCH_QPN) && w->qpn != r->qpn)
+		return false;
+	if ((m & MLX5EMU_FAULT_MATCH_WQE) && w->opcode != r->wqe_opcode)
+		return false;
 	return true;
 }
 

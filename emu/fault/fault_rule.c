@@ -251,6 +251,7 @@ enum fault_key {
 	K_STATUS, K_SYNDROME, K_MS,
 	K_NTH, K_EVERY, K_PROB, K_SEED, K_LIMIT,
 	K_PORT, K_QP, K_BTH, K_PSN, K_DIR, K_US,	/* frames (port: events too) */
+	K_WQE, K_QUEUE, K_VENDOR,		/* work requests (qp, us too) */
 	K_QPN, K_CQN, K_SRQN,			/* an event's object */
 	K_COUNT
 };
@@ -259,12 +260,13 @@ static const char *const key_names[K_COUNT] = {
 	"opcode", "op_mod", "obj_type", "class", "uid", "dev",
 	"status", "syndrome", "ms",
 	"nth", "every", "prob", "seed", "limit",
-	"port", "qp", "bth", "psn", "dir", "us", "qpn", "cqn", "srqn",
+	"port", "qp", "bth", "psn", "dir", "us",
+	"wqe", "queue", "vendor_syndrome", "qpn", "cqn", "srqn",
 };
 
 #define KEY_LIST "opcode, op_mod, obj_type, class, uid, dev, status, " \
 	"syndrome, ms, nth, every, prob, seed, limit, port, qp, bth, psn, " \
-	"dir, us, qpn, cqn or srqn"
+	"dir, us, wqe, queue, vendor_syndrome, qpn, cqn or srqn"
 
 /* The actions; an event's target key (K_COUNT: none). */
 static const struct {
@@ -283,12 +285,16 @@ static const struct {
 	[MLX5EMU_FAULT_CQ_OVERRUN] = { "cq_overrun", K_CQN },
 	[MLX5EMU_FAULT_QP_FATAL] = { "qp_fatal", K_QPN },
 	[MLX5EMU_FAULT_SRQ_LIMIT] = { "srq_limit", K_SRQN },
+	[MLX5EMU_FAULT_CQE_ERROR] = { "cqe_error", K_COUNT },
+	[MLX5EMU_FAULT_CQE_DELAY] = { "cqe_delay", K_COUNT },
+	[MLX5EMU_FAULT_DOORBELL_DROP] = { "doorbell_drop", K_COUNT },
 };
 #define NACTIONS (sizeof(actions) / sizeof(actions[0]))
 
 bool emu_fault_is_event(uint32_t action)
 {
-	return action >= MLX5EMU_FAULT_PORT_DOWN && action < NACTIONS;
+	return action >= MLX5EMU_FAULT_PORT_DOWN &&
+	       action <= MLX5EMU_FAULT_SRQ_LIMIT;
 }
 
 bool emu_fault_is_immediate(const struct mlx5emu_fault_rule *r)
@@ -402,6 +408,8 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		r->status = st;
 		return 0;
 	case K_SYNDROME:
+		if (emu_fault_is_dp(r->action))	/* a CQE syndrome */
+			return emu_fault_dp_key(r, key_names[k], v, err, errlen);
 		sy = syndrome_by_name(v);
 		if (sy) {
 			r->syndrome = sy->value;
@@ -471,13 +479,18 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		r->target = (uint32_t)n;
 		r->flags |= MLX5EMU_FAULT_F_TARGET;
 		return 0;
+	case K_WQE:
+	case K_QUEUE:
+	case K_VENDOR:
+		return emu_fault_dp_key(r, key_names[k], v, err, errlen);
 	default:
 		return emu_fault_wire_key(r, key_names[k], v, err, errlen);
 	}
 }
 
 #define ACTION_LIST "fail, delay, drop, duplicate, reorder, corrupt, " \
-	"port_down, port_up, device_fatal, cq_overrun, qp_fatal or srq_limit"
+	"port_down, port_up, device_fatal, cq_overrun, qp_fatal, srq_limit, " \
+	"cqe_error, cqe_delay or doorbell_drop"
 
 /* The rules a target key belongs to, for messages. */
 static const char *fault_key_action(int k)
@@ -582,7 +595,8 @@ int emu_fault_rule_check(const struct mlx5emu_fault_rule *r, char *err,
 		MLX5EMU_FAULT_MATCH_USER | MLX5EMU_FAULT_MATCH_DEV |
 		MLX5EMU_FAULT_MATCH_PORT | MLX5EMU_FAULT_MATCH_QPN |
 		MLX5EMU_FAULT_MATCH_PSN | MLX5EMU_FAULT_MATCH_BTH |
-		MLX5EMU_FAULT_MATCH_DIR;
+		MLX5EMU_FAULT_MATCH_DIR | MLX5EMU_FAULT_MATCH_WQE |
+		MLX5EMU_FAULT_MATCH_QUEUE;
 	int ret;
 
 	if (!r)
@@ -596,10 +610,12 @@ int emu_fault_rule_check(const struct mlx5emu_fault_rule *r, char *err,
 	if (r->match & ~known)
 		return emu_fault_errf(err, errlen, "unknown match bits 0x%" PRIx32,
 			    r->match & ~known);
-	if (r->flags & ~(uint32_t)(MLX5EMU_FAULT_F_SEED | MLX5EMU_FAULT_F_TARGET))
+	if (r->flags & ~(uint32_t)(MLX5EMU_FAULT_F_SEED | MLX5EMU_FAULT_F_TARGET |
+				   MLX5EMU_FAULT_F_VENDOR))
 		return emu_fault_errf(err, errlen, "unknown flags 0x%" PRIx32,
 			    r->flags & ~(uint32_t)(MLX5EMU_FAULT_F_SEED |
-						   MLX5EMU_FAULT_F_TARGET));
+						   MLX5EMU_FAULT_F_TARGET |
+						   MLX5EMU_FAULT_F_VENDOR));
 #define UNUSED_ZERO(bit, fld, name)					\
 	if (!(r->match & (bit)) && r->fld)				\
 		return emu_fault_errf(err, errlen, name " is set but its match bit " \
@@ -621,7 +637,10 @@ int emu_fault_rule_check(const struct mlx5emu_fault_rule *r, char *err,
 	if ((r->match & MLX5EMU_FAULT_MATCH_DEV) && r->dev >= EMU_MAX_DEVICES)
 		return emu_fault_errf(err, errlen, "dev %" PRIu32 " is out of range; "
 			    "devices are 0 to %d", r->dev, EMU_MAX_DEVICES - 1);
-	ret = emu_fault_wire_check(r, err, errlen);
+	/* A data-path rule's qp and us are its own; frames have the rest. */
+	ret = emu_fault_dp_check(r, err, errlen);
+	if (!ret && !emu_fault_is_dp(r->action))
+		ret = emu_fault_wire_check(r, err, errlen);
 	if (ret)
 		return ret;
 
@@ -655,8 +674,10 @@ int emu_fault_rule_check(const struct mlx5emu_fault_rule *r, char *err,
 			    "(0 to 0xffffff)", key_names[actions[r->action].target],
 			    r->target);
 
-	/* A wire rule's action was checked with its fields above. */
-	switch (emu_fault_rule_is_wire(r) ? MLX5EMU_FAULT_DROP : r->action) {
+	/* Wire and data-path rules' actions were checked with their
+	 * fields above. */
+	switch (emu_fault_rule_is_wire(r) || emu_fault_is_dp(r->action) ?
+		MLX5EMU_FAULT_DROP : r->action) {
 	case MLX5EMU_FAULT_DROP:
 		break;
 	case MLX5EMU_FAULT_FAIL:
@@ -836,6 +857,8 @@ int emu_fault_rule_format(const struct mlx5emu_fault_rule *r, char *buf,
 		    r->target);
 	if (r->action == MLX5EMU_FAULT_DELAY && r->delay_ms)
 		PUT(" ms=%" PRIu32, r->delay_ms);
+	if (emu_fault_is_dp(r->action))
+		emu_fault_dp_format(r, out, sizeof(out), &n);
 	if (r->status) {
 		name = emu_fault_status_name((uint8_t)r->status);
 		if (name)
@@ -843,7 +866,7 @@ int emu_fault_rule_format(const struct mlx5emu_fault_rule *r, char *buf,
 		else
 			PUT(" status=%" PRIu32, r->status);
 	}
-	if (r->syndrome) {
+	if (r->syndrome && !emu_fault_is_dp(r->action)) {
 		const struct fw_syndrome *sy = fw_syndrome_find(r->syndrome);
 
 		if (sy)

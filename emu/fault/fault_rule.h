@@ -99,6 +99,30 @@ int emu_fault_wire_check(const struct mlx5emu_fault_rule *rule, char *err,
 void emu_fault_wire_format(const struct mlx5emu_fault_rule *rule, char *out,
 			   size_t len, size_t *n, bool action);
 
+/* ---- data-path rules (fault_rule_dp.c): keys, checks, names, text ---- */
+
+/* cqe_error, cqe_delay, doorbell_drop. */
+bool emu_fault_is_dp(uint32_t action);
+/* A data-path key (wqe, queue, vendor_syndrome; syndrome of cqe_error)
+ * into *rule; -ENOENT if key is not one, -EINVAL with err. */
+int emu_fault_dp_key(struct mlx5emu_fault_rule *rule, const char *key,
+		     const char *value, char *err, size_t errlen);
+/* The data-path fields of any rule (set only on data-path rules), and a
+ * data-path rule's whole check after the common ones. */
+int emu_fault_dp_check(const struct mlx5emu_fault_rule *rule, char *err,
+		       size_t errlen);
+/* Its wqe, queue, syndrome and vendor_syndrome terms, appended. */
+void emu_fault_dp_format(const struct mlx5emu_fault_rule *rule, char *out,
+			 size_t len, size_t *n);
+/* The CQE syndrome and vendor syndrome a cqe_error rule writes (the
+ * table's vendor syndrome unless the rule gives one). */
+void emu_fault_dp_result(const struct mlx5emu_fault_rule *rule,
+			 uint8_t *syndrome, uint8_t *vendor);
+/* "RDMA_WRITE" (prm/dp_opcodes.def), "LOCAL_PROT" (prm/cqe_syndromes.def),
+ * or NULL. */
+const char *emu_fault_wqe_opcode_name(uint8_t opcode);
+const char *emu_fault_cqe_syndrome_name(uint8_t syndrome);
+
 /* ---- matching (fault_match.c) ---- */
 
 /* One command as a rule sees it. */
@@ -127,6 +151,20 @@ struct emu_fault_frame {
 /* True when every field the wire rule names equals the frame's. */
 bool emu_fault_frame_matches(const struct mlx5emu_fault_rule *rule,
 			     const struct emu_fault_frame *frame);
+
+/* A work request as a data-path rule sees it: a send WQE about to run, a
+ * receive WQE a message takes, or a new send queue doorbell. */
+struct emu_fault_wqe {
+	int dev;		/* device index */
+	uint32_t qpn;
+	bool rq;		/* a receive WQE */
+	bool doorbell;		/* a doorbell, not a WQE */
+	uint8_t opcode;		/* MLX5_OPCODE_* (receive: the message's) */
+};
+
+/* True when every field the data-path rule names equals the WQE's. */
+bool emu_fault_wqe_matches(const struct mlx5emu_fault_rule *rule,
+			   const struct emu_fault_wqe *wqe);
 
 /*
  * Whether the rule's k-th match (k >= 1) fires, before its limit.  seed is

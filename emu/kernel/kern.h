@@ -319,6 +319,10 @@ void kern_uctx_for_each(struct kern_dev *kdev,
 /* kern_inject.c: events on demand, and a device after a fatal error */
 /* What fault rules raise (emu_fault_set_event_fn's function). */
 void kern_inject_register(void);
+/* kern_dp.c: the engine's data-path hooks (fault rules, the WQE/CQE
+ * trace); a device came up: the trace's setting is known. */
+void kern_dp_register(void);
+void kern_dp_device_up(void);
 /* A command to a device in its fatal state: destroys answer OK (what they
  * release is released), everything else fails as mlx5_cmd_exec does. */
 int kern_fatal_exec(struct kern_dev *kdev, const void *in, size_t inlen,

@@ -61,6 +61,7 @@ static void kern_atfork_register(void)
 		       emu_fw_rcu_after_fork_child);
 	pthread_atfork(NULL, NULL, kern_devs_atfork_child);
 	kern_inject_register();
+	kern_dp_register();
 }
 
 int kern_fw_exec(struct kern_dev *kdev, const void *in, size_t inlen,
@@ -217,6 +218,7 @@ static struct kern_dev *kern_dev_create(int index)
 	    kern_eq_create_all(kdev) || kern_dev_set_mtus(kdev, id))
 		goto err_fw;
 	emu_fault_attach(kdev->fw, index);	/* rules see commands from here */
+	kern_dp_device_up();
 	/* The device executes work from now on (the engine thread starts
 	 * with the first device), and interrupts the kernel's EQs. */
 	if (emu_eng_device_add(kdev->fw, index))

@@ -73,6 +73,9 @@ static void trace_fault_event(const struct emu_fault_event *ev)
 		[MLX5EMU_FAULT_CQ_OVERRUN] = "cqn",
 		[MLX5EMU_FAULT_QP_FATAL] = "qpn",
 		[MLX5EMU_FAULT_SRQ_LIMIT] = "srqn",
+		[MLX5EMU_FAULT_CQE_ERROR] = "qpn",
+		[MLX5EMU_FAULT_CQE_DELAY] = "qpn",
+		[MLX5EMU_FAULT_DOORBELL_DROP] = "qpn",
 	};
 	char dev[16];
 	struct emu_trace_event e = {
@@ -110,7 +113,7 @@ static void trace_fault_observer(void *arg, const struct emu_fault_event *ev)
 	struct trace_pending *tp = emu_tls_buf_get(&trace_pending_buf);
 	struct trace_fault_slot *s;
 
-	if (emu_fault_is_event(ev->action)) {
+	if (emu_fault_is_event(ev->action) || emu_fault_is_dp(ev->action)) {
 		trace_fault_event(ev);
 		return;
 	}
@@ -307,6 +310,57 @@ void emu_trace_command(const char *dev, const void *in, size_t inlen,
 	}
 	pthread_mutex_unlock(&trace_lock);
 	free(line);
+	errno = saved;
+}
+
+bool emu_trace_datapath(void)
+{
+	bool on;
+
+	pthread_mutex_lock(&trace_lock);
+	on = trace.cfg.on && trace.cfg.datapath;
+	pthread_mutex_unlock(&trace_lock);
+	return on;
+}
+
+/* One data-path line in the sequence (w or c). */
+static void trace_dp_line(struct emu_trace_wqe *w, struct emu_trace_cqe *c)
+{
+	char *line = NULL;
+	size_t len;
+
+	pthread_mutex_lock(&trace_lock);
+	if (trace.cfg.on && trace.cfg.datapath) {
+		if (w) {
+			w->seq = ++trace.seq;
+			line = emu_trace_format_wqe(w, trace.cfg.fmt, &len);
+		} else {
+			c->seq = ++trace.seq;
+			line = emu_trace_format_cqe(c, trace.cfg.fmt, &len);
+		}
+		if (line)
+			trace_write(trace.fd >= 0 ? trace.fd : STDERR_FILENO,
+				    line, len);
+	}
+	pthread_mutex_unlock(&trace_lock);
+	free(line);
+}
+
+void emu_trace_wqe(struct emu_trace_wqe *w)
+{
+	int saved = errno;
+
+	w->pid = (long)getpid();
+	trace_dp_line(w, NULL);
+	errno = saved;
+}
+
+void emu_trace_cqe(struct emu_trace_cqe *c)
+{
+	int saved = errno;
+
+	c->pid = (long)getpid();
+	trace_dp_line(NULL, c);
 	errno = saved;
 }
 

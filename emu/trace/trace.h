@@ -32,6 +32,7 @@ struct emu_config;
 
 struct emu_trace_config {
 	bool on;
+	bool datapath;			/* WQE and CQE records too */
 	enum emu_trace_format fmt;	/* EMU_TRACE_TEXT or EMU_TRACE_JSON */
 	bool elide;			/* TEXT: leave out fields that are 0 */
 	char file[EMU_TRACE_PATH_MAX];	/* "" or "-": stderr */
@@ -80,5 +81,14 @@ bool emu_trace_enabled(void);
 void emu_trace_command(const char *dev, const void *in, size_t inlen,
 		       const void *out, size_t outlen, int err,
 		       uint64_t duration_ns, bool injected);
+
+/*
+ * The data path's records (trace.datapath, MLX5EMU_TRACE_DATAPATH): whether
+ * they are wanted (the trace on and the setting), and one line each, in
+ * the sequence of the command lines.
+ */
+bool emu_trace_datapath(void);
+void emu_trace_wqe(struct emu_trace_wqe *w);
+void emu_trace_cqe(struct emu_trace_cqe *c);
 
 #endif /* MLX5EMU_EMU_TRACE_TRACE_H */

@@ -7,6 +7,7 @@
  *   trace.mode            MLX5EMU_TRACE        off | text | json [:FILE]
  *   trace.file            MLX5EMU_TRACE_FILE   FILE ("" or "-": stderr)
  *   trace.elide_defaults  MLX5EMU_TRACE_ELIDE  1 | 0 (text form only)
+ *   trace.datapath        MLX5EMU_TRACE_DATAPATH  1 | 0 (WQE/CQE records)
  *
  * A file given in trace.mode wins over trace.file.  A setting the table does
  * not have keeps its default (off, stderr, elide).
@@ -55,6 +56,8 @@ void emu_trace_config_from(const struct emu_config *ec,
 		strcpy(cfg->file, val);
 	if (trace_setting(ec, "trace.elide_defaults", val, sizeof(val)) && val[0])
 		cfg->elide = trace_bool(val, true);
+	if (trace_setting(ec, "trace.datapath", val, sizeof(val)) && val[0])
+		cfg->datapath = trace_bool(val, false);
 	if (trace_setting(ec, "trace.mode", val, sizeof(val)) &&
 	    !emu_trace_parse(val, &mode, why, sizeof(why))) {
 		cfg->on = mode.on;

@@ -28,22 +28,45 @@ static void trace_text_event(struct trace_buf *b, const struct emu_trace_event *
 			 e->text ? e->text : "");
 }
 
-static void trace_json_event(struct trace_buf *b, const struct emu_trace_event *e)
+struct json_object *trace_json_head(struct trace_buf *b, uint64_t seq,
+				    const char *dev, long pid)
 {
 	struct json_object *o = json_object_new_object();
-	const char *s;
-	size_t n;
 
 	if (!o) {
 		b->oom = true;
-		return;
+		return NULL;
 	}
-	if (e->seq)
-		json_object_object_add(o, "seq", json_object_new_uint64(e->seq));
-	if (e->dev)
-		json_object_object_add(o, "dev", json_object_new_string(e->dev));
-	if (e->pid)
-		json_object_object_add(o, "pid", json_object_new_int64(e->pid));
+	if (seq)
+		json_object_object_add(o, "seq", json_object_new_uint64(seq));
+	if (dev)
+		json_object_object_add(o, "dev", json_object_new_string(dev));
+	if (pid)
+		json_object_object_add(o, "pid", json_object_new_int64(pid));
+	return o;
+}
+
+void trace_json_emit(struct trace_buf *b, struct json_object *o)
+{
+	const char *s;
+	size_t n;
+
+	s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
+					      JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+	if (s)
+		trace_buf_putn(b, s, n);
+	else
+		b->oom = true;
+	json_object_put(o);
+	trace_buf_puts(b, "\n");
+}
+
+static void trace_json_event(struct trace_buf *b, const struct emu_trace_event *e)
+{
+	struct json_object *o = trace_json_head(b, e->seq, e->dev, e->pid);
+
+	if (!o)
+		return;
 	json_object_object_add(o, "event", json_object_new_string(e->action));
 	if (e->port)
 		json_object_object_add(o, "port", json_object_new_int(e->port));
@@ -55,14 +78,7 @@ static void trace_json_event(struct trace_buf *b, const struct emu_trace_event *
 	json_object_object_add(o, "rule", json_object_new_int(e->rule));
 	json_object_object_add(o, "text",
 			       json_object_new_string(e->text ? e->text : ""));
-	s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
-					      JSON_C_TO_STRING_NOSLASHESCAPE, &n);
-	if (s)
-		trace_buf_putn(b, s, n);
-	else
-		b->oom = true;
-	json_object_put(o);
-	trace_buf_puts(b, "\n");
+	trace_json_emit(b, o);
 }
 
 char *emu_trace_format_event(const struct emu_trace_event *e,

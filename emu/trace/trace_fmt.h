@@ -113,6 +113,67 @@ struct emu_trace_event {
 char *emu_trace_format_event(const struct emu_trace_event *ev,
 			     enum emu_trace_format fmt, size_t *len);
 
+/* ---- the data path (trace_dp.c) ---- */
+
+struct emu_trace_sge {
+	uint32_t byte_count, lkey;
+	uint64_t addr;
+};
+
+/* A WQE a device executes (a send WQE, or a receive WQE a message took). */
+struct emu_trace_wqe {
+	const char *dev;	/* "mlx5_0"; NULL: not shown */
+	uint64_t seq;		/* as commands'; 0: not shown */
+	long pid;		/* JSON only; 0: not shown */
+	bool rq;
+	uint32_t qpn;
+	uint16_t wqe_counter;
+	uint8_t opcode;		/* MLX5_OPCODE_* (receive: the message's) */
+	uint8_t opmod, ds, fm_ce_se;	/* send: the control segment */
+	uint32_t imm;		/* send: ctrl.imm as in the WQE */
+	bool has_raddr;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t srqn;		/* receive: its SRQ, 0: the QP's RQ */
+	bool inl;		/* send: inline data, no sge */
+	uint32_t byte_count;	/* the message (receive: the buffer) */
+	unsigned int nsge;
+	const struct emu_trace_sge *sge;
+};
+
+/* A CQE a device wrote. */
+struct emu_trace_cqe {
+	const char *dev;
+	uint64_t seq;
+	long pid;
+	uint32_t cqn;
+	uint32_t index;		/* the CQ's producer counter */
+	const uint8_t *cqe64;	/* the 64-byte CQE as written */
+};
+
+/*
+ * One line ending in '\n' each:
+ *   TEXT: mlx5_0 #40 WQE sq qpn=0x100 wqe_counter=0x0 opcode=SEND(0xa)
+ *         opmod=0x0 ds=0x2 fm_ce_se=0x8 imm=0x0 byte_count=0x40
+ *         sge[0]{byte_count=0x40 lkey=0x1f00 addr=0x7f..}
+ *         mlx5_0 #41 CQE cqn=0x1 index=0x0 opcode=REQ_ERR(0xd) qpn=0x100
+ *         wqe_counter=0x0 wqe_opcode=SEND(0xa) syndrome=LOCAL_PROT(0x4)
+ *         vendor_err_synd=0x52 srqn_uidx=0x0 se=0x1 owner=0x0
+ *   JSON: {"seq":40,"dev":"mlx5_0","pid":..,"wqe":"sq","qpn":256,...,
+ *         "opcode":"SEND","opcode_value":10,...,"sge":[{"byte_count":64,
+ *         "lkey":7936,"addr":"0x7f.."}]}
+ *         {"seq":41,...,"cqe":"REQ_ERR","cqn":1,...,"syndrome":"LOCAL_PROT",
+ *         "syndrome_value":4,"vendor_err_synd":82,...}
+ * malloc()ed, or NULL with errno ENOMEM/EINVAL.
+ */
+char *emu_trace_format_wqe(const struct emu_trace_wqe *w,
+			   enum emu_trace_format fmt, size_t *len);
+char *emu_trace_format_cqe(const struct emu_trace_cqe *c,
+			   enum emu_trace_format fmt, size_t *len);
+/* "SEND" (prm/dp_opcodes.def), "REQ_ERR"; NULL if unnamed. */
+const char *emu_trace_wqe_opcode_name(uint8_t opcode);
+const char *emu_trace_cqe_opcode_name(uint8_t opcode);
+
 /*
  * Decodes buf (len bytes) as struct sd.  opcode/op_mod select union members
  * as for a command (pass the mailbox's own; 0 when unknown).  skip_header

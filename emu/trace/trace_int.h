@@ -31,4 +31,12 @@ void trace_buf_printf(struct trace_buf *b, const char *fmt, ...)
  * allocation failed. */
 char *trace_buf_take(struct trace_buf *b, size_t *len);
 
+/* A JSON line's object with what every record starts with (seq, dev,
+ * pid, each when given), or NULL with b->oom set; and the object as one
+ * line into b (the object is put). */
+struct json_object;
+struct json_object *trace_json_head(struct trace_buf *b, uint64_t seq,
+				    const char *dev, long pid);
+void trace_json_emit(struct trace_buf *b, struct json_object *o);
+
 #endif /* MLX5EMU_EMU_TRACE_TRACE_INT_H */

@@ -37,6 +37,18 @@
  *     duplicate qp=0x101 bth=RC_SEND_ONLY every=10
  *     delay port=1 dir=rx us=200 psn=100-199
  *
+ * ---- Data-path fault injection ----
+ *
+ * The same rules act on the work requests a QP executes (by device, QP,
+ * send or receive queue, WQE opcode): complete one with an error CQE of a
+ * chosen syndrome and vendor syndrome (the QP then moves to the error
+ * state and flushes the rest, as on a ConnectX), write its CQE later, or
+ * lose a send queue doorbell, e.g.
+ *
+ *     cqe_error qp=0x100 wqe=RDMA_WRITE nth=3 syndrome=REMOTE_ACCESS
+ *     cqe_delay queue=rq us=500 every=10
+ *     doorbell_drop prob=5% seed=3
+ *
  * Every function may be called from any thread at any time, also while
  * commands run on other threads (the rule set is read under RCU); a rule
  * added or removed takes effect for every command that starts afterwards.
@@ -75,6 +87,10 @@ enum mlx5emu_fault_action {
 	MLX5EMU_FAULT_CQ_OVERRUN = 10,	/* the CQ overruns */
 	MLX5EMU_FAULT_QP_FATAL = 11,	/* the QP's catastrophic error */
 	MLX5EMU_FAULT_SRQ_LIMIT = 12,	/* the SRQ's limit event */
+	MLX5EMU_FAULT_CQE_ERROR = 13,	/* a WQE completes with an error CQE */
+	MLX5EMU_FAULT_CQE_DELAY = 14,	/* a WQE's CQE is written delay_us
+					 * later */
+	MLX5EMU_FAULT_DOORBELL_DROP = 15,	/* a send queue doorbell is lost */
 };
 
 /* When a matching command makes a rule fire (k: the rule's k-th match). */
@@ -109,6 +125,9 @@ enum {
 	MLX5EMU_FAULT_MATCH_PSN = 1u << 9,	/* psn_first..psn_last */
 	MLX5EMU_FAULT_MATCH_BTH = 1u << 10,	/* BTH opcode */
 	MLX5EMU_FAULT_MATCH_DIR = 1u << 11,	/* sent or received */
+	/* work requests (data-path rules); MLX5EMU_FAULT_MATCH_QPN: the QP */
+	MLX5EMU_FAULT_MATCH_WQE = 1u << 12,	/* WQE opcode (MLX5_OPCODE_*) */
+	MLX5EMU_FAULT_MATCH_QUEUE = 1u << 13,	/* send or receive queue */
 };
 
 /* mlx5emu_fault_rule.dir */
@@ -117,10 +136,17 @@ enum mlx5emu_fault_dir {
 	MLX5EMU_FAULT_DIR_RX = 1,	/* frames a port receives */
 };
 
+/* mlx5emu_fault_rule.queue */
+enum mlx5emu_fault_queue {
+	MLX5EMU_FAULT_QUEUE_SQ = 0,	/* send WQEs (the default) */
+	MLX5EMU_FAULT_QUEUE_RQ = 1,	/* receive WQEs (of an RQ or SRQ) */
+};
+
 /* mlx5emu_fault_rule.flags */
 enum {
 	MLX5EMU_FAULT_F_SEED = 1u << 0,	/* use .seed, not the configured one */
 	MLX5EMU_FAULT_F_TARGET = 1u << 1,	/* events: .target names the object */
+	MLX5EMU_FAULT_F_VENDOR = 1u << 2,	/* CQE_ERROR: .vendor_syndrome */
 };
 
 /*
@@ -141,6 +167,7 @@ struct mlx5emu_fault_rule {
 	 * FAIL: both 0 is the emulator's INJECTED entry (INT_ERR,
 	 * 0xee0000ff); a syndrome alone takes its status from the syndrome
 	 * table; a status alone comes with syndrome 0xee0000ff.
+	 * CQE_ERROR: the CQE syndrome (MLX5_CQE_SYNDROME_*, 1..255).
 	 */
 	uint32_t status;		/* 1..255 */
 	uint32_t syndrome;
@@ -153,7 +180,8 @@ struct mlx5emu_fault_rule {
 	uint64_t seed;			/* PROB, with MLX5EMU_FAULT_F_SEED */
 	uint64_t limit;			/* fire at most this often; 0: no limit */
 
-	/* Wire rules: the frame's port, destination QP, PSN range (24 bits,
+	/* Wire rules: the frame's port, destination QP (data-path rules:
+	 * the QP), PSN range (24 bits,
 	 * inclusive, may wrap), BTH opcode, direction; a delay in us.
 	 * Port events: the port they change (0 is port 1), with no match
 	 * bit. */
@@ -166,7 +194,16 @@ struct mlx5emu_fault_rule {
 	/* Events: with MLX5EMU_FAULT_F_TARGET the CQ, QP or SRQ number
 	 * (else the object of the matching command). */
 	uint32_t target;
-	uint32_t reserved[5];
+	/* Data path: the WQE opcode (MLX5EMU_FAULT_MATCH_WQE; a receive
+	 * WQE: the opcode of the message that takes it), the queue
+	 * (MLX5EMU_FAULT_MATCH_QUEUE), and CQE_ERROR's vendor syndrome (with
+	 * MLX5EMU_FAULT_F_VENDOR; else the CQE syndrome table's).
+	 * CQE_DELAY: delay_us above. */
+	uint8_t wqe_opcode;
+	uint8_t queue;			/* enum mlx5emu_fault_queue */
+	uint8_t vendor_syndrome;
+	uint8_t reserved8;
+	uint32_t reserved[4];
 };
 
 struct mlx5emu_fault_stats {

@@ -229,7 +229,8 @@ static const struct {
 	  "device.num_devices, device.num_ports, device.ip_base, "
 	  "device.sysfs_dir, config.file, caps, engine.mode, engine.seed, "
 	  "fault.rules, fault.seed, trace.mode, trace.file, "
-	  "trace.elide_defaults, backend.kind, backend.hw_libdir, wire.vni, "
+	  "trace.elide_defaults, trace.datapath, backend.kind, "
+	  "backend.hw_libdir, wire.vni, "
 	  "wire.udp_port, wire.endpoint, wire.peers, wire.strict_l2, "
 	  "wire.capture, wire.capture_outer, wire.stats)" },
 	{ "num_ports = 1\n",

@@ -11,7 +11,8 @@ block of any other kind fails the test:
   rules                one rule per line, optionally "# PATTERN": the rule
                        must parse, and its first len(PATTERN) matches must
                        fire as shown (F failed, D delayed, X dropped,
-                       2 duplicated, R reordered, C corrupted, . untouched)
+                       2 duplicated, R reordered, C corrupted, E error CQE,
+                       L late CQE, . untouched)
   rules-errors         lines "RULE" then "=> error: MESSAGE": parsing RULE
                        fails with exactly MESSAGE
   c file=NAME.c        written and compiled into NAME (against the build's
@@ -106,7 +107,7 @@ class Checker:
                 continue
             rule, _, pattern = text.partition("#")
             rule, pattern = rule.strip(), pattern.strip()
-            if pattern and not re.fullmatch(r"[.FDX2RC]+", pattern):
+            if pattern and not re.fullmatch(r"[.FDX2RCEL]+", pattern):
                 pattern = ""
             out = self.helper("rule", str(len(pattern)), rule).rstrip("\n")
             if out.startswith("error: "):

@@ -6,7 +6,9 @@
  *   fault_doc_helper rule N RULE   the canonical rule and the outcome of its
  *                                  first N matches: F failed, D delayed,
  *                                  X dropped, 2 duplicated, R reordered,
- *                                  C corrupted, . untouched (fault.seed 0),
+ *                                  C corrupted, E error CQE, L late CQE
+ *                                  (X: a lost doorbell), . untouched
+ *                                  (fault.seed 0),
  *                                  or "error: MESSAGE"
  *   fault_doc_helper config        loads the configuration (MLX5EMU_CONFIG,
  *                                  the environment) and prints every setting
@@ -38,9 +40,13 @@ static int rule(int n, const char *text)
 			 (!r.limit || fired < r.limit);
 
 		fired += f;
-		/* an event rule's firing raises its event: F */
+		/* an event rule's firing raises its event: F; a data-path
+		 * rule's: E error CQE, L late CQE, X lost doorbell */
 		putchar(!f ? '.' : r.action <= MLX5EMU_FAULT_CORRUPT ?
-			"?FDX2RC"[r.action] : 'F');
+			"?FDX2RC"[r.action] :
+			r.action == MLX5EMU_FAULT_CQE_ERROR ? 'E' :
+			r.action == MLX5EMU_FAULT_CQE_DELAY ? 'L' :
+			r.action == MLX5EMU_FAULT_DOORBELL_DROP ? 'X' : 'F');
 	}
 	putchar('\n');
 	return 0;

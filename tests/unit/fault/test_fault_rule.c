@@ -42,6 +42,21 @@ static const struct {
 	{ "drop dev=mlx5_1 psn=16777200-5 bth=UD_SEND_ONLY",
 	  "drop dev=1 bth=UD_SEND_ONLY psn=16777200-5" },
 	{ "delay ms=5", "delay ms=5" },
+	/* data-path rules */
+	{ "cqe_error syndrome=local_prot", "cqe_error syndrome=LOCAL_PROT" },
+	{ "CQE_ERROR qp=256 wqe=rdma_write nth=3 "
+	  "syndrome=MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR",
+	  "cqe_error qp=0x100 wqe=RDMA_WRITE syndrome=REMOTE_ACCESS nth=3" },
+	{ "cqe_error queue=rq syndrome=0x1 dev=mlx5_1",
+	  "cqe_error dev=1 queue=rq syndrome=LOCAL_LENGTH" },
+	{ "cqe_error syndrome=0x22 vendor_syndrome=0x93 prob=25% seed=4",
+	  "cqe_error syndrome=0x22 vendor_syndrome=0x93 prob=0.25 seed=4" },
+	{ "cqe_error syndrome=LOCAL_PROT_ERR vendor_syndrome=0",
+	  "cqe_error syndrome=LOCAL_PROT vendor_syndrome=0x0" },
+	{ "cqe_error wqe=0x30 syndrome=5", "cqe_error wqe=0x30 syndrome=WR_FLUSH" },
+	{ "cqe_delay us=500 queue=sq every=10",
+	  "cqe_delay us=500 queue=sq every=10" },
+	{ "doorbell_drop qp=0x101 limit=2", "doorbell_drop qp=0x101 limit=2" },
 	{ "fail opcode=CREATE_CQ", "fail opcode=CREATE_CQ" },
 	{ "  FAIL\tOpcode=create_cq  ", "fail opcode=CREATE_CQ" },
 	{ "fail opcode=MLX5_CMD_OP_ALLOC_PD", "fail opcode=ALLOC_PD" },
@@ -129,18 +144,20 @@ static const struct {
 	const char *text, *msg;
 } bad[] = {
 	{ "", "empty rule; expected fail, delay, drop, duplicate, reorder, "
-	  "corrupt, port_down, port_up, device_fatal, cq_overrun, qp_fatal or "
-	  "srq_limit followed by key=value terms" },
+	  "corrupt, port_down, port_up, device_fatal, cq_overrun, qp_fatal, "
+	  "srq_limit, cqe_error, cqe_delay or doorbell_drop followed by "
+	  "key=value terms" },
 	{ "   ", "empty rule; expected fail, delay, drop, duplicate, reorder, "
-	  "corrupt, port_down, port_up, device_fatal, cq_overrun, qp_fatal or "
-	  "srq_limit followed by key=value terms" },
+	  "corrupt, port_down, port_up, device_fatal, cq_overrun, qp_fatal, "
+	  "srq_limit, cqe_error, cqe_delay or doorbell_drop followed by "
+	  "key=value terms" },
 	{ "drop opcode=CREATE_CQ",
 	  "a wire rule matches frames: opcode, op_mod, obj_type, class and "
 	  "uid are command keys" },
 	{ "opcode=CREATE_CQ fail",
 	  "unknown action \"opcode=CREATE_CQ\"; a rule starts with fail, delay, "
 	  "drop, duplicate, reorder, corrupt, port_down, port_up, device_fatal, "
-	  "cq_overrun, qp_fatal or srq_limit" },
+	  "cq_overrun, qp_fatal, srq_limit, cqe_error, cqe_delay or doorbell_drop" },
 	{ "fail CREATE_CQ", "\"CREATE_CQ\" is not a key=value term" },
 	{ "drop port=3", "bad port \"3\": expected 1 to 2" },
 	{ "drop qp=0x1000000",
@@ -150,6 +167,45 @@ static const struct {
 	{ "drop psn=5-", "bad psn \"5-\": expected a PSN or a range A-B of "
 	  "PSNs (0 to 0xffffff)" },
 	{ "drop dir=up", "bad dir \"up\": expected tx or rx" },
+	/* data-path rules */
+	{ "cqe_error", "cqe_error needs syndrome=NAME (a CQE syndrome such as "
+	  "LOCAL_PROT)" },
+	{ "cqe_error syndrome=CQ_IN_USE", "bad syndrome \"CQ_IN_USE\": expected "
+	  "a CQE syndrome such as LOCAL_PROT or REMOTE_ACCESS, or a number from "
+	  "1 to 255" },
+	{ "cqe_error syndrome=0x100", "bad syndrome \"0x100\": expected a CQE "
+	  "syndrome such as LOCAL_PROT or REMOTE_ACCESS, or a number from 1 to "
+	  "255" },
+	{ "cqe_error syndrome=0x22", "syndrome 0x22 is not in the CQE syndrome "
+	  "table; give its vendor_syndrome too" },
+	{ "cqe_error syndrome=1 vendor_syndrome=256", "bad vendor_syndrome "
+	  "\"256\": expected a number from 0 to 255" },
+	{ "cqe_error syndrome=1 wqe=SENDX", "bad wqe \"SENDX\": expected a WQE "
+	  "opcode such as SEND, RDMA_WRITE or RDMA_READ, or a number from 0 to "
+	  "255" },
+	{ "cqe_error syndrome=1 queue=cq", "bad queue \"cq\": expected sq or rq" },
+	{ "cqe_error syndrome=1 us=5", "us applies only to cqe_delay and wire "
+	  "rules" },
+	{ "cqe_error syndrome=1 opcode=CREATE_CQ", "a data-path rule matches "
+	  "work requests: opcode, op_mod, obj_type, class and uid are command "
+	  "keys" },
+	{ "cqe_error syndrome=1 port=1", "a data-path rule matches work "
+	  "requests: port, bth, psn and dir are frame keys" },
+	{ "cqe_error syndrome=1 status=BAD_PARAM",
+	  "status applies only to fail rules" },
+	{ "cqe_error syndrome=1 qpn=5", "qpn applies only to qp_fatal rules" },
+	{ "cqe_delay", "a cqe_delay rule needs us=N (1 to 60000000)" },
+	{ "cqe_delay us=5 ms=5", "ms applies only to delay rules; cqe_delay "
+	  "takes us=N" },
+	{ "cqe_delay us=5 syndrome=1", "syndrome and vendor_syndrome apply only "
+	  "to fail and cqe_error rules" },
+	{ "doorbell_drop wqe=SEND", "a doorbell names no WQE: wqe and queue do "
+	  "not apply to doorbell_drop" },
+	{ "doorbell_drop us=5", "us applies only to cqe_delay and wire rules" },
+	{ "fail wqe=SEND", "wqe, queue and vendor_syndrome apply only to "
+	  "cqe_error, cqe_delay and doorbell_drop rules" },
+	{ "drop queue=rq", "wqe, queue and vendor_syndrome apply only to "
+	  "cqe_error, cqe_delay and doorbell_drop rules" },
 	{ "drop us=5", "ms and us apply only to delay rules" },
 	{ "delay us=0", "bad us \"0\": expected microseconds from 1 to 60000000" },
 	{ "delay us=5 ms=5", "give ms or us, not both" },
@@ -161,11 +217,11 @@ static const struct {
 	{ "fail opcde=CREATE_CQ",
 	  "unknown key \"opcde\"; expected opcode, op_mod, obj_type, class, uid, "
 	  "dev, status, syndrome, ms, nth, every, prob, seed, limit, port, qp, "
-	  "bth, psn, dir, us, qpn, cqn or srqn" },
+	  "bth, psn, dir, us, wqe, queue, vendor_syndrome, qpn, cqn or srqn" },
 	{ "fail =1",
 	  "unknown key \"\"; expected opcode, op_mod, obj_type, class, uid, "
 	  "dev, status, syndrome, ms, nth, every, prob, seed, limit, port, qp, "
-	  "bth, psn, dir, us, qpn, cqn or srqn" },
+	  "bth, psn, dir, us, wqe, queue, vendor_syndrome, qpn, cqn or srqn" },
 	{ "fail opcode=CREATE_CQ opcode=ALLOC_PD", "key opcode given twice" },
 	{ "fail opcode=", "key opcode has no value" },
 	{ "fail opcode=CREATE_CQX",
@@ -378,7 +434,7 @@ START_TEST(struct_checks)
 
 	memset(&r, 0, sizeof(r));
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "action 0 is not an action (1 to 12)");
+	ck_assert_str_eq(err, "action 0 is not an action (1 to 15)");
 	r.action = MLX5EMU_FAULT_FAIL;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), 0);
 	r.opcode = MLX5_CMD_OP_CREATE_CQ;
@@ -429,13 +485,13 @@ START_TEST(struct_checks)
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "trigger 7 is not a trigger");
 	r.trigger = MLX5EMU_FAULT_PROB;
-	r.reserved[4] = 1;
+	r.reserved[3] = 1;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "reserved fields must be 0");
-	r.reserved[4] = 0;
-	r.flags = 4;
+	r.reserved[3] = 0;
+	r.flags = 8;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "unknown flags 0x4");
+	ck_assert_str_eq(err, "unknown flags 0x8");
 	r.flags = MLX5EMU_FAULT_F_SEED | MLX5EMU_FAULT_F_TARGET;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "an object number (qpn, cqn, srqn) applies only to "
@@ -458,11 +514,14 @@ START_TEST(struct_checks)
 	r.target = 0x1000000;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "qpn 0x1000000 is out of range (0 to 0xffffff)");
-	r.action = 13;
+	r.action = 16;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "action 13 is not an action (1 to 12)");
+	ck_assert_str_eq(err, "action 16 is not an action (1 to 15)");
 	ck_assert_str_eq(emu_fault_action_name(MLX5EMU_FAULT_SRQ_LIMIT), "srq_limit");
-	ck_assert_ptr_null(emu_fault_action_name(13));
+	ck_assert_str_eq(emu_fault_action_name(MLX5EMU_FAULT_DOORBELL_DROP),
+			 "doorbell_drop");
+	ck_assert_ptr_null(emu_fault_action_name(16));
+	ck_assert(!emu_fault_is_event(MLX5EMU_FAULT_CQE_ERROR));
 	ck_assert(!emu_fault_is_event(MLX5EMU_FAULT_DELAY));
 	ck_assert(emu_fault_is_event(MLX5EMU_FAULT_PORT_DOWN));
 }

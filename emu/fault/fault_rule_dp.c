@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/fault/fault_rule_dp.c -- the part of the rule language that acts on
+ * work requests (docs/fault-injection.md, "Data-path faults"):
+ *
+ *     action = "cqe_error" / "cqe_delay" / "doorbell_drop"
+ *     keys   = qp=N  wqe=OPCODE  queue=sq|rq  syndrome=NAME
+ *              vendor_syndrome=N  us=N      (and dev, nth, every, prob,
+ *                                            seed, limit)
+ *
+ * WQE opcodes are named as infiniband/mlx5dv.h names them without
+ * MLX5_OPCODE_ (prm/dp_opcodes.def); CQE syndromes by the ids of the
+ * error CQE table (prm/cqe_syndromes.def: LOCAL_PROT, REMOTE_ACCESS ...),
+ * also with mlx5dv.h's MLX5_CQE_SYNDROME_ prefix and _ERR suffix, or as
+ * numbers.  A syndrome the table has brings its vendor syndrome.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <infiniband/mlx5dv.h>
+
+#include "emu/base/base.h"
+#include "emu/fault/fault_rule.h"
+
+#define FRAME_MATCH (MLX5EMU_FAULT_MATCH_PORT | MLX5EMU_FAULT_MATCH_PSN | \
+		     MLX5EMU_FAULT_MATCH_BTH | MLX5EMU_FAULT_MATCH_DIR)
+#define CMD_MATCH (MLX5EMU_FAULT_MATCH_OPCODE | MLX5EMU_FAULT_MATCH_OP_MOD | \
+		   MLX5EMU_FAULT_MATCH_OBJ_TYPE | MLX5EMU_FAULT_MATCH_CLASS | \
+		   MLX5EMU_FAULT_MATCH_UID | MLX5EMU_FAULT_MATCH_USER)
+#define DP_MATCH (MLX5EMU_FAULT_MATCH_WQE | MLX5EMU_FAULT_MATCH_QUEUE)
+
+static const struct {
+	const char *name;
+	uint8_t value;
+} wqe_opcodes[] = {
+#define PRM_WQE_OPCODE(n, v) { #n, (v) },
+#define PRM_CQE_OPCODE(n, v)
+#include "prm/dp_opcodes.def"
+#undef PRM_WQE_OPCODE
+#undef PRM_CQE_OPCODE
+};
+
+/* The error CQE table: its ids name syndromes, its vendor values go with
+ * them. */
+static const struct {
+	const char *name;
+	uint8_t syndrome, vendor;
+} cqe_synds[] = {
+#define ENG_SYND(id, synd, vendor, text, src) { #id, (synd), (vendor) },
+#include "prm/cqe_syndromes.def"
+#undef ENG_SYND
+};
+
+#define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+bool emu_fault_is_dp(uint32_t action)
+{
+	return action == MLX5EMU_FAULT_CQE_ERROR ||
+	       action == MLX5EMU_FAULT_CQE_DELAY ||
+	       action == MLX5EMU_FAULT_DOORBELL_DROP;
+}
+
+const char *emu_fault_wqe_opcode_name(uint8_t opcode)
+{
+	for (size_t i = 0; i < NELEMS(wqe_opcodes); i++)
+		if (wqe_opcodes[i].value == opcode)
+			return wqe_opcodes[i].name;
+	return NULL;
+}
+
+const char *emu_fault_cqe_syndrome_name(uint8_t syndrome)
+{
+	for (size_t i = 0; i < NELEMS(cqe_synds); i++)
+		if (cqe_synds[i].syndrome == syndrome)
+			return cqe_synds[i].name;
+	return NULL;
+}
+
+static int cqe_synd_index(uint8_t syndrome)
+{
+	for (size_t i = 0; i < NELEMS(cqe_synds); i++)
+		if (cqe_synds[i].syndrome == syndrome)
+			return (int)i;
+	return -1;
+}
+
+/* "LOCAL_PROT", "local_prot_err", "MLX5_CQE_SYNDROME_LOCAL_PROT_ERR". */
+static int cqe_synd_by_name(const char *s, uint8_t *out)
+{
+	static const char prefix[] = "MLX5_CQE_SYNDROME_";
+	char buf[64];
+	size_t n;
+
+	if (strlen(s) > strlen(prefix)) {
+		memcpy(buf, s, strlen(prefix));
+		buf[strlen(prefix)] = '\0';
+		if (emu_text_eq_nocase(buf, prefix))
+			s += strlen(prefix);
+	}
+	n = strlen(s);
+	if (n >= sizeof(buf))
+		return -ENOENT;
+	memcpy(buf, s, n + 1);
+	if (n > 4 && emu_text_eq_nocase(buf + n - 4, "_ERR"))
+		buf[n - 4] = '\0';
+	for (size_t i = 0; i < NELEMS(cqe_synds); i++)
+		if (emu_text_eq_nocase(buf, cqe_synds[i].name)) {
+			*out = cqe_synds[i].syndrome;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int emu_fault_dp_key(struct mlx5emu_fault_rule *r, const char *key,
+		     const char *v, char *err, size_t errlen)
+{
+	uint64_t n;
+	uint8_t s;
+
+	if (emu_text_eq_nocase(key, "wqe")) {
+		for (size_t i = 0; i < NELEMS(wqe_opcodes); i++)
+			if (emu_text_eq_nocase(v, wqe_opcodes[i].name)) {
+				r->wqe_opcode = wqe_opcodes[i].value;
+				r->match |= MLX5EMU_FAULT_MATCH_WQE;
+				return 0;
+			}
+		if (emu_text_parse_u64(v, 0xff, &n))
+			return emu_fault_errf(err, errlen, "bad wqe \"%s\": expected a "
+				     "WQE opcode such as SEND, RDMA_WRITE or "
+				     "RDMA_READ, or a number from 0 to 255", v);
+		r->wqe_opcode = (uint8_t)n;
+		r->match |= MLX5EMU_FAULT_MATCH_WQE;
+	} else if (emu_text_eq_nocase(key, "queue")) {
+		if (emu_text_eq_nocase(v, "sq"))
+			r->queue = MLX5EMU_FAULT_QUEUE_SQ;
+		else if (emu_text_eq_nocase(v, "rq"))
+			r->queue = MLX5EMU_FAULT_QUEUE_RQ;
+		else
+			return emu_fault_errf(err, errlen, "bad queue \"%s\": expected "
+				     "sq or rq", v);
+		r->match |= MLX5EMU_FAULT_MATCH_QUEUE;
+	} else if (emu_text_eq_nocase(key, "syndrome")) {
+		if (!cqe_synd_by_name(v, &s)) {
+			r->syndrome = s;
+		} else if (!emu_text_parse_u64(v, 0xff, &n) && n) {
+			r->syndrome = (uint32_t)n;
+		} else {
+			return emu_fault_errf(err, errlen, "bad syndrome \"%s\": expected "
+				     "a CQE syndrome such as LOCAL_PROT or "
+				     "REMOTE_ACCESS, or a number from 1 to 255", v);
+		}
+	} else if (emu_text_eq_nocase(key, "vendor_syndrome")) {
+		if (emu_text_parse_u64(v, 0xff, &n))
+			return emu_fault_errf(err, errlen, "bad vendor_syndrome \"%s\": "
+				     "expected a number from 0 to 255", v);
+		r->vendor_syndrome = (uint8_t)n;
+		r->flags |= MLX5EMU_FAULT_F_VENDOR;
+	} else {
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int emu_fault_dp_check(const struct mlx5emu_fault_rule *r, char *err,
+		       size_t errlen)
+{
+	if (r->reserved8)
+		return emu_fault_errf(err, errlen, "reserved fields must be 0");
+	if (!emu_fault_is_dp(r->action)) {
+		if ((r->match & DP_MATCH) || r->wqe_opcode || r->queue ||
+		    r->vendor_syndrome || (r->flags & MLX5EMU_FAULT_F_VENDOR))
+			return emu_fault_errf(err, errlen, "wqe, queue and "
+				     "vendor_syndrome apply only to cqe_error, "
+				     "cqe_delay and doorbell_drop rules");
+		return 0;
+	}
+	if (r->match & CMD_MATCH)
+		return emu_fault_errf(err, errlen, "a data-path rule matches work "
+			     "requests: opcode, op_mod, obj_type, class and "
+			     "uid are command keys");
+	if ((r->match & FRAME_MATCH) || r->port || r->psn_first ||
+	    r->psn_last || r->bth_opcode || r->dir)
+		return emu_fault_errf(err, errlen, "a data-path rule matches work "
+			     "requests: port, bth, psn and dir are frame keys");
+	if (r->status)
+		return emu_fault_errf(err, errlen, "status applies only to fail rules");
+	if (r->delay_ms)
+		return emu_fault_errf(err, errlen, "ms applies only to delay rules; "
+			     "cqe_delay takes us=N");
+	if (!(r->match & MLX5EMU_FAULT_MATCH_QPN) && r->qpn)
+		return emu_fault_errf(err, errlen, "qp is set but its match bit "
+			     "MLX5EMU_FAULT_MATCH_QPN is not");
+	if (r->qpn > 0xffffff)
+		return emu_fault_errf(err, errlen, "qp is a 24-bit QP number");
+	if (!(r->match & MLX5EMU_FAULT_MATCH_WQE) && r->wqe_opcode)
+		return emu_fault_errf(err, errlen, "wqe is set but its match bit "
+			     "MLX5EMU_FAULT_MATCH_WQE is not");
+	if (!(r->match & MLX5EMU_FAULT_MATCH_QUEUE) && r->queue)
+		return emu_fault_errf(err, errlen, "queue is set but its match bit "
+			     "MLX5EMU_FAULT_MATCH_QUEUE is not");
+	if (r->queue > MLX5EMU_FAULT_QUEUE_RQ)
+		return emu_fault_errf(err, errlen, "queue %u is neither sq (0) nor "
+			     "rq (1)", r->queue);
+	if (!(r->flags & MLX5EMU_FAULT_F_VENDOR) && r->vendor_syndrome)
+		return emu_fault_errf(err, errlen, "vendor_syndrome is set but its "
+			     "flag MLX5EMU_FAULT_F_VENDOR is not");
+
+	switch (r->action) {
+	case MLX5EMU_FAULT_CQE_ERROR:
+		if (r->delay_us)
+			return emu_fault_errf(err, errlen,
+				     "us applies only to cqe_delay and wire rules");
+		if (!r->syndrome)
+			return emu_fault_errf(err, errlen, "cqe_error needs "
+				     "syndrome=NAME (a CQE syndrome such as "
+				     "LOCAL_PROT)");
+		if (r->syndrome > 0xff)
+			return emu_fault_errf(err, errlen, "syndrome 0x%" PRIx32 " is "
+				     "not a CQE syndrome (1 to 0xff)", r->syndrome);
+		if (cqe_synd_index((uint8_t)r->syndrome) < 0 &&
+		    !(r->flags & MLX5EMU_FAULT_F_VENDOR))
+			return emu_fault_errf(err, errlen, "syndrome 0x%" PRIx32 " is "
+				     "not in the CQE syndrome table; give its "
+				     "vendor_syndrome too", r->syndrome);
+		break;
+	case MLX5EMU_FAULT_CQE_DELAY:
+		if (r->syndrome || (r->flags & MLX5EMU_FAULT_F_VENDOR))
+			return emu_fault_errf(err, errlen, "syndrome and "
+				     "vendor_syndrome apply only to fail and "
+				     "cqe_error rules");
+		if (!r->delay_us || r->delay_us > EMU_FAULT_MAX_DELAY_US)
+			return emu_fault_errf(err, errlen, "a cqe_delay rule needs us=N "
+				     "(1 to %d)", EMU_FAULT_MAX_DELAY_US);
+		break;
+	default:	/* DOORBELL_DROP */
+		if (r->syndrome || (r->flags & MLX5EMU_FAULT_F_VENDOR))
+			return emu_fault_errf(err, errlen, "syndrome and "
+				     "vendor_syndrome apply only to fail and "
+				     "cqe_error rules");
+		if (r->delay_us)
+			return emu_fault_errf(err, errlen,
+				     "us applies only to cqe_delay and wire rules");
+		if (r->match & DP_MATCH)
+			return emu_fault_errf(err, errlen, "a doorbell names no WQE: "
+				     "wqe and queue do not apply to "
+				     "doorbell_drop");
+		break;
+	}
+	return 0;
+}
+
+void emu_fault_dp_result(const struct mlx5emu_fault_rule *r,
+			 uint8_t *syndrome, uint8_t *vendor)
+{
+	int i = cqe_synd_index((uint8_t)r->syndrome);
+
+	*syndrome = (uint8_t)r->syndrome;
+	if (r->flags & MLX5EMU_FAULT_F_VENDOR)
+		*vendor = r->vendor_syndrome;
+	else
+		*vendor = i >= 0 ? cqe_synds[i].vendor : 0;
+}
+
+void emu_fault_dp_format(const struct mlx5emu_fault_rule *r, char *out,
+			 size_t len, size_t *n)
+{
+	const char *name;
+
+#define PUT(...) \
+	(*n += (size_t)snprintf(out + *n, *n < len ? len - *n : 0, __VA_ARGS__))
+	if (r->match & MLX5EMU_FAULT_MATCH_QUEUE)
+		PUT(" queue=%s", r->queue == MLX5EMU_FAULT_QUEUE_RQ ? "rq" : "sq");
+	if (r->match & MLX5EMU_FAULT_MATCH_WQE) {
+		name = emu_fault_wqe_opcode_name(r->wqe_opcode);
+		if (name)
+			PUT(" wqe=%s", name);
+		else
+			PUT(" wqe=0x%x", r->wqe_opcode);
+	}
+	if (r->action == MLX5EMU_FAULT_CQE_ERROR) {
+		name = emu_fault_cqe_syndrome_name((uint8_t)r->syndrome);
+		if (name)
+			PUT(" syndrome=%s", name);
+		else
+			PUT(" syndrome=0x%" PRIx32, r->syndrome);
+	}
+	if (r->flags & MLX5EMU_FAULT_F_VENDOR)
+		PUT(" vendor_syndrome=0x%x", r->vendor_syndrome);
+#undef PUT
+}
