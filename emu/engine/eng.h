@@ -170,7 +170,8 @@ struct emu_eng_wqe {
 	uint8_t opcode, opmod, ds, fm_ce_se;	/* send: the ctrl segment */
 	uint32_t imm;			/* raw ctrl.imm */
 	uint32_t len;			/* message length */
-	uint64_t raddr;			/* RDMA and atomics */
+	bool has_raddr;			/* RDMA and atomics: */
+	uint64_t raddr;
 	uint32_t rkey;
 	uint32_t srqn;			/* RQ: the SRQ it came from, 0: RQ */
 	bool inl;			/* send: the data is inline */

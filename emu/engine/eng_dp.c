@@ -307,17 +307,23 @@ static enum emu_fw_q_cnt eng_dp_req_counter(uint8_t syndrome)
 const struct emu_eng_verdict *eng_dp_send(struct eng_qp *qp,
 					  const struct eng_wqe *w)
 {
+	const struct eng_opcode_info *oi = eng_opcode(w->opcode);
 	struct emu_eng_sge sge[ENG_MAX_SGE];
 	struct eng_dp_qp *d = eng_dp_of(qp);
 	struct emu_eng_wqe e = {
 		.wqe_counter = w->idx, .opcode = w->opcode, .opmod = w->opmod,
 		.ds = w->ds, .fm_ce_se = w->fm_ce_se, .imm = w->imm,
-		.len = w->len, .raddr = w->raddr, .rkey = w->rkey,
-		.inl = w->inl, .nsge = w->inl ? 0 : w->nsge, .sge = sge,
+		.len = w->len, .inl = w->inl, .nsge = w->inl ? 0 : w->nsge,
+		.sge = sge,
 	};
 
 	if (!d)
 		return NULL;
+	if (oi && (oi->segs & ENG_SEG_RADDR)) {
+		e.has_raddr = true;
+		e.raddr = w->raddr;
+		e.rkey = w->rkey;
+	}
 	if (d->seen_valid && d->seen == w->idx)
 		return d->fired ? &d->verdict : NULL;	/* asked already */
 	for (unsigned int i = 0; i < e.nsge; i++)

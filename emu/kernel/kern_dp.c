@@ -41,7 +41,7 @@ static void kern_dp_trace_wqe(void *arg, const struct emu_eng_wqe *w)
 		.dev = dev, .rq = w->rq, .qpn = w->qpn,
 		.wqe_counter = w->wqe_counter, .opcode = w->opcode,
 		.opmod = w->opmod, .ds = w->ds, .fm_ce_se = w->fm_ce_se,
-		.imm = w->imm, .has_raddr = w->raddr || w->rkey,
+		.imm = w->imm, .has_raddr = w->has_raddr,
 		.raddr = w->raddr, .rkey = w->rkey, .srqn = w->srqn,
 		.inl = w->inl, .byte_count = w->len, .sge = sge,
 	};
