@@ -525,6 +525,129 @@ START_TEST(configured_rules_bad)
 }
 END_TEST
 
+/* Work requests: which a data-path rule matches. */
+static const struct {
+	const char *rule;
+	struct emu_fault_wqe w;
+	bool match;
+} wqes[] = {
+	/* without queue=, send WQEs; never doorbells */
+	{ "cqe_error syndrome=1", { 0, 0x100, false, false, 0x0a }, true },
+	{ "cqe_error syndrome=1", { 0, 0x100, true, false, 0x0a }, false },
+	{ "cqe_error syndrome=1", { 0, 0x100, false, true, 0 }, false },
+	{ "cqe_error queue=rq syndrome=1", { 0, 0x100, true, false, 0x0a }, true },
+	{ "cqe_error queue=rq syndrome=1", { 0, 0x100, false, false, 0x0a }, false },
+	{ "cqe_delay queue=sq us=1", { 0, 0x100, false, false, 0x0a }, true },
+	{ "cqe_error qp=0x100 syndrome=1", { 0, 0x100, false, false, 0x0a }, true },
+	{ "cqe_error qp=0x100 syndrome=1", { 0, 0x101, false, false, 0x0a }, false },
+	{ "cqe_error wqe=RDMA_WRITE syndrome=1", { 0, 0x100, false, false, 0x08 }, true },
+	{ "cqe_error wqe=RDMA_WRITE syndrome=1", { 0, 0x100, false, false, 0x0a }, false },
+	{ "cqe_error dev=1 syndrome=1", { 1, 0x100, false, false, 0x0a }, true },
+	{ "cqe_error dev=1 syndrome=1", { 0, 0x100, false, false, 0x0a }, false },
+	/* doorbells only */
+	{ "doorbell_drop", { 0, 0x100, false, true, 0 }, true },
+	{ "doorbell_drop", { 0, 0x100, false, false, 0x0a }, false },
+	{ "doorbell_drop qp=0x101", { 0, 0x100, false, true, 0 }, false },
+};
+
+START_TEST(match_wqes)
+{
+	struct mlx5emu_fault_rule r = rule(wqes[_i].rule);
+
+	ck_assert_msg(emu_fault_wqe_matches(&r, &wqes[_i].w) == wqes[_i].match,
+		      "%s", wqes[_i].rule);
+}
+END_TEST
+
+/* Through the rule set: delays add up, the first error decides (with the
+ * table's vendor syndrome or the rule's), every matching rule counts,
+ * command and wire rules never see work requests. */
+START_TEST(wqe_verdicts)
+{
+	struct emu_fault_wqe w = { 0, 0x100, false, false, 0x0a };
+	struct emu_fault_dp_verdict v;
+	struct mlx5emu_fault_stats st;
+	int a, b, c;
+
+	ck_assert(!emu_fault_dp_verdict(&w, &v));
+	ft_add("fail opcode=ALLOC_PD");
+	ft_add("drop");
+	ck_assert(!emu_fault_dp_verdict(&w, &v));
+	a = ft_add("cqe_delay us=30");
+	b = ft_add("cqe_delay us=12 every=2");
+	c = ft_add("cqe_error syndrome=REMOTE_OP nth=3");
+	ck_assert(emu_fault_dp_verdict(&w, &v));
+	ck_assert(!v.error && !v.drop);
+	ck_assert_uint_eq(v.delay_us, 30);
+	ck_assert(emu_fault_dp_verdict(&w, &v));
+	ck_assert_uint_eq(v.delay_us, 42);
+	ck_assert(emu_fault_dp_verdict(&w, &v));
+	ck_assert(v.error);
+	ck_assert_uint_eq(v.syndrome, 0x14);
+	ck_assert_uint_eq(v.vendor, 0x89);
+	ck_assert_uint_eq(v.delay_us, 30);
+	w.rq = true;	/* only rules with queue=rq see receive WQEs */
+	ck_assert(!emu_fault_dp_verdict(&w, &v));
+	ft_add("cqe_error queue=rq syndrome=0x22 vendor_syndrome=0x93");
+	ck_assert(emu_fault_dp_verdict(&w, &v));
+	ck_assert(v.error);
+	ck_assert_uint_eq(v.syndrome, 0x22);
+	ck_assert_uint_eq(v.vendor, 0x93);
+	ck_assert_int_eq(emu_fault_stats(a, &st), 0);
+	ck_assert_uint_eq(st.matches, 3);
+	ck_assert_int_eq(emu_fault_stats(b, &st), 0);
+	ck_assert_uint_eq(st.injections, 1);
+	ck_assert_int_eq(emu_fault_stats(c, &st), 0);
+	ck_assert_uint_eq(st.matches, 3);
+	ck_assert_uint_eq(st.injections, 1);
+	/* A doorbell: only doorbell_drop. */
+	w = (struct emu_fault_wqe){ .qpn = 0x100, .doorbell = true };
+	ck_assert(!emu_fault_dp_verdict(&w, &v));
+	ft_add("doorbell_drop nth=2");
+	ck_assert(emu_fault_dp_verdict(&w, &v) == false);
+	ck_assert(emu_fault_dp_verdict(&w, &v) && v.drop);
+}
+END_TEST
+
+static int dp_calls, dp_any = -1;
+
+static void dp_notify(bool any)
+{
+	dp_calls++;
+	dp_any = any;
+}
+
+/* The data path hears when the first data-path rule comes and the last
+ * goes, and of nothing else. */
+START_TEST(dp_notify_transitions)
+{
+	int a, b;
+
+	emu_fault_set_dp_notify(dp_notify);
+	ck_assert_int_eq(dp_calls, 1);
+	ck_assert_int_eq(dp_any, 0);
+	ft_add("fail opcode=ALLOC_PD");
+	ft_add("drop");
+	ck_assert_int_eq(dp_calls, 1);
+	a = ft_add("cqe_error syndrome=1");
+	ck_assert_int_eq(dp_calls, 2);
+	ck_assert_int_eq(dp_any, 1);
+	b = ft_add("doorbell_drop");
+	ck_assert_int_eq(dp_calls, 2);
+	ck_assert_int_eq(emu_fault_remove(a), 0);
+	ck_assert_int_eq(dp_calls, 2);
+	ck_assert_int_eq(emu_fault_remove(b), 0);
+	ck_assert_int_eq(dp_calls, 3);
+	ck_assert_int_eq(dp_any, 0);
+	ft_add("cqe_delay us=1");
+	ck_assert_int_eq(dp_any, 1);
+	emu_fault_clear();
+	ck_assert_int_eq(dp_calls, 5);
+	ck_assert_int_eq(dp_any, 0);
+	emu_fault_set_dp_notify(NULL);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fault_match");
@@ -533,6 +656,9 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_loop_test(tc, match_fields, 0, sizeof(matches) / sizeof(matches[0]));
 	tcase_add_loop_test(tc, match_frames, 0, sizeof(frames) / sizeof(frames[0]));
+	tcase_add_loop_test(tc, match_wqes, 0, sizeof(wqes) / sizeof(wqes[0]));
+	tcase_add_test(tc, wqe_verdicts);
+	tcase_add_test(tc, dp_notify_transitions);
 	tcase_add_test(tc, frame_verdicts);
 	tcase_add_test(tc, triggers);
 	tcase_add_test(tc, probability_sequences);
