@@ -124,6 +124,8 @@ unsigned int eng_comp_flush_sq(struct eng_qp *qp)
 			   EMU_FW_DBR_SND, &pi))
 		return 0;
 	pi = (uint16_t)be32toh(pi);
+	if (eng_g.dp_now)	/* WQEs behind a lost doorbell wait for one */
+		pi = eng_dp_doorbell(qp, (uint16_t)pi);
 	while (qp->sq_ci != (uint16_t)pi && n < ENG_PASS_WQES) {
 		uint16_t posted = (uint16_t)(pi - qp->sq_ci);
 		struct eng_wqe *w = &qp->cur;

@@ -420,6 +420,26 @@ START_TEST(lost_doorbell)
 }
 END_TEST
 
+/* In the error state too, the device flushes only what a doorbell told
+ * it of. */
+START_TEST(lost_doorbell_in_err)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc[4];
+
+	add("doorbell_drop qp=0x%x nth=1", qpa->qp_num);
+	post_sends(qpa, 2, 1);
+	ck_assert_int_eq(ibv_modify_qp(qpa, &a, IBV_QP_STATE), 0);
+	ck_assert_int_eq(poll_n(cqa, wc, 3, 100), 0);
+	post_sends(qpa, 1, 3);
+	ck_assert_int_eq(poll_n(cqa, wc, 3, 2000), 3);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(wc[i].status, IBV_WC_WR_FLUSH_ERR);
+		ck_assert_uint_eq(wc[i].wr_id, (uint64_t)i + 1);
+	}
+}
+END_TEST
+
 /* ---- a seeded probability: the same sequence every run ---- */
 
 /* Rounds of one SEND on fresh QPs: 'E' failed, '.' not. */
@@ -499,6 +519,7 @@ static Suite *suite(void)
 	tcase_add_test(t, recv_error_then_flush);
 	tcase_add_test(t, delayed_completion);
 	tcase_add_test(t, lost_doorbell);
+	tcase_add_test(t, lost_doorbell_in_err);
 	tcase_add_test(t, seeded_prob_reproduces);
 	suite_add_tcase(s, t);
 	t = tcase_create("environment");
