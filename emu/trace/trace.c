@@ -66,6 +66,13 @@ static struct emu_tls_buf trace_pending_buf =
 
 static void trace_write(int fd, const char *p, size_t len);
 
+/* A deterministic run (virtual clock) traces the same bytes each time:
+ * no pid (and durations on the virtual clock). */
+static long trace_pid(void)
+{
+	return emu_clock_is_virtual() ? 0 : (long)getpid();
+}
+
 /* An event a rule raised: a line of its own, at once. */
 static void trace_fault_event(const struct emu_fault_event *ev)
 {
@@ -79,7 +86,7 @@ static void trace_fault_event(const struct emu_fault_event *ev)
 	};
 	char dev[16];
 	struct emu_trace_event e = {
-		.dev = dev, .pid = (long)getpid(),
+		.dev = dev, .pid = trace_pid(),
 		.action = emu_fault_action_name(ev->action),
 		.port = ev->port, .rule = ev->rule_id, .text = ev->rule_text,
 		.after = ev->opcode ? emu_trace_opcode_name(ev->opcode) : NULL,
@@ -285,11 +292,8 @@ void emu_trace_command(const char *dev, const void *in, size_t inlen,
 		       uint64_t duration_ns, bool injected)
 {
 	int saved = errno;
-	/* A deterministic run (virtual clock) traces the same bytes each
-	 * time: no pid, and durations on the virtual clock. */
 	struct emu_trace_cmd c = {
-		.dev = dev, .in = in,
-		.pid = emu_clock_is_virtual() ? 0 : (long)getpid(),
+		.dev = dev, .in = in, .pid = trace_pid(),
 		.inlen = inlen, .out = out, .outlen = outlen, .err = err,
 		.timed = true, .duration_ns = duration_ns, .injected = injected,
 	};
@@ -350,7 +354,7 @@ void emu_trace_wqe(struct emu_trace_wqe *w)
 {
 	int saved = errno;
 
-	w->pid = (long)getpid();
+	w->pid = trace_pid();
 	trace_dp_line(w, NULL);
 	errno = saved;
 }
@@ -359,7 +363,7 @@ void emu_trace_cqe(struct emu_trace_cqe *c)
 {
 	int saved = errno;
 
-	c->pid = (long)getpid();
+	c->pid = trace_pid();
 	trace_dp_line(NULL, c);
 	errno = saved;
 }
