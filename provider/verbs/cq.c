@@ -560,4 +560,5 @@ void prov_cq_set_ops(struct prov_context *pctx)
 	pctx->vctx.create_cq_ex = prov_create_cq_ex;
 	pctx->vctx.context.ops.poll_cq = prov_cq_poll;
 	pctx->vctx.context.ops.req_notify_cq = prov_cq_arm;
+	pctx->vctx.modify_cq = prov_cq_modify;
 }

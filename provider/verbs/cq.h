@@ -2,8 +2,8 @@
 /*
  * Completion queues (cq.c: create/destroy, mlx5dv_create_cq; cq_poll.c:
  * polling and arming; cq_ex.c: the ibv_cq_ex poll functions; cq_resize.c:
- * ibv_resize_cq; comp_channel.c: completion channels and their events;
- * cq_int.h: what those files share).
+ * ibv_resize_cq; cq_modify.c: ibv_modify_cq; comp_channel.c: completion
+ * channels and their events; cq_int.h: what those files share).
  */
 #ifndef MLX5EMU_PROVIDER_VERBS_CQ_H
 #define MLX5EMU_PROVIDER_VERBS_CQ_H
@@ -17,12 +17,18 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
+#include "prm/prm.h"
 #include "provider/core/qbuf.h"
 #include "provider/verbs/events.h"
 
 struct mlx5be_obj;
 struct mlx5be_umem;
 struct prov_context;
+
+/* mlx5_ib.h MLX5_MAX_CQ_COUNT / MLX5_MAX_CQ_PERIOD: the largest values of
+ * cqc.cq_max_count and cqc.cq_period. */
+#define PROV_MAX_CQ_COUNT ((1u << PRM_BIT_SZ(cqc, cq_max_count)) - 1)
+#define PROV_MAX_CQ_PERIOD ((1u << PRM_BIT_SZ(cqc, cq_period)) - 1)
 
 /* libmlx5's doorbell record dwords. */
 enum {
@@ -158,5 +164,8 @@ void prov_cq_ex_set_poll_ops(struct prov_cq *cq);
  * gets a fresh epoll set under its number, of its (renewed) DEVX channel
  * and a fresh stash; the parent keeps its own. */
 void prov_comp_channels_fork_child(struct prov_context *pctx);
+
+/* ibv_modify_cq's op (cq_modify.c): 0 or an errno. */
+int prov_cq_modify(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
 
 #endif /* MLX5EMU_PROVIDER_VERBS_CQ_H */

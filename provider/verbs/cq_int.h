@@ -6,6 +6,7 @@
  *                ibv_poll_cq, arming
  *   cq_ex.c      the ibv_cq_ex poll and read functions
  *   cq_resize.c  ibv_resize_cq
+ *   cq_modify.c  ibv_modify_cq
  *   cq.c         the ring's memory, creation
  */
 #ifndef MLX5EMU_PROVIDER_VERBS_CQ_INT_H

@@ -29,6 +29,7 @@
 #include "provider/core/cmd.h"
 #include "provider/core/context.h"
 #include "provider/core/device.h"
+#include "provider/verbs/cq.h"
 #include "provider/verbs/query.h"
 #include "provider/core/sysfs.h"
 
@@ -58,11 +59,6 @@ enum {
 	PROV_TM_MAX_SGE = 1,
 	PROV_TM_MAX_RNDV_MSG_SIZE = 64,
 };
-
-/* mlx5_ib.h MLX5_MAX_CQ_COUNT / MLX5_MAX_CQ_PERIOD: the largest values of
- * cqc.cq_max_count and cqc.cq_period. */
-#define PROV_MAX_CQ_COUNT ((1u << PRM_BIT_SZ(cqc, cq_max_count)) - 1)
-#define PROV_MAX_CQ_PERIOD ((1u << PRM_BIT_SZ(cqc, cq_period)) - 1)
 
 /* mlx5_to_sw_pkey_sz(): 128 << pkey_table_size, 0 past log 5. */
 static unsigned int pkey_table_len(unsigned int pkey_sz)
