@@ -286,6 +286,12 @@ enum {
 	MLX5_QP_OPTPAR_COUNTER_SET_ID = 1 << 25,
 };
 
+/* opt_param_mask_95_32 of RTS2RTS (rdma-core providers/mlx5/mlx5_ifc.h
+ * MLX5_QPC_OPT_MASK_32_*; bit n is mask bit 32 + n). */
+enum {
+	MLX5_QPC_OPT_MASK_32_UDP_SPORT = 1 << 2,
+};
+
 /* ads.stat_rate: an IB static rate code plus this (mlx5_ib ah.c,
  * MLX5_STAT_RATE_OFFSET); 0 means the port's full rate. */
 enum {

@@ -65,6 +65,7 @@ enum {
 	FW_QPF_LAG = 1u << 20,		/* lag_tx_port_affinity */
 	FW_QPF_SRQN = 1u << 21,		/* srqn_rmpn_xrqn */
 	FW_QPF_CQN_RCV = 1u << 22,
+	FW_QPF_UDP_SPORT = 1u << 23,	/* primary_address_path.udp_sport */
 };
 
 struct fw_qp_transition {
@@ -89,6 +90,11 @@ uint32_t fw_qp_opt_allowed(const struct emu_fw *fw, enum fw_qp_tr tr,
 uint32_t fw_qp_required(enum fw_qp_tr tr, enum fw_qp_class cls);
 /* Field groups the opt_param_mask bits name. */
 uint32_t fw_qp_opt_groups(uint32_t opt_param_mask);
+/* opt_param_mask_95_32 bits allowed for a transition and class (only
+ * RTS2RTS carries that mask), and the field groups they name. */
+uint64_t fw_qp_opt_ext_allowed(const struct emu_fw *fw, enum fw_qp_tr tr,
+			       enum fw_qp_class cls);
+uint32_t fw_qp_opt_ext_groups(uint64_t opt_param_mask_95_32);
 
 /* Validate groups of the command's qpc for qp (no side effects). */
 enum fw_synd fw_qp_check_groups(struct fw_cmd *cmd,

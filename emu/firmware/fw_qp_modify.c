@@ -17,8 +17,9 @@
  *      syndrome real firmware gives), the others with QP_INVALID;
  *   2. the source state: not one the command leaves from ->
  *      QP_BAD_STATE_TRANSITION (status BAD_QP_STATE);
- *   3. opt_param_mask: a bit the transition does not allow for the QP's
- *      service type -> QP_BAD_OPT_PARAM;
+ *   3. opt_param_mask (and RTS2RTS's opt_param_mask_95_32, when the
+ *      inbox reaches it): a bit the transition does not allow for the
+ *      QP's service type -> QP_BAD_OPT_PARAM;
  *   4. the fields taken (the type's required groups and the optional
  *      groups the mask names) are validated, objects they name are taken;
  *   5. commit: the fields are copied into the QP's context, uses swapped,
@@ -129,6 +130,7 @@ enum fw_synd fw_cmd_modify_qp(struct fw_cmd *cmd)
 	struct fw_qp_take take;
 	enum fw_qp_class cls;
 	uint32_t opt, g;
+	uint64_t ext = 0;
 	struct emu_fw_qp *qp = NULL;
 
 	if (!t)
@@ -149,12 +151,19 @@ enum fw_synd fw_cmd_modify_qp(struct fw_cmd *cmd)
 	if (t->has_qpc) {
 		cls = fw_qp_class_of(qp);
 		opt = PRM_GET(rst2init_qp_in, cmd->in, opt_param_mask);
-		if (opt & ~fw_qp_opt_allowed(cmd->fw, (enum fw_qp_tr)tr, cls)) {
+		if (tr == FW_TR_RTS2RTS &&
+		    cmd->inlen >= PRM_BYTE_OFF(rts2rts_qp_in,
+					       opt_param_mask_95_32) + 8)
+			ext = PRM_GET64(rts2rts_qp_in, cmd->in,
+					opt_param_mask_95_32);
+		if ((opt & ~fw_qp_opt_allowed(cmd->fw, (enum fw_qp_tr)tr, cls)) ||
+		    (ext & ~fw_qp_opt_ext_allowed(cmd->fw, (enum fw_qp_tr)tr,
+						  cls))) {
 			s = FW_SYND_QP_BAD_OPT_PARAM;
 			goto out;
 		}
 		g = fw_qp_required((enum fw_qp_tr)tr, cls) |
-		    fw_qp_opt_groups(opt);
+		    fw_qp_opt_groups(opt) | fw_qp_opt_ext_groups(ext);
 		s = fw_qp_check_groups(cmd, qp, g, qpc);
 		if (s)
 			goto out;

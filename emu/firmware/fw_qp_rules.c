@@ -164,6 +164,25 @@ uint32_t fw_qp_opt_allowed(const struct emu_fw *fw, enum fw_qp_tr tr,
 
 #undef O
 
+/*
+ * The extended mask: UDP_SPORT on RTS2RTS of the connected types libmlx5
+ * offers it for (mlx5dv_modify_qp_udp_sport: RC and UC), when
+ * rts2rts_qp_udp_sport is advertised.
+ */
+uint64_t fw_qp_opt_ext_allowed(const struct emu_fw *fw, enum fw_qp_tr tr,
+			       enum fw_qp_class cls)
+{
+	if (tr == FW_TR_RTS2RTS && (cls == FW_QPCL_RC || cls == FW_QPCL_UC) &&
+	    FW_CAP_GEN(fw, rts2rts_qp_udp_sport))
+		return MLX5_QPC_OPT_MASK_32_UDP_SPORT;
+	return 0;
+}
+
+uint32_t fw_qp_opt_ext_groups(uint64_t m)
+{
+	return (m & MLX5_QPC_OPT_MASK_32_UDP_SPORT) ? FW_QPF_UDP_SPORT : 0;
+}
+
 /* ---- required fields ---- */
 
 #define F(g) FW_QPF_##g
@@ -434,6 +453,8 @@ static const struct fw_bits fw_g_pm[] = { QF(pm_state), { 0, 0 } };
 static const struct fw_bits fw_g_lag[] = { QF(lag_tx_port_affinity), { 0, 0 } };
 static const struct fw_bits fw_g_srqn[] = { QF(srqn_rmpn_xrqn), { 0, 0 } };
 static const struct fw_bits fw_g_cqn_rcv[] = { QF(cqn_rcv), { 0, 0 } };
+static const struct fw_bits fw_g_udp_sport[] = {
+	QF(primary_address_path.udp_sport), { 0, 0 } };
 /* The primary path but its P_Key index and ACK timeout, which have their
  * own groups. */
 static const struct fw_bits fw_g_path[] = {
@@ -453,8 +474,9 @@ static const struct fw_bits *const fw_groups[] = {
 	fw_g_counter, fw_g_mtu, fw_g_rqpn, fw_g_rq_psn, fw_g_min_rnr, fw_g_rra,
 	fw_g_path, fw_g_sq_psn, fw_g_retry, fw_g_sra, fw_g_ack_to,
 	fw_g_ack_freq, fw_g_alt, fw_g_pm, fw_g_lag, fw_g_srqn, fw_g_cqn_rcv,
+	fw_g_udp_sport,
 };
-_Static_assert(sizeof(fw_groups) / sizeof(fw_groups[0]) == 23,
+_Static_assert(sizeof(fw_groups) / sizeof(fw_groups[0]) == 24,
 	       "one field list per FW_QPF_* group");
 
 static void fw_bits_copy(uint8_t *dst, const uint8_t *src, uint32_t off,

@@ -714,6 +714,71 @@ START_TEST(sm_rts2rts_optional)
 }
 END_TEST
 
+/*
+ * RTS2RTS's extended mask: UDP_SPORT (bit 2 of opt_param_mask_95_32, the
+ * dword at byte 0x10c) changes the primary path's source port of an RC or
+ * UC QP and nothing else; other types and other bits are refused.
+ */
+START_TEST(sm_rts2rts_udp_sport)
+{
+	uint32_t rc = reach(QPT_RC, S_RTS, false);
+	uint32_t uc = reach(QPT_UC, S_RTS, false);
+	uint32_t ud = reach(QPT_UD, S_RTS, false);
+	uint8_t before[PRM_ST_SZ_BYTES(qpc)];
+	struct emu_fw_qp_attr a;
+	struct fwt_mbox m, q;
+	unsigned int gen;
+	struct emu_fw_qp *qp;
+	uint8_t *b;
+
+	qpt_query(&env, rc, &q);
+	memcpy(before, QPT_Q_QPC(&q), sizeof(before));
+	qpt_tr_mbox(&m, MLX5_CMD_OP_RTS2RTS_QP, env.uid, rc, 0);
+	b = (uint8_t *)m.in;
+	b[0x10f] = 0x04;
+	/* qpc.primary_address_path.udp_sport: bits 15:0 of dword 0x50. */
+	b[0x52] = 0xd0;
+	b[0x53] = 0x0d;
+	PRM_SET(qpc, QPT_TR_QPC(&m), min_rnr_nak, 3);	/* not selected */
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
+	qpt_query(&env, rc, &q);
+	PRM_SET(qpc, before, primary_address_path.udp_sport, 0xd00d);
+	ck_assert_mem_eq(QPT_Q_QPC(&q), before, sizeof(before));
+	qp = qpt_get(fw, rc);
+	emu_fw_qp_get_attr(qp, &a, &gen);
+	ck_assert_uint_eq(a.pri.udp_sport, 0xd00d);
+	emu_fw_obj_put(&qp->obj);
+
+	qpt_tr_mbox(&m, MLX5_CMD_OP_RTS2RTS_QP, env.uid, uc, 0);
+	PRM_SET64(rts2rts_qp_in, m.in, opt_param_mask_95_32,
+		  MLX5_QPC_OPT_MASK_32_UDP_SPORT);
+	PRM_SET(qpc, QPT_TR_QPC(&m), primary_address_path.udp_sport, 0xc0de);
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
+	qpt_query(&env, uc, &q);
+	ck_assert_uint_eq(PRM_GET(qpc, QPT_Q_QPC(&q),
+				  primary_address_path.udp_sport), 0xc0de);
+
+	/* A UD QP has no path to change; an unknown bit is refused. */
+	qpt_tr_mbox(&m, MLX5_CMD_OP_RTS2RTS_QP, env.uid, ud, 0);
+	PRM_SET64(rts2rts_qp_in, m.in, opt_param_mask_95_32,
+		  MLX5_QPC_OPT_MASK_32_UDP_SPORT);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, QP_BAD_OPT_PARAM);
+	qpt_query(&env, rc, &q);
+	memcpy(before, QPT_Q_QPC(&q), sizeof(before));
+	qpt_tr_mbox(&m, MLX5_CMD_OP_RTS2RTS_QP, env.uid, rc, 0);
+	PRM_SET64(rts2rts_qp_in, m.in, opt_param_mask_95_32,
+		  MLX5_QPC_OPT_MASK_32_UDP_SPORT | 1u << 1);
+	PRM_SET(qpc, QPT_TR_QPC(&m), primary_address_path.udp_sport, 0x1111);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, QP_BAD_OPT_PARAM);
+	qpt_query(&env, rc, &q);
+	ck_assert_mem_eq(QPT_Q_QPC(&q), before, sizeof(before));
+}
+END_TEST
+
 /* Reset and error from anywhere, and back again. */
 START_TEST(sm_reset_cycle)
 {
@@ -830,6 +895,7 @@ static Suite *sm_suite(void)
 	tcase_add_test(tc, sm_optional_objects);
 	tcase_add_loop_test(tc, sm_query_echo, 0, QPT_NTYPES);
 	tcase_add_test(tc, sm_rts2rts_optional);
+	tcase_add_test(tc, sm_rts2rts_udp_sport);
 	tcase_add_test(tc, sm_reset_cycle);
 	tcase_add_test(tc, sm_engine_states);
 	tcase_add_test(tc, sm_mailbox_rules);
