@@ -117,6 +117,7 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	GEN(block_lb_mc, 1),		/* qpc.block_lb_mc kept (no multicast) */
 	GEN(rts2rts_qp_counters_set_id, 1),	/* RTS2RTS COUNTER_SET_ID */
 	GEN(rts2rts_qp_udp_sport, 1),	/* RTS2RTS UDP_SPORT (fw_qp_modify.c) */
+	GEN(ece_support, 1),		/* ECE version 1, no option (fw_qp_rules.c) */
 
 	/* ---- DEVX: user contexts and umems ---- */
 	GEN(log_max_uctx, 10),		/* 1024 DEVX contexts */

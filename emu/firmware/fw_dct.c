@@ -134,13 +134,15 @@ enum fw_synd fw_cmd_create_dct(struct fw_cmd *cmd)
 	_Static_assert(PRM_ST_SZ_BYTES(dctc) <= sizeof(dct->ctx), "dctc");
 	memcpy(dct->ctx, dctc, PRM_ST_SZ_BYTES(dctc));
 	PRM_SET(dctc, dct->ctx, state, MLX5_DCTC_STATE_ACTIVE);
-	PRM_SET(dctc, dct->ctx, ece, 0);
+	dct->ece = fw_qp_ece(cmd->fw, PRM_GET(dctc, dctc, ece));
+	PRM_SET(dctc, dct->ctx, ece, dct->ece);
 	fw_dct_attr(&dct->attr, dct->ctx);
 
 	s = fw_cmd_obj_publish(obj, FW_SYND_DCT_NO_RESOURCES);
 	if (s)
 		return s;
 	PRM_SET(create_dct_out, cmd->out, dctn, obj->id);
+	PRM_SET(create_dct_out, cmd->out, ece, dct->ece);
 	return FW_SYND_OK;
 
 err:

@@ -337,6 +337,7 @@ enum fw_synd fw_cmd_create_qp(struct fw_cmd *cmd)
 		goto err;
 
 	qp->user_index = PRM_GET(qpc, qpc, user_index);
+	qp->ece = fw_qp_ece(cmd->fw, PRM_GET(create_qp_in, cmd->in, ece));
 	_Static_assert(sizeof(qp->ctx) == PRM_ST_SZ_BYTES(qpc), "qpc size");
 	memcpy(qp->ctx, qpc, sizeof(qp->ctx));
 	/* Taken by RST2INIT, not by CREATE_QP. */
@@ -348,6 +349,7 @@ enum fw_synd fw_cmd_create_qp(struct fw_cmd *cmd)
 	if (s)
 		return s;
 	PRM_SET(create_qp_out, cmd->out, qpn, obj->id);
+	PRM_SET(create_qp_out, cmd->out, ece, qp->ece);
 	return FW_SYND_OK;
 
 err:
@@ -381,6 +383,7 @@ enum fw_synd fw_cmd_query_qp(struct fw_cmd *cmd)
 	PRM_SET(qpc, qpc, hw_sq_wqebb_counter,
 		atomic_load(&qp->hw.sq_wqebb_counter) & 0xffff);
 	PRM_SET(qpc, qpc, hw_rq_counter, atomic_load(&qp->hw.rq_counter));
+	PRM_SET(query_qp_out, cmd->out, ece, qp->ece);
 	pthread_mutex_unlock(&qp->lock);
 	emu_fw_obj_put(&qp->obj);
 	return FW_SYND_OK;

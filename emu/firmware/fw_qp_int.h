@@ -104,6 +104,9 @@ enum fw_synd fw_qp_check_groups(struct fw_cmd *cmd,
 void fw_qp_copy_groups(void *dst, const void *src, uint32_t groups);
 /* Decode a stored qpc into attributes. */
 void fw_qp_attr_from_qpc(struct emu_fw_qp_attr *a, const void *qpc);
+/* The ECE options the device accepts for those a command asks (0: none,
+ * or ECE not advertised). */
+uint32_t fw_qp_ece(const struct emu_fw *fw, uint32_t ece);
 
 /* Shared checks (QP paths, DCT). */
 enum fw_synd fw_check_port(const struct emu_fw *fw, uint32_t port);

@@ -23,7 +23,10 @@
  *   4. the fields taken (the type's required groups and the optional
  *      groups the mask names) are validated, objects they name are taken;
  *   5. commit: the fields are copied into the QP's context, uses swapped,
- *      the state set (release), the generation bumped.
+ *      the state set (release), the generation bumped; the transitions
+ *      that carry an ece word (RST2INIT to RTS2RTS) take the options the
+ *      device accepts of a non-zero one (fw_qp_ece) and answer with the
+ *      options in force.
  * Nothing changes on a failure.  Fields not taken are ignored, so
  * QUERY_QP echoes exactly what was set by the create and the transitions.
  */
@@ -48,6 +51,18 @@ SAME_OFF(rtr2rts_qp_in, opt_param_mask);
 SAME_OFF(rts2rts_qp_in, opt_param_mask);
 SAME_OFF(sqerr2rts_qp_in, opt_param_mask);
 SAME_OFF(sqd2rts_qp_in, opt_param_mask);
+SAME_OFF(init2init_qp_in, ece);
+SAME_OFF(init2rtr_qp_in, ece);
+SAME_OFF(rtr2rts_qp_in, ece);
+SAME_OFF(rts2rts_qp_in, ece);
+_Static_assert(PRM_BIT_OFF(init2init_qp_out, ece) ==
+	       PRM_BIT_OFF(rst2init_qp_out, ece) &&
+	       PRM_BIT_OFF(init2rtr_qp_out, ece) ==
+	       PRM_BIT_OFF(rst2init_qp_out, ece) &&
+	       PRM_BIT_OFF(rtr2rts_qp_out, ece) ==
+	       PRM_BIT_OFF(rst2init_qp_out, ece) &&
+	       PRM_BIT_OFF(rts2rts_qp_out, ece) ==
+	       PRM_BIT_OFF(rst2init_qp_out, ece), "ece out");
 SAME_OFF(qp_2err_in, qpn);
 SAME_OFF(qp_2rst_in, qpn);
 SAME_OFF(init2rtr_qp_in, qpn);
@@ -131,6 +146,8 @@ enum fw_synd fw_cmd_modify_qp(struct fw_cmd *cmd)
 	enum fw_qp_class cls;
 	uint32_t opt, g;
 	uint64_t ext = 0;
+	/* RST2INIT, INIT2INIT, INIT2RTR, RTR2RTS, RTS2RTS carry an ece. */
+	bool has_ece = tr >= FW_TR_RST2INIT && tr <= FW_TR_RTS2RTS;
 	struct emu_fw_qp *qp = NULL;
 
 	if (!t)
@@ -184,7 +201,12 @@ enum fw_synd fw_cmd_modify_qp(struct fw_cmd *cmd)
 			atomic_store(&qp->hw.sq_psn, qp->attr.next_send_psn);
 		if (g & FW_QPF_RQ_PSN)
 			atomic_store(&qp->hw.rq_psn, qp->attr.next_rcv_psn);
+		if (has_ece && PRM_GET(rst2init_qp_in, cmd->in, ece))
+			qp->ece = fw_qp_ece(cmd->fw, PRM_GET(rst2init_qp_in,
+							     cmd->in, ece));
 	}
+	if (has_ece)
+		PRM_SET(rst2init_qp_out, cmd->out, ece, qp->ece);
 	if (t->to == MLX5_QPC_STATE_RST)
 		fw_qp_reset_counters(qp);
 	fw_qp_set_state_locked(qp, t->to);

@@ -183,6 +183,32 @@ uint32_t fw_qp_opt_ext_groups(uint64_t m)
 	return (m & MLX5_QPC_OPT_MASK_32_UDP_SPORT) ? FW_QPF_UDP_SPORT : 0;
 }
 
+/*
+ * ECE (the ece word of CREATE_QP, CREATE_DCT and the transitions that
+ * carry one): bits 31:28 a version, the rest option bits.  The device
+ * answers with what it accepts: the lower of the two versions and the
+ * options both sides have.  It offers version 1 and no option bit (bit 0,
+ * selective repeat from version 2 on in UCX's reading, is a transport it
+ * does not implement); libmlx5 opens with version 1 alone (0x10000000) on
+ * every create.  Emulator-assigned: the PRM's table of options is not
+ * public.
+ */
+#define FW_ECE_VERSION_SHIFT 28
+#define FW_ECE_VERSION 1u
+#define FW_ECE_OPTIONS 0u
+
+uint32_t fw_qp_ece(const struct emu_fw *fw, uint32_t ece)
+{
+	uint32_t ver = ece >> FW_ECE_VERSION_SHIFT;
+
+	if (!FW_CAP_GEN(fw, ece_support) || !ver)
+		return 0;
+	if (ver > FW_ECE_VERSION)
+		ver = FW_ECE_VERSION;
+	return ver << FW_ECE_VERSION_SHIFT |
+	       (ece & FW_ECE_OPTIONS & ((1u << FW_ECE_VERSION_SHIFT) - 1));
+}
+
 /* ---- required fields ---- */
 
 #define F(g) FW_QPF_##g

@@ -149,6 +149,10 @@ struct prov_wr_batch {
 	unsigned int cur_post_rb;	/* sq.cur_post at wr_start */
 };
 
+/* libmlx5: every create opens ECE with version 1 alone, when the context
+ * supports ECE (the device's ece_support). */
+#define PROV_ECE_CREATE 0x10000000u
+
 /* What kind of QP: a verbs type, or DC through IBV_QPT_DRIVER. */
 enum prov_qp_dc {
 	PROV_QP_NOT_DC = 0,
@@ -191,6 +195,10 @@ struct prov_qp {
 	uint32_t create_flags;		/* ibv_qp_create_flags accepted */
 	uint32_t mlx5_flags;		/* mlx5dv creation flags accepted */
 	uint8_t ts_format;		/* qpc.ts_format */
+	/* ECE as libmlx5 keeps it: the options ibv_set_ece gave for the next
+	 * transition, and those the device answered last (ibv_query_ece). */
+	uint32_t set_ece;
+	uint32_t get_ece;
 
 	/* mlx5_ib's view for transitions (qp->port, trans_qp). */
 	pthread_mutex_t lock;		/* serialises modify and query */

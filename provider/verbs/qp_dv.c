@@ -95,6 +95,8 @@ int prov_dct_create(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 	PRM_SET(dctc, dctc, cqn, prov_cq_cqn(attr->recv_cq));
 	PRM_SET64(dctc, dctc, dc_access_key, dv->dc_init_attr.dct_access_key);
 	PRM_SET(dctc, dctc, user_index, qp->uidx);
+	if (PROV_CAP_GEN(pctx, ece_support))
+		PRM_SET(dctc, dctc, ece, PROV_ECE_CREATE);
 	return 0;
 
 err_scq:
@@ -168,6 +170,12 @@ int prov_dct_modify(struct prov_qp *qp, struct ibv_qp_attr *attr,
 		if (!qp->obj)
 			return errno ? errno : EIO;
 		qp->vqp.qp.qp_num = PRM_GET(create_dct_out, out, dctn);
+		/* The options CREATE_DCT answered, when some were set. */
+		if (qp->set_ece) {
+			qp->set_ece = 0;
+			qp->get_ece = PROV_CAP_GEN(pctx, ece_support) ?
+				      PRM_GET(create_dct_out, out, ece) : 0;
+		}
 	} else {
 		return EINVAL;
 	}

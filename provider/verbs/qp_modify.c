@@ -76,6 +76,7 @@ static int qp_modify_cmd(struct prov_qp *qp, const struct ibv_qp_attr *attr,
 	uint32_t optpar;
 	uint16_t op;
 	size_t inlen;
+	bool ece;
 	int err, ret;
 
 	PRM_SET(qpc, qpc, st, prov_qp_st(qp, ibqp->qp_type));
@@ -177,10 +178,24 @@ static int qp_modify_cmd(struct prov_qp *qp, const struct ibv_qp_attr *attr,
 		PRM_SET(rst2init_qp_in, in, opt_param_mask, optpar);
 		inlen = sizeof(in);
 	}
+	/* mlx5_core: the transitions that carry an ece word take the options
+	 * ibv_set_ece gave (0 without) and answer with those in force. */
+	ece = op == MLX5_CMD_OP_RST2INIT_QP || op == MLX5_CMD_OP_INIT2INIT_QP ||
+	      op == MLX5_CMD_OP_INIT2RTR_QP || op == MLX5_CMD_OP_RTR2RTS_QP ||
+	      op == MLX5_CMD_OP_RTS2RTS_QP;
+	if (ece)
+		PRM_SET(rst2init_qp_in, in, ece, qp->set_ece);
 	ret = pctx->be->obj_modify(qp->obj, in, inlen, out, sizeof(out));
 	if (ret == -EREMOTEIO)
 		return prov_cmd_status_errno(out);
-	return ret < 0 ? -ret : ret;
+	if (ret)
+		return ret < 0 ? -ret : ret;
+	/* libmlx5 takes the answer only for options it set. */
+	if (qp->set_ece) {
+		qp->set_ece = 0;
+		qp->get_ece = ece ? PRM_GET(rst2init_qp_out, out, ece) : 0;
+	}
+	return 0;
 }
 
 /* __mlx5_cq_clean(): drop @rsn's CQEs from @ibcq, freeing SRQ WQEs. */

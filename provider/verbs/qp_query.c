@@ -275,26 +275,38 @@ int mlx5emu_abi_ibv_query_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
 		return EINVAL;
 	}
 	ece->vendor_id = PROV_ECE_VENDOR;
-	ece->options = 0;
+	ece->options = prov_qp_real(to_prov_qp(ibqp))->get_ece;
 	ece->comp_mask = 0;
 	return 0;
 }
 
+/* libibverbs: no vendor is EOPNOTSUPP; libmlx5: comp_mask or another
+ * vendor EINVAL, a context without ECE EOPNOTSUPP.  The options go to
+ * the next transition as they are: the device decides what it accepts. */
 MLX5EMU_ABI(ibv_set_ece);
 int mlx5emu_abi_ibv_set_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
 {
+	struct prov_qp *qp;
 	int err;
 
 	if (!ibqp || !ece)
 		err = EINVAL;
+	else if (!ece->vendor_id)
+		err = EOPNOTSUPP;
 	else if (ece->comp_mask || ece->vendor_id != PROV_ECE_VENDOR)
 		err = EINVAL;
 	else if (!PROV_CAP_GEN(to_prov_qp(ibqp)->pctx, ece_support))
 		err = EOPNOTSUPP;
 	else
-		err = EOPNOTSUPP;	/* ECE negotiation is not offered */
-	errno = err;
-	return err;
+		err = 0;
+	if (err) {
+		errno = err;
+		return err;
+	}
+	qp = prov_qp_real(to_prov_qp(ibqp));
+	qp->set_ece = ece->options;
+	qp->get_ece = 0;
+	return 0;
 }
 
 MLX5EMU_ABI(mlx5dv_devx_qp_query);

@@ -779,6 +779,102 @@ START_TEST(sm_rts2rts_udp_sport)
 }
 END_TEST
 
+/*
+ * ECE: the create answers the version-1 opening libmlx5 sends (byte 0x14
+ * of the inbox, 0x0c of the outbox) with version 1; a transition's
+ * options (inbox 0x14) are cut to version 1 and no option bit, answered
+ * at outbox 0x0c and kept for QUERY_QP (0x14); a transition without them
+ * keeps what is in force; 0 opens nothing.
+ */
+START_TEST(sm_ece)
+{
+	struct fwt_mbox m, q;
+	uint8_t *in, *out;
+	uint32_t qpn;
+
+	qpt_create_mbox(&env, &m, QPT_RC);
+	in = (uint8_t *)m.in;
+	out = (uint8_t *)m.out;
+	in[0x14] = 0x10;
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
+	ck_assert_uint_eq(out[0x0c], 0x10);
+	ck_assert_uint_eq(out[0x0d] | out[0x0e] | out[0x0f], 0);
+	qpn = PRM_GET(create_qp_out, m.out, qpn);
+	qpt_query(&env, qpn, &q);
+	ck_assert_uint_eq(PRM_GET(query_qp_out, q.out, ece), 0x10000000);
+
+	/* A version-2 peer asking for option bit 0 and unknown bits. */
+	qpt_tr_mbox(&m, MLX5_CMD_OP_RST2INIT_QP, env.uid, qpn, 0);
+	qpt_tr_fill(&env, &m, MLX5_CMD_OP_RST2INIT_QP, QPT_RC);
+	in = (uint8_t *)m.in;
+	out = (uint8_t *)m.out;
+	in[0x14] = 0x20;
+	in[0x17] = 0x0f;
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
+	ck_assert_uint_eq(PRM_GET(rst2init_qp_out, m.out, ece), 0x10000000);
+	ck_assert_uint_eq(out[0x0c], 0x10);
+	/* No options: the ones in force stay and are reported. */
+	qpt_tr_mbox(&m, MLX5_CMD_OP_INIT2RTR_QP, env.uid, qpn, 0);
+	qpt_tr_fill(&env, &m, MLX5_CMD_OP_INIT2RTR_QP, QPT_RC);
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
+	ck_assert_uint_eq(PRM_GET(init2rtr_qp_out, m.out, ece), 0x10000000);
+	/* Options without a version: none accepted. */
+	qpt_tr_mbox(&m, MLX5_CMD_OP_RTR2RTS_QP, env.uid, qpn, 0);
+	qpt_tr_fill(&env, &m, MLX5_CMD_OP_RTR2RTS_QP, QPT_RC);
+	PRM_SET(rtr2rts_qp_in, m.in, ece, 0x1);
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
+	ck_assert_uint_eq(PRM_GET(rtr2rts_qp_out, m.out, ece), 0);
+	qpt_query(&env, qpn, &q);
+	ck_assert_uint_eq(PRM_GET(query_qp_out, q.out, ece), 0);
+
+	/* A create without the opening has no ECE. */
+	qpn = qpt_create(&env, QPT_UD);
+	qpt_query(&env, qpn, &q);
+	ck_assert_uint_eq(PRM_GET(query_qp_out, q.out, ece), 0);
+}
+END_TEST
+
+static void no_ece(struct emu_fw_caps *c)
+{
+	ck_assert_int_eq(emu_fw_caps_set(c, MLX5_CAP_GENERAL, "ece_support", 0),
+			 0);
+	ck_assert_int_eq(emu_fw_caps_set(c, MLX5_CAP_GENERAL,
+					 "rts2rts_qp_udp_sport", 0), 0);
+}
+
+/* Without ece_support the words are ignored; without
+ * rts2rts_qp_udp_sport the extended mask is refused. */
+START_TEST(sm_not_advertised)
+{
+	struct emu_fw *f = qpt_fw(no_ece);
+	struct qpt_env e;
+	struct fwt_mbox m, q;
+	uint32_t qpn;
+
+	qpt_env_init(&e, f, true);
+	qpt_create_mbox(&e, &m, QPT_RC);
+	PRM_SET(create_qp_in, m.in, ece, 0x10000000);
+	fwt_exec(f, &m);
+	ck_fw_ok(&m);
+	ck_assert_uint_eq(PRM_GET(create_qp_out, m.out, ece), 0);
+	qpn = PRM_GET(create_qp_out, m.out, qpn);
+	qpt_to_rts(&e, qpn, QPT_RC);
+	qpt_query(&e, qpn, &q);
+	ck_assert_uint_eq(PRM_GET(query_qp_out, q.out, ece), 0);
+	qpt_tr_mbox(&m, MLX5_CMD_OP_RTS2RTS_QP, e.uid, qpn, 0);
+	PRM_SET64(rts2rts_qp_in, m.in, opt_param_mask_95_32,
+		  MLX5_QPC_OPT_MASK_32_UDP_SPORT);
+	fwt_exec(f, &m);
+	ck_fw_synd(&m, QP_BAD_OPT_PARAM);
+	emu_fw_destroy(f);
+	qpt_env_fini(&e);
+}
+END_TEST
+
 /* Reset and error from anywhere, and back again. */
 START_TEST(sm_reset_cycle)
 {
@@ -896,6 +992,8 @@ static Suite *sm_suite(void)
 	tcase_add_loop_test(tc, sm_query_echo, 0, QPT_NTYPES);
 	tcase_add_test(tc, sm_rts2rts_optional);
 	tcase_add_test(tc, sm_rts2rts_udp_sport);
+	tcase_add_test(tc, sm_ece);
+	tcase_add_test(tc, sm_not_advertised);
 	tcase_add_test(tc, sm_reset_cycle);
 	tcase_add_test(tc, sm_engine_states);
 	tcase_add_test(tc, sm_mailbox_rules);

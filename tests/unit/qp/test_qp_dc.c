@@ -333,6 +333,50 @@ START_TEST(test_dct)
 }
 END_TEST
 
+/*
+ * ECE on a DCT: nothing until CREATE_DCT (libmlx5's create response has
+ * none); options set before RTR get the CREATE_DCT's answer to the
+ * version-1 opening the create carried (dctc.ece, kept by QUERY_DCT).
+ */
+START_TEST(test_dct_ece)
+{
+	struct ibv_qp *qp = dct_create();
+	struct ibv_ece e = { .vendor_id = 0x15b3, .options = 0x20000001 };
+	uint8_t in[PRM_ST_SZ_BYTES(query_dct_in)] = { 0 };
+	uint8_t out[PRM_ST_SZ_BYTES(query_dct_out)] = { 0 };
+	struct ibv_qp_attr a;
+
+	ck_assert_int_eq(ibv_query_ece(qp, &e), 0);
+	ck_assert_uint_eq(e.options, 0);
+	e.options = 0x20000001;
+	ck_assert_int_eq(ibv_set_ece(qp, &e), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
+	ck_assert_int_eq(ibv_query_ece(qp, &e), 0);
+	ck_assert_uint_eq(e.options, 0);
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.sgid_index = 1;
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PATH_MTU |
+				       IBV_QP_AV | IBV_QP_MIN_RNR_TIMER), 0);
+	ck_assert_int_eq(ibv_query_ece(qp, &e), 0);
+	ck_assert_uint_eq(e.vendor_id, 0x15b3);
+	ck_assert_uint_eq(e.options, 0x10000000);
+	PRM_SET(query_dct_in, in, opcode, MLX5_CMD_OP_QUERY_DCT);
+	PRM_SET(query_dct_in, in, dctn, qp->qp_num);
+	ck_assert_int_eq(mlx5dv_devx_qp_query(qp, in, sizeof(in), out,
+					      sizeof(out)), 0);
+	ck_assert_uint_eq(PRM_GET(query_dct_out, out, dct_context_entry.ece),
+			  0x10000000);
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+}
+END_TEST
+
 START_TEST(test_dct_bad)
 {
 	struct ibv_qp_init_attr_ex a = dc_attr(0);
@@ -421,6 +465,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_dv_create_flags);
 	tcase_add_test(tc, test_dct);
 	tcase_add_test(tc, test_dct_bad);
+	tcase_add_test(tc, test_dct_ece);
 	tcase_add_test(tc, test_init_obj_qp);
 	suite_add_tcase(s, tc);
 	return s;
