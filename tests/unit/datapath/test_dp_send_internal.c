@@ -11,6 +11,10 @@
  *   - send with invalidate without the memory management extensions:
  *     refused by the ibv_wr_* API, posted by ibv_post_send as libmlx5
  *     does;
+ *   - mlx5dv_qp_cancel_posted_send_wrs on a QP the device model drained
+ *     (no command drains a send queue): the matching WQEs become NOPs,
+ *     completed after SQD_RTS_QP with the opcode they had, the others
+ *     executed; outside SQD it is -EINVAL;
  *   - MLX5_QP_SIGNATURE: the send WQE's signature and the receive WQE's
  *     signature segment, computed here byte by byte (the firmware takes no
  *     signed queues, so a stand-in clears wq_signature on its way).
@@ -19,6 +23,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <check.h>
 #include <infiniband/mlx5dv.h>
@@ -31,6 +36,10 @@
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/qp.h"
+#include "provider/verbs/sq.h"
+#include "emu/firmware/fw.h"
+#include "emu/firmware/fw_objs.h"
+#include "emu/kernel/kern.h"
 #include "dp_cqe.h"
 #include "ut_core.h"
 #include "ut_run.h"
@@ -45,6 +54,9 @@ MLX5EMU_ABI(ibv_modify_qp);
 MLX5EMU_ABI(ibv_create_srq);
 MLX5EMU_ABI(ibv_destroy_srq);
 MLX5EMU_ABI(ibv_query_gid);
+MLX5EMU_ABI(ibv_reg_mr);
+MLX5EMU_ABI(ibv_dereg_mr);
+MLX5EMU_ABI(mlx5dv_qp_cancel_posted_send_wrs);
 
 static struct ibv_context *ctx;
 static struct prov_context *pctx;
@@ -321,6 +333,125 @@ static uint8_t xor8(const uint8_t *p, size_t len)
 	return x;
 }
 
+/* The QP's firmware object on device 0. */
+static struct emu_fw_obj *fw_qp(struct ibv_qp *qp, struct emu_fw **fw)
+{
+	struct kern_dev *kdev = kern_dev_find(0);
+	struct emu_fw_obj *o;
+
+	ck_assert_ptr_nonnull(kdev);
+	*fw = kdev->fw;
+	o = emu_fw_obj_get(kdev->fw, EMU_FW_OBJ_QP, qp->qp_num);
+	ck_assert_ptr_nonnull(o);
+	return o;
+}
+
+/* The device model drains @qp's send queue (SQD), as no command does. */
+static void drain_sq(struct ibv_qp *qp)
+{
+	struct emu_fw *fw;
+	struct emu_fw_obj *o = fw_qp(qp, &fw);
+
+	ck_assert_int_eq(emu_fw_qp_set_state(emu_fw_to_qp(o),
+					     MLX5_QPC_STATE_SQD), 0);
+	emu_fw_obj_put(o);
+}
+
+/* SQD_RTS_QP with the QP's uid, as mlx5_ib issues it for SQD->RTS (the
+ * provider's verbs transitions go through DEVX, which has no SQD_RTS). */
+static void sqd_to_rts(struct ibv_qp *qp)
+{
+	uint8_t in[PRM_ST_SZ_BYTES(sqd2rts_qp_in)] = { 0 };
+	uint8_t out[PRM_ST_SZ_BYTES(sqd2rts_qp_out)] = { 0 };
+	struct emu_fw *fw;
+	struct emu_fw_obj *o = fw_qp(qp, &fw);
+
+	PRM_SET(sqd2rts_qp_in, in, opcode, MLX5_CMD_OP_SQD_RTS_QP);
+	PRM_SET(sqd2rts_qp_in, in, uid, o->uid);
+	PRM_SET(sqd2rts_qp_in, in, qpn, qp->qp_num);
+	emu_fw_obj_put(o);
+	ck_assert_int_eq(emu_fw_cmd_exec(fw, in, sizeof(in), out, sizeof(out)),
+			 0);
+	ck_assert_uint_eq(PRM_GET(mbox_out, out, status), 0);
+}
+
+START_TEST(test_cancel)
+{
+	static uint8_t buf[256] __attribute__((aligned(64)));
+	struct ibv_qp *qp = rts_qp(IBV_QPT_RC, 1);
+	struct mlx5dv_qp_ex *dv = &to_prov_qp(qp)->dv_qp;
+	struct ibv_mr *mr = mlx5emu_abi_ibv_reg_mr(pd, buf, sizeof(buf),
+						   IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_sge sge[3], rsge;
+	struct ibv_send_wr wr[3], *bad;
+	struct ibv_recv_wr rwr = { .wr_id = 100, .sg_list = &rsge, .num_sge = 1 };
+	struct ibv_recv_wr *rbad;
+	const uint64_t ids[3] = { 7, 8, 7 };
+	struct ibv_wc wc[4];
+	int n = 0, sends = 0;
+
+	ck_assert_ptr_nonnull(mr);
+	for (int i = 0; i < 3; i++) {
+		buf[16 * i] = (uint8_t)(i + 1);
+		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)buf + 16 * i,
+					   .length = 16, .lkey = mr->lkey };
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = ids[i], .sg_list = &sge[i], .num_sge = 1,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+			.next = i < 2 ? &wr[i + 1] : NULL,
+		};
+	}
+	/* One receive: only one send may arrive. */
+	rsge = (struct ibv_sge){ .addr = (uintptr_t)buf + 128, .length = 64,
+				 .lkey = mr->lkey };
+	ck_assert_int_eq(ibv_post_recv(qp, &rwr, &rbad), 0);
+	/* In RTS: not drained. */
+	ck_assert_int_eq(mlx5emu_abi_mlx5dv_qp_cancel_posted_send_wrs(dv, 7),
+			 -EINVAL);
+	drain_sq(qp);
+	/* Drained and nothing posted: none. */
+	ck_assert_int_eq(mlx5emu_abi_mlx5dv_qp_cancel_posted_send_wrs(dv, 7), 0);
+	ck_assert_int_eq(ibv_post_send(qp, wr, &bad), 0);
+	ck_assert_int_eq(mlx5emu_abi_mlx5dv_qp_cancel_posted_send_wrs(dv, 9), 0);
+	ck_assert_int_eq(mlx5emu_abi_mlx5dv_qp_cancel_posted_send_wrs(dv, 7), 2);
+	/* The WQEs (one WQEBB each here): opcode and opmod 0, index kept. */
+	for (unsigned int i = 0; i < 3; i++) {
+		const uint8_t *c = prov_sq_wqe(to_prov_qp(qp), i);
+
+		ck_assert_uint_eq(c[0], 0);
+		ck_assert_uint_eq(c[1] << 8 | c[2], i);
+		ck_assert_uint_eq(c[3], i == 1 ? MLX5_OPCODE_SEND :
+					MLX5_OPCODE_NOP);
+	}
+	sqd_to_rts(qp);
+	for (int i = 0; i < 5000 && n < 4; i++) {
+		int r = ibv_poll_cq(cq, 4 - n, wc + n);
+
+		ck_assert_int_ge(r, 0);
+		n += r;
+		if (n < 4)
+			usleep(1000);
+	}
+	ck_assert_int_eq(n, 4);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(wc[i].status, IBV_WC_SUCCESS);
+		if (wc[i].wr_id == 100) {
+			ck_assert_int_eq(wc[i].opcode, IBV_WC_RECV);
+			ck_assert_uint_eq(wc[i].byte_len, 16);
+			continue;
+		}
+		ck_assert_uint_eq(wc[i].wr_id, ids[sends]);
+		ck_assert_int_eq(wc[i].opcode, IBV_WC_SEND);
+		sends++;
+	}
+	ck_assert_int_eq(sends, 3);
+	/* The send not cancelled arrived. */
+	ck_assert_uint_eq(buf[128], 2);
+	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_qp(qp), 0);
+	ck_assert_int_eq(mlx5emu_abi_ibv_dereg_mr(mr), 0);
+}
+END_TEST
+
 START_TEST(test_signature)
 {
 	struct ibv_sge sge[2] = {
@@ -384,6 +515,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_no_atomics);
 	tcase_add_test(tc, test_no_send_inv);
 	tcase_add_test(tc, test_signature);
+	tcase_add_test(tc, test_cancel);
 	suite_add_tcase(s, tc);
 	return s;
 }
