@@ -22,32 +22,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
 
+#include "bench_util.h"
 #include "ut_dropin.h"
 
 #define QPS 4
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double cpu_s(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-}
 
 static void sleep_s(double s)
 {
@@ -105,13 +88,6 @@ static int threads(void)
 		n += d->d_name[0] != '.';
 	closedir(dir);
 	return n;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv)
@@ -182,17 +158,17 @@ int main(int argc, char **argv)
 
 		sleep_s(warm);
 		s0 = other_threads_switches();
-		c0 = cpu_s();
-		t0 = now_s();
+		c0 = bench_cpu_s();
+		t0 = bench_now_s();
 		sleep_s(secs);
-		c1 = cpu_s();
-		t1 = now_s();
+		c1 = bench_cpu_s();
+		t1 = bench_now_s();
 		s1 = other_threads_switches();
 		pct[r] = (c1 - c0) / (t1 - t0) * 100;
 		printf("idle_run %d %.3f %% %.0f wakeups/s\n", r + 1, pct[r],
 		       (double)(s1 - s0) / (t1 - t0));
 	}
-	qsort(pct, (size_t)runs, sizeof(pct[0]), cmp_double);
+	bench_sort(pct, (size_t)runs);
 	printf("idle_cpu %.3f %.3f %.3f %%\n", pct[runs / 2], pct[0],
 	       pct[runs - 1]);
 	for (int i = 0; i < QPS; i++)

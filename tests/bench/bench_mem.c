@@ -13,32 +13,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "emu/mem/mem.h"
 
+#include "bench_util.h"
+
 static void *(*volatile plain_copy)(void *, const void *, size_t) = memcpy;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* GB/s of one trial: copy size bytes iters times. */
 static double trial(int guarded, char *dst, const char *src, size_t size,
 		    long iters)
 {
-	double t0 = now_s(), t;
+	double t0 = bench_now_s(), t;
 
 	for (long i = 0; i < iters; i++) {
 		if (guarded) {
@@ -51,7 +37,7 @@ static double trial(int guarded, char *dst, const char *src, size_t size,
 		}
 		__asm__ __volatile__("" ::: "memory");
 	}
-	t = now_s() - t0;
+	t = bench_now_s() - t0;
 	return (double)size * (double)iters / t / 1e9;
 }
 
@@ -76,7 +62,7 @@ int main(int argc, char **argv)
 			for (int g = 0; g < 2; g++)
 				r[g][t] = trial(g, dst, src, size, iters);
 		for (int g = 0; g < 2; g++) {
-			qsort(r[g], (size_t)ntrials, sizeof(double), cmp_double);
+			bench_sort(r[g], (size_t)ntrials);
 			best[g] = r[g][ntrials - 1];
 			printf("%s_%zu %.2f %.2f GB/s\n",
 			       g ? "guarded" : "memcpy", size, best[g],
