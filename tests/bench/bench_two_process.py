@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""bench_two_process: perftest between two processes over the drop-in
+libraries (the UDP wire: each RoCE v2 packet one datagram on loopback),
+against the limits program's figures measured in the same run, before the
+perftest runs and after them.
+
+    bench_two_process.py --limits PATH [--dropin DIR] [--mlx5emu PATH] [-q]
+
+  write_bw_64KiB  ib_write_bw -s 65536 -t 128 -Q 100: GB/s against the
+                  4 KiB UDP-GSO byte rate (goal >= 0.25)
+  write_bw_64B    ib_write_bw -s 64 -t 128 -Q 100: Mpps against the 64-byte
+                  UDP-GSO datagram rate (goal >= 0.10)
+  send_lat_2B     ib_send_lat -s 2: t_typical against UDP one-way (goal
+                  <= 3), and its 99th percentile against t_typical (<= 4)
+  write_lat_2B    ib_write_lat -s 2: reported, no goal (on two CPUs its
+                  delivery needs a third runnable thread: docs/performance.md)
+  idle_server     a waiting ibv_rc_pingpong server (device open, QP
+                  created, receives posted): % of one CPU (goal <= 2)
+
+Each server starts through `mlx5emu run --` when --mlx5emu is given, else
+with LD_LIBRARY_PATH, as tests/compat/two_process.py starts them; clients
+always with LD_LIBRARY_PATH.  Not a timed test: it prints figures and
+ratios and never fails on a ratio; the quick mode (-q) fails only when a
+program fails or prints no figure.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "compat"))
+import compat_common  # noqa: E402
+import two_process  # noqa: E402
+
+TAG = "bench_two_process"
+PERFTEST = ["-x", "3", "-F"]
+
+
+def fail(msg):
+    print("%s: %s" % (TAG, msg))
+    sys.exit(1)
+
+
+def limits(args):
+    """{key: best} from one run of the limits program."""
+    cmd = [args.limits] + (["-q"] if args.quick else [])
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    sys.stdout.write("".join("  " + l + "\n" for l in p.stdout.splitlines()))
+    if p.returncode:
+        fail("%s exited with %d: %s" % (" ".join(cmd), p.returncode, p.stderr))
+    return {f[0]: float(f[1]) for f in (l.split() for l in p.stdout.splitlines())
+            if len(f) >= 3 and not f[0].startswith("#")}
+
+
+def server_cmd(args, prog, port):
+    cmd = prog + ["-p", str(port)]
+    return ([args.mlx5emu, "run", "--"] + cmd) if args.mlx5emu else cmd
+
+
+def server_env(args):
+    env = compat_common.dropin_env(args.dropin)
+    if args.mlx5emu:  # it puts the drop-in directory first itself
+        del env["LD_LIBRARY_PATH"]
+    return env
+
+
+def start_server(args, prog, log):
+    """(process, port) once the server listens; None when the port was taken."""
+    port = two_process.free_port()
+    server = two_process.start(server_cmd(args, prog, port), server_env(args), log)
+    deadline = time.monotonic() + 30
+    while not two_process.listening(port):
+        if server.poll() is not None or time.monotonic() > deadline:
+            two_process.stop(server)
+            return None, port
+        time.sleep(0.02)
+    return server, port
+
+
+def perftest(args, prog, timeout):
+    """The client's output of one server/client pair of prog."""
+    for _ in range(3):
+        with open(os.devnull, "w") as log:
+            server, port = start_server(args, prog, log)
+        if server:
+            break
+    else:
+        fail("%s: the server never listened" % " ".join(prog))
+    client = None
+    try:
+        client = subprocess.run(prog + ["-p", str(port), "127.0.0.1"],
+                                env=compat_common.dropin_env(args.dropin),
+                                capture_output=True, text=True, timeout=timeout,
+                                stdin=subprocess.DEVNULL)
+        rc_server = two_process.wait(server, time.monotonic() + 10)
+    except subprocess.TimeoutExpired:
+        fail("%s did not finish within %d s" % (" ".join(prog), timeout))
+    finally:
+        two_process.stop(server)
+    if client.returncode or rc_server != 0:
+        fail("%s: client exited %d, server %s:\n%s%s"
+             % (" ".join(prog), client.returncode, rc_server, client.stdout,
+                client.stderr))
+    return client.stdout
+
+
+def columns(out, header):
+    """The numbers of the line after the column header starting with header."""
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip().startswith(header):
+            for data in lines[i + 1:]:
+                f = data.split()
+                if f and re.match(r"^\d+$", f[0]):
+                    return [float(x) for x in f]
+    fail("no figures after %r in:\n%s" % (header, out))
+
+
+def write_bw(args, size):
+    """(GB/s, Mpps) of ib_write_bw."""
+    length = ["-n", "2000" if size <= 4096 else "200"] if args.quick else ["-D", "5"]
+    out = perftest(args, ["ib_write_bw"] + PERFTEST + ["--report_gbits", "-s", str(size),
+                                                        "-t", "128", "-Q", "100"] + length,
+                   120)
+    f = columns(out, "#bytes")
+    # #bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]
+    return f[3] / 8, f[4]
+
+
+def latency(args, prog, iters):
+    """(t_typical, 99 % percentile) in us."""
+    out = perftest(args, [prog] + PERFTEST + ["-s", "2", "-n", str(iters)], 300)
+    f = columns(out, "#bytes")
+    # #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
+    return f[4], f[7]
+
+
+def idle_server(args, warm, secs):
+    """% of one CPU a waiting ibv_rc_pingpong server uses."""
+    with open(os.devnull, "w") as log:
+        server, _ = start_server(args, ["ibv_rc_pingpong", "-g", "3"], log)
+    if not server:
+        fail("the ibv_rc_pingpong server never listened")
+    try:
+        time.sleep(warm)
+        tasks = "/proc/%d/task" % server.pid
+
+        def cpu():
+            """Seconds on a CPU of every thread (schedstat: ns)."""
+            ns = 0
+            for t in os.listdir(tasks):
+                try:
+                    ns += int(open("%s/%s/schedstat" % (tasks, t)).read().split()[0])
+                except (OSError, IndexError, ValueError):
+                    pass  # a thread that just ended
+            return ns / 1e9
+        c0, t0 = cpu(), time.monotonic()
+        time.sleep(secs)
+        return (cpu() - c0) / (time.monotonic() - t0) * 100
+    finally:
+        two_process.stop(server)
+
+
+def ratio(key, fig, limit, at_least, goal):
+    r = fig / limit if limit else float("nan")
+    met = r >= goal if at_least else r <= goal
+    print("ratio_%s %.3f goal %s %.2f %s" % (key, r, ">=" if at_least else "<=",
+                                             goal, "met" if met else "missed"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    compat_common.add_dropin_arg(ap)
+    ap.add_argument("--limits", required=True, metavar="PATH",
+                    help="the limits program (tests/bench/limits)")
+    ap.add_argument("--mlx5emu", metavar="PATH",
+                    help="start the servers through `PATH run --`")
+    ap.add_argument("-q", "--quick", action="store_true",
+                    help="short runs that only prove the paths work")
+    args = ap.parse_args()
+    args.dropin = compat_common.check_dropin(args.dropin, TAG)
+    for prog in ("ib_write_bw", "ib_send_lat", "ib_write_lat", "ibv_rc_pingpong"):
+        if shutil.which(prog) is None:
+            fail("%s is not installed" % prog)
+
+    print("# %s%s: limits before" % (TAG, " (quick)" if args.quick else ""))
+    before = limits(args)
+    bw64k, _ = write_bw(args, 65536)
+    _, rate64 = write_bw(args, 64)
+    send = latency(args, "ib_send_lat", 200 if args.quick else 100000)
+    write = latency(args, "ib_write_lat", 100 if args.quick else 10000)
+    idle = idle_server(args, 0.2 if args.quick else 1, 0.5 if args.quick else 5)
+    print("# limits after")
+    after = limits(args)
+    lim = {}
+    for key in ("udp_gso_4KiB", "udp_gso_64B", "udp_oneway"):
+        if key not in before or key not in after:
+            fail("the limits program did not measure %s" % key)
+        lim[key] = (before[key] + after[key]) / 2
+    print("# limits: before, after (best of each), mean of the two")
+    print("limit_udp_gso_4KiB %.2f %.2f %.2f GB/s" % (before["udp_gso_4KiB"],
+          after["udp_gso_4KiB"], lim["udp_gso_4KiB"]))
+    print("limit_udp_gso_64B %.2f %.2f %.2f Mdgram/s" % (before["udp_gso_64B"],
+          after["udp_gso_64B"], lim["udp_gso_64B"]))
+    print("limit_udp_oneway %.0f %.0f %.0f ns" % (before["udp_oneway"],
+          after["udp_oneway"], lim["udp_oneway"]))
+    print("# figures (perftest's own: BW average, MsgRate, t_typical, 99%)")
+    print("write_bw_64KiB %.3f GB/s" % bw64k)
+    print("write_bw_64B %.3f Mpps" % rate64)
+    print("send_lat_2B typical %.2f p99 %.2f us" % send)
+    print("write_lat_2B typical %.2f p99 %.2f us (no goal)" % write)
+    print("idle_server %.2f %% of one CPU" % idle)
+    print("# ratios (the shared-memory fast path does not exist: UDP only)")
+    ratio("write_bw_64KiB", bw64k, lim["udp_gso_4KiB"], True, 0.25)
+    ratio("write_bw_64B", rate64, lim["udp_gso_64B"], True, 0.10)
+    ratio("send_lat_2B", send[0] * 1000, lim["udp_oneway"], False, 3)
+    ratio("send_lat_2B_p99", send[1], send[0], False, 4)
+    print("idle_server %.2f goal <= 2.00 %s" % (idle, "met" if idle <= 2 else "missed"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
