@@ -15,33 +15,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "emu/wire/wire.h"
 
+#include "bench_util.h"
+
 static void *(*volatile plain_copy)(void *, const void *, size_t) = memcpy;
 static volatile uint32_t sink;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* GB/s of one trial over len-byte frames: the ICRC, or a copy. */
 static double trial(int icrc, uint8_t *dst, const uint8_t *frame,
 		    uint32_t len, long iters)
 {
-	double t0 = now_s();
+	double t0 = bench_now_s();
 
 	for (long i = 0; i < iters; i++) {
 		if (icrc)
@@ -50,7 +36,7 @@ static double trial(int icrc, uint8_t *dst, const uint8_t *frame,
 			plain_copy(dst, frame, len);
 		__asm__ __volatile__("" ::: "memory");
 	}
-	return (double)len * (double)iters / (now_s() - t0) / 1e9;
+	return (double)len * (double)iters / (bench_now_s() - t0) / 1e9;
 }
 
 /* An RC SEND ONLY of paylen bytes, IPv4 RoCE v2, built and checked. */
@@ -100,7 +86,7 @@ int main(int argc, char **argv)
 			for (int c = 0; c < 2; c++)
 				r[c][t] = trial(c, dst, frame, len, iters);
 		for (int c = 0; c < 2; c++) {
-			qsort(r[c], (size_t)ntrials, sizeof(double), cmp_double);
+			bench_sort(r[c], (size_t)ntrials);
 			best[c] = r[c][ntrials - 1];
 			printf("%s_%u %.2f %.2f GB/s\n", c ? "icrc" : "memcpy",
 			       payloads[s], best[c], r[c][ntrials / 2]);
