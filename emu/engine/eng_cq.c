@@ -189,20 +189,28 @@ void eng_cq_arm_hint(struct eng_dev *dev, struct emu_fw_cq *cq, uint32_t word)
 	eng_cq_arm_take(dev, cq, &word);
 }
 
-void eng_cq_cqe_written(struct emu_fw_cq *cq, bool sol)
+void eng_cq_cqe_coming(struct emu_fw_cq *cq)
 {
 	struct eng_dev *dev = eng_dev_of(cq->obj.fw);
 
 	if (!dev)
 		return;
 	eng_cq_watch(dev, cq);
+	eng_cq_arm_take(dev, cq, NULL);
+}
+
+void eng_cq_cqe_written(struct emu_fw_cq *cq, bool sol)
+{
+	struct eng_dev *dev = eng_dev_of(cq->obj.fw);
+
+	if (!dev)
+		return;
 	if (sol) {
 		cq->hw.sol_pi = atomic_load(&cq->hw.pi);
 		cq->hw.have_sol = true;
 	}
 	if (!cq->hw.mod_count++ && atomic_load(&cq->cq_period_mode))
 		cq->hw.mod_start_ns = eng_clock_ns();
-	eng_cq_arm_take(dev, cq, NULL);
 	eng_cq_check(dev, cq);
 }
 

@@ -80,6 +80,7 @@ int eng_cqe_write_copy(struct emu_fw_cq *cq, const struct eng_cqe *c,
 	eng_cqe_fill(e, c, (uint8_t)((pi >> cq->log_size) & 1));
 	slot = cq->buf.addr + (size_t)(pi & (size - 1)) * cq->cqe_size +
 	       (cq->cqe_size - 64u);
+	eng_cq_cqe_coming(cq);
 	if (emu_mem_publish(slot, e, sizeof(e)))
 		return -EFAULT;
 	if (copy)

@@ -363,6 +363,13 @@ void eng_cq_created(void *arg, struct emu_fw_cq *cq);
 void eng_cq_unwatch_dev(struct eng *e, struct eng_dev *dev);
 /* Every watched CQ: new arm requests, due moderated events. */
 void eng_cq_scan(struct eng *e);
+/*
+ * A CQE is about to become visible: take the arm request the record holds
+ * now.  A ConnectX decides on the event before software can see the CQE,
+ * so an arm written after the application polled this CQE is for the next
+ * one; taken later, it would look stale and be lost.
+ */
+void eng_cq_cqe_coming(struct emu_fw_cq *cq);
 /* A CQE was written (@sol: solicited or an error): events as armed. */
 void eng_cq_cqe_written(struct emu_fw_cq *cq, bool sol);
 /* A CQ doorbell named @cq with arm word @word (host order). */

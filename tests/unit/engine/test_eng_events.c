@@ -743,22 +743,9 @@ static Suite *eng_events_suite(void)
 	tcase_add_test(tc, moderation_period);
 	suite_add_tcase(s, tc);
 
-	/* Under ThreadSanitizer this case misses an EQE within its 2 s wait
-	 * in about half the runs, which no other build shows; it is left out
-	 * of that build until the cause is known. */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define EV_TSAN 1
-#endif
-#endif
-#if !defined(EV_TSAN) && !defined(__SANITIZE_THREAD__)
 	tcase_add_checked_fixture(tf, setup, teardown);
 	tcase_add_test(tf, eq_interrupt_and_full);
 	suite_add_tcase(s, tf);
-#else
-	(void)tf;
-	(void)eq_interrupt_and_full;
-#endif
 
 	tcase_add_checked_fixture(te, setup, teardown);
 	tcase_add_test(te, cq_overrun_event);
