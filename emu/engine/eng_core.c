@@ -130,7 +130,7 @@ static unsigned int eng_pass(struct eng *e)
 		    (e->dp_busy ? ENG_DP_BUSY : 0);
 	emu_fw_rcu_lock();
 	eng_uar_scan(e);
-	if (e->nwire)
+	if (e->nwire && eng_wire_rx_due(e))
 		done += eng_wire_rx(e, ENG_PASS_WQES);
 	for (int hinted = 1; hinted >= 0; hinted--) {
 		cds_list_for_each_entry_safe(qp, tmp, &e->qps, node) {
@@ -178,7 +178,7 @@ static void eng_futex_wake(struct eng *e)
 		eng_wire_wake(e);
 }
 
-static uint64_t eng_wall_ns(void)
+uint64_t eng_wall_ns(void)
 {
 	struct timespec ts;
 

@@ -36,6 +36,11 @@
 #define ENG_WQE_MAX 1024	/* bytes: max_wqe_sz_sq */
 #define ENG_PASS_WQES_PER_QP 16	/* fairness: WQEs per QP per pass */
 #define ENG_PASS_WQES 1024	/* bound of one pass */
+/* A wire with frames in the last millisecond is read every pass; a quiet
+ * one every 50 us, or when a poll saw a frame (a system call per pass
+ * would cost more than the pass itself). */
+#define ENG_WIRE_WARM_NS 1000000ull
+#define ENG_WIRE_COLD_NS 50000ull
 #define ENG_WIN_MAX 1024	/* outstanding RC WQEs per QP */
 
 /* ---- the packet: what the requester emits and responders consume ---- */
@@ -317,6 +322,12 @@ struct eng {
 	 * clock from then on, which stood at wall_ns at its last move */
 	bool wire_traffic;
 	uint64_t wall_ns;
+	/* eng_wire.c: when passes read the sockets (wall clock, run lock):
+	 * every pass until wire_warm_ns (frames came or left lately), else
+	 * once wire_read_ns is ENG_WIRE_COLD_NS old or a park's poll saw a
+	 * port readable (wire_ready, any thread) */
+	uint64_t wire_warm_ns, wire_read_ns;
+	atomic_bool wire_ready;
 	/* eng_dp.c: EMU_ENG_DP_* enabled (any thread), their value at the
 	 * start of the pass (| ENG_DP_BUSY while QPs hold CQEs or a lost
 	 * doorbell), and how many QPs do */
@@ -330,6 +341,8 @@ extern struct eng eng_g;
 /* ---- eng_core.c ---- */
 /* The device model's clock (virtual in deterministic mode). */
 uint64_t eng_clock_ns(void);
+/* CLOCK_MONOTONIC, whatever the mode. */
+uint64_t eng_wall_ns(void);
 void eng_timer_arm(struct eng *e, uint64_t deadline);
 /* The engine's device of a firmware (run lock), or NULL. */
 struct eng_dev *eng_dev_of(const struct emu_fw *fw);
@@ -560,6 +573,8 @@ int eng_wire_send(struct eng_qp *qp, struct emu_wire_port *port,
 		  const struct eng_pkt *pkt, uint32_t from, uint32_t max);
 /* Receive on every port (the pass); frames handed to the roles. */
 unsigned int eng_wire_rx(struct eng *e, unsigned int budget);
+/* Whether this pass should read the wire's sockets (see struct eng). */
+bool eng_wire_rx_due(struct eng *e);
 /* End of a pass: pending ACKs, then every port's queue to its link. */
 void eng_wire_flush(struct eng *e);
 /* Bytes a requester may have unacknowledged on the wire. */

@@ -68,6 +68,12 @@ static uint8_t eng_wire_seg_op(uint8_t op, bool first, bool last)
 }
 
 /* The headers of packet k (first PSN + k) of pkt. */
+/* The pass's time on the wall clock (the virtual clock stands still). */
+static uint64_t eng_wire_wall(const struct eng *e)
+{
+	return e->mode == EMU_ENG_DETERMINISTIC ? eng_wall_ns() : e->now_ns;
+}
+
 static void eng_wire_hdr(const struct eng_pkt *p, uint32_t k, bool first,
 			 bool last, struct emu_wire_roce *h)
 {
@@ -142,8 +148,10 @@ int eng_wire_send(struct eng_qp *qp, struct emu_wire_port *wp,
 			break;
 		emu_wire_tx_queue(wp, f, flen, eng_g.now_ns);
 	}
-	if (sent)
+	if (sent) {
 		eng_g.wire_traffic = true;
+		eng_g.wire_warm_ns = eng_wire_wall(&eng_g) + ENG_WIRE_WARM_NS;
+	}
 	return (int)sent;
 }
 
@@ -206,6 +214,18 @@ static void eng_wire_rx_one(void *arg, struct emu_wire_port *wp,
 	eng_fabric_deliver(dst, &p);
 }
 
+bool eng_wire_rx_due(struct eng *e)
+{
+	uint64_t wall = eng_wire_wall(e);
+
+	if (!atomic_exchange_explicit(&e->wire_ready, false,
+				      memory_order_relaxed) &&
+	    wall >= e->wire_warm_ns && wall - e->wire_read_ns < ENG_WIRE_COLD_NS)
+		return false;
+	e->wire_read_ns = wall;
+	return true;
+}
+
 unsigned int eng_wire_rx(struct eng *e, unsigned int budget)
 {
 	unsigned int got = 0;
@@ -223,8 +243,10 @@ unsigned int eng_wire_rx(struct eng *e, unsigned int budget)
 						   &c, budget, e->now_ns);
 		}
 	}
-	if (got)
+	if (got) {
 		e->wire_traffic = true;
+		e->wire_warm_ns = e->wire_read_ns + ENG_WIRE_WARM_NS;
+	}
 	return got;
 }
 
@@ -290,8 +312,13 @@ void eng_wire_park(struct eng *e, uint64_t ns)
 	fds[n].fd = e->wake_fd;
 	fds[n].events = POLLIN;
 	n++;
-	if (ppoll(fds, n, &ts, NULL) > 0 && (fds[n - 1].revents & POLLIN))
+	if (ppoll(fds, n, &ts, NULL) <= 0)
+		return;
+	if (fds[n - 1].revents & POLLIN)
 		(void)!read(e->wake_fd, &v, sizeof(v));
+	for (nfds_t i = 0; i + 1 < n; i++)
+		if (fds[i].revents)
+			atomic_store(&e->wire_ready, true);
 }
 
 void eng_wire_wake(struct eng *e)
