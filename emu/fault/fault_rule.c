@@ -110,6 +110,8 @@ static int parse_prob(const char *s, double *out)
 	return 0;
 }
 
+#define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
 /* ---- names ---- */
 
 static const struct {
@@ -209,10 +211,7 @@ static const struct fw_syndrome *syndrome_by_name(const char *s)
 /* General object types (general_obj_in_cmd_hdr.obj_type), prm/prm_cmd.h. */
 #define OT(n) { #n, MLX5_OBJ_TYPE_##n }
 #define GOT(n) { #n, MLX5_GENERAL_OBJECT_TYPES_##n }
-static const struct {
-	const char *name;
-	uint16_t value;
-} obj_types[] = {
+static const struct emu_fault_name obj_types[] = {
 	OT(SW_ICM), OT(GENEVE_TLV_OPT), OT(VIRTIO_NET_Q), OT(MATCH_DEFINER),
 	OT(VIRTIO_Q_COUNTERS), OT(HEADER_MODIFY_ARGUMENT), OT(STC), OT(RTC),
 	OT(STE), OT(MODIFY_HDR_PATTERN), OT(PAGE_TRACK),
@@ -221,6 +220,17 @@ static const struct {
 };
 #undef OT
 #undef GOT
+
+int emu_fault_name_or_num(const struct emu_fault_name *tab, size_t n,
+			  const char *v, uint64_t max, uint64_t *out)
+{
+	for (size_t i = 0; i < n; i++)
+		if (emu_text_eq_nocase(v, tab[i].name)) {
+			*out = tab[i].value;
+			return 0;
+		}
+	return emu_text_parse_u64(v, max, out) ? -EINVAL : 0;
+}
 
 const char *emu_fault_obj_type_name(uint16_t obj_type)
 {
@@ -341,14 +351,7 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		r->match |= MLX5EMU_FAULT_MATCH_OP_MOD;
 		return 0;
 	case K_OBJ_TYPE:
-		for (size_t i = 0; i < sizeof(obj_types) / sizeof(obj_types[0]);
-		     i++)
-			if (emu_text_eq_nocase(v, obj_types[i].name)) {
-				r->obj_type = obj_types[i].value;
-				r->match |= MLX5EMU_FAULT_MATCH_OBJ_TYPE;
-				return 0;
-			}
-		if (emu_text_parse_u64(v, 0xffff, &n))
+		if (emu_fault_name_or_num(obj_types, NELEMS(obj_types), v, 0xffff, &n))
 			return emu_fault_errf(err, errlen, "bad obj_type \"%s\": expected a "
 				    "general object type such as FLOW_METER_ASO, "
 				    "or a number from 0 to 0xffff", v);

@@ -34,6 +34,17 @@
 int emu_fault_parse(const char *text, struct mlx5emu_fault_rule *rule,
 		    char *err, size_t errlen);
 
+/* A name table of rule values (command opcodes, object types, WQE
+ * opcodes). */
+struct emu_fault_name {
+	const char *name;
+	uint16_t value;
+};
+
+/* @v as a name of @tab (any case) or a number up to @max: 0, else -EINVAL. */
+int emu_fault_name_or_num(const struct emu_fault_name *tab, size_t n,
+			  const char *v, uint64_t max, uint64_t *out);
+
 /* Checks a rule given as a struct (the parser's result included). */
 int emu_fault_rule_check(const struct mlx5emu_fault_rule *rule, char *err,
 			 size_t errlen);

@@ -31,10 +31,7 @@
 		   MLX5EMU_FAULT_MATCH_UID | MLX5EMU_FAULT_MATCH_USER)
 #define DP_MATCH (MLX5EMU_FAULT_MATCH_WQE | MLX5EMU_FAULT_MATCH_QUEUE)
 
-static const struct {
-	const char *name;
-	uint8_t value;
-} wqe_opcodes[] = {
+static const struct emu_fault_name wqe_opcodes[] = {
 #define PRM_WQE_OPCODE(n, v) { #n, (v) },
 #define PRM_CQE_OPCODE(n, v)
 #include "prm/dp_opcodes.def"
@@ -120,13 +117,7 @@ int emu_fault_dp_key(struct mlx5emu_fault_rule *r, const char *key,
 	uint8_t s;
 
 	if (emu_text_eq_nocase(key, "wqe")) {
-		for (size_t i = 0; i < NELEMS(wqe_opcodes); i++)
-			if (emu_text_eq_nocase(v, wqe_opcodes[i].name)) {
-				r->wqe_opcode = wqe_opcodes[i].value;
-				r->match |= MLX5EMU_FAULT_MATCH_WQE;
-				return 0;
-			}
-		if (emu_text_parse_u64(v, 0xff, &n))
+		if (emu_fault_name_or_num(wqe_opcodes, NELEMS(wqe_opcodes), v, 0xff, &n))
 			return emu_fault_errf(err, errlen, "bad wqe \"%s\": expected a "
 				     "WQE opcode such as SEND, RDMA_WRITE or "
 				     "RDMA_READ, or a number from 0 to 255", v);

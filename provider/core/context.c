@@ -165,3 +165,35 @@ void prov_context_destroy(struct prov_context *pctx)
 	pthread_mutex_destroy(&pctx->lock);
 	free(pctx);
 }
+
+void *prov_event_channel_alloc(struct ibv_context *context, size_t size,
+			       unsigned int flags,
+			       struct mlx5be_event_channel **be)
+{
+	struct prov_context *pctx;
+	void *obj;
+	int err;
+
+	if (!context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pctx = to_prov_context(context);
+	if (!pctx->be->event_channel_create) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	obj = calloc(1, size);
+	if (!obj) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	*be = pctx->be->event_channel_create(pctx->bectx, flags);
+	if (!*be) {
+		err = errno;
+		free(obj);
+		errno = err;
+		return NULL;
+	}
+	return obj;
+}

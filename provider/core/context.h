@@ -69,6 +69,16 @@ struct prov_context *prov_context_create(struct prov_device *dev,
 /* Closes the backend context and frees @pctx (its areas are gone). */
 void prov_context_destroy(struct prov_context *pctx);
 
+struct mlx5be_event_channel;
+/*
+ * @size zeroed bytes, for an object over a new backend event channel of
+ * @context (@flags: MLX5BE_EVENT_CHANNEL_*), stored in *@be; NULL with
+ * errno as rdma-core answers: EINVAL no context, EOPNOTSUPP no channels.
+ */
+void *prov_event_channel_alloc(struct ibv_context *context, size_t size,
+			       unsigned int flags,
+			       struct mlx5be_event_channel **be);
+
 /*
  * For a forked child's fork handler (one thread): calls @fn on every
  * context the process had open at fork().

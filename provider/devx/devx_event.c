@@ -39,31 +39,15 @@ struct mlx5dv_devx_event_channel *
 mlx5emu_abi_mlx5dv_devx_create_event_channel(struct ibv_context *context,
 					     enum mlx5dv_devx_create_event_channel_flags flags)
 {
+	struct mlx5be_event_channel *be;
 	struct prov_devx_event_channel *ch;
 	struct prov_context *pctx;
-	int err;
 
-	if (!context) {
-		errno = EINVAL;
+	ch = prov_event_channel_alloc(context, sizeof(*ch), flags, &be);
+	if (!ch)
 		return NULL;
-	}
 	pctx = to_prov_context(context);
-	if (!pctx->be->event_channel_create) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	ch = calloc(1, sizeof(*ch));
-	if (!ch) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ch->be = pctx->be->event_channel_create(pctx->bectx, flags);
-	if (!ch->be) {
-		err = errno;
-		free(ch);
-		errno = err;
-		return NULL;
-	}
+	ch->be = be;
 	ch->ops = pctx->be;
 	ch->dv.fd = pctx->be->event_channel_fd(ch->be);
 	return &ch->dv;

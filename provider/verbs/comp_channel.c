@@ -115,29 +115,18 @@ static void channel_free(struct prov_comp_channel *ch)
 MLX5EMU_ABI(ibv_create_comp_channel);
 struct ibv_comp_channel *mlx5emu_abi_ibv_create_comp_channel(struct ibv_context *context)
 {
+	struct mlx5be_event_channel *be;
 	struct prov_comp_channel *ch;
-	struct prov_context *pctx;
 	int err;
 
-	if (!context) {
-		errno = EINVAL;
+	ch = prov_event_channel_alloc(context, sizeof(*ch),
+				      MLX5BE_EVENT_CHANNEL_OMIT_DATA, &be);
+	if (!ch)
 		return NULL;
-	}
-	pctx = to_prov_context(context);
-	if (!pctx->be->event_channel_create) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	ch = calloc(1, sizeof(*ch));
-	if (!ch) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ch->pctx = pctx;
+	ch->pctx = to_prov_context(context);
+	ch->be = be;
 	ch->ch.fd = ch->stash[0] = ch->stash[1] = -1;
-	ch->be = pctx->be->event_channel_create(pctx->bectx,
-						MLX5BE_EVENT_CHANNEL_OMIT_DATA);
-	err = ch->be ? channel_fds(ch) : errno;
+	err = channel_fds(ch);
 	if (err) {
 		channel_free(ch);
 		errno = err;

@@ -45,6 +45,20 @@ expect_rc() {
 	[ "$1" = "$2" ] || fail "$3: exit status $1, expected $2"
 }
 
+# expect_golden GOLDEN FILE: FILE equals GOLDEN; UPDATE_GOLDEN=1 rewrites
+# GOLDEN from FILE first.
+expect_golden() {
+	if [ -n "${UPDATE_GOLDEN:-}" ]; then
+		cp "$2" "$1"
+		echo "updated $1"
+	fi
+	checks=$((checks + 1))
+	if ! diff -u "$1" "$2" >golden-diff.txt; then
+		fail "$2 differs from $1 (regenerate with UPDATE_GOLDEN=1 if intended):"
+		head -60 golden-diff.txt >&2
+	fi
+}
+
 finish() {
 	echo "$checks checks, $failures failed"
 	[ "$failures" -eq 0 ]

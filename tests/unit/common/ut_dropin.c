@@ -34,8 +34,16 @@ struct ibv_context *ut_open(bool devx)
 int ut_rc_connect(struct ibv_qp *qp, uint32_t rqpn, const union ibv_gid *gid,
 		  uint8_t min_rnr)
 {
+	return ut_rc_connect_access(qp, rqpn, gid, min_rnr,
+				    IBV_ACCESS_REMOTE_WRITE);
+}
+
+int ut_rc_connect_access(struct ibv_qp *qp, uint32_t rqpn,
+			 const union ibv_gid *gid, uint8_t min_rnr,
+			 unsigned int access)
+{
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+		.qp_access_flags = access };
 	int ret;
 
 	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |

@@ -23,6 +23,11 @@ struct ibv_context *ut_open(bool devx);
  */
 int ut_rc_connect(struct ibv_qp *qp, uint32_t rqpn, const union ibv_gid *gid,
 		  uint8_t min_rnr);
+/* The same with @access (IBV_ACCESS_REMOTE_*) as the QP's access flags
+ * instead of IBV_ACCESS_REMOTE_WRITE. */
+int ut_rc_connect_access(struct ibv_qp *qp, uint32_t rqpn,
+			 const union ibv_gid *gid, uint8_t min_rnr,
+			 unsigned int access);
 
 /* QUERY_HCA_CAP (type, current) through DEVX into @out, a zeroed
  * query_hca_cap_out; the errno of mlx5dv_devx_general_cmd. */

@@ -308,44 +308,6 @@ out:
 }
 END_TEST
 
-/* Connects RC @qp to itself over GID 1 of port 1; asserts. */
-static void qp_self_connect(struct ibv_qp *qp, const union ibv_gid *gid)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
-
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = qp->qp_num;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = 1;
-	a.ah_attr.grh.hop_limit = 64;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-				       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				       IBV_QP_MIN_RNR_TIMER), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-				       IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				       IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC),
-			 0);
-}
-
 /*
  * An RDMA write by a QP of the importer, on the imported PD, from one
  * imported MR into another: both keys are the original's mkeys, in the
@@ -382,14 +344,14 @@ START_TEST(test_import_traffic)
 	ismr = ibv_import_mr(ipd, smr->handle);
 	idmr = ibv_import_mr(ipd, dmr->handle);
 	ck_assert(ismr && idmr);
-	ck_assert_int_eq(ibv_query_gid(imp, 1, 1, &gid), 0);
+	ck_assert_int_eq(ibv_query_gid(imp, 1, 3, &gid), 0);
 	cq = ibv_create_cq(imp, 8, NULL, NULL, 0);
 	ck_assert_ptr_nonnull(cq);
 	qa.send_cq = cq;
 	qa.recv_cq = cq;
 	qp = ibv_create_qp(ipd, &qa);
 	ck_assert_msg(qp, "create_qp: %s", strerror(errno));
-	qp_self_connect(qp, &gid);
+	ck_assert_int_eq(ut_rc_connect(qp, qp->qp_num, &gid, 12), 0);
 
 	for (int i = 0; i < 4096; i++)
 		src[i] = (char)(i * 7 + 3);
