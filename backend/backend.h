@@ -162,6 +162,12 @@ struct mlx5be_ops {
 	int (*get_devices)(struct mlx5be_device_info *infos, int max);
 	/* Opens device @index; returns the context and its cmd_fd. */
 	int (*open)(int index, struct mlx5be_ctx **ctx, int *cmd_fd);
+	/* The same, granting the user capabilities whose device nodes @fds
+	 * are (mlx5dv_open_device's fd array): -EBADF a closed descriptor,
+	 * -EINVAL one that is no ucap node, -EOPNOTSUPP a capability the
+	 * firmware lacks (or the backend cannot pass ucaps). */
+	int (*open_ucaps)(int index, const int *fds, uint32_t nfds,
+			  struct mlx5be_ctx **ctx, int *cmd_fd);
 	/* A context imported from a dup()ed cmd_fd of an open context; it
 	 * shares that context's uid and objects.  @index: its device. */
 	int (*import)(int cmd_fd, struct mlx5be_ctx **ctx, int *index);

@@ -66,11 +66,13 @@ void cli_uverbs_dir(const struct ibv_device *dev, char *buf, size_t len);
 struct cli_devnode {
 	char name[64];			/* "uverbs0" */
 	unsigned int major, minor;	/* 231:192 */
+	bool ucap;			/* a user-capability node (0600) */
 };
 
 /*
  * Asks the emulator (in a child process, with the environment as it is
- * now) which uverbs nodes its devices have.  Returns how many (<= max), or
+ * now) which uverbs nodes its devices have, and which user-capability
+ * nodes (class/infiniband_ucaps: the devices advertise them).  Returns how many (<= max), or
  * -1 with the reason in why.
  */
 int cli_probe_devnodes(struct cli_devnode *nodes, int max, char *why,

@@ -297,9 +297,10 @@ int cmd_run(int argc, char **argv)
 	faults = NULL;
 
 	if (dev_nodes) {
-		struct cli_devnode nodes[16];
+		/* 16 devices' uverbs nodes and the user-capability nodes. */
+		struct cli_devnode nodes[16 + 2];
 		const char *how = "";
-		int n = cli_probe_devnodes(nodes, 16, why, sizeof(why));
+		int n = cli_probe_devnodes(nodes, 18, why, sizeof(why));
 
 		if (n < 0) {
 			cli_error(RUN, "--dev-nodes: %s", why);

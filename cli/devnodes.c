@@ -9,7 +9,11 @@
  * through a descriptor opened before the tmpfs covers it), the real /dev's
  * symbolic links copied, and a new directory infiniband/ with one node per
  * emulated device: a character device with the device's own numbers when
- * mknod() is allowed (root), else a bind mount of /dev/null.
+ * mknod() is allowed (root), else a bind mount of /dev/null; and one node
+ * per user capability the devices advertise (mlx5_perm_ctrl_local ...),
+ * mode 0600 as ib_ucaps makes them, as empty files the emulator knows by
+ * their inodes (a program opens these, and no driver of this machine would
+ * open a character device of theirs).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -40,6 +44,42 @@ void cli_uverbs_dir(const struct ibv_device *dev, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s/../../infiniband_verbs/%s",
 			 dev->ibdev_path, dev->dev_name);
+}
+
+/* class/infiniband_ucaps/NAME/dev beside class/infiniband. */
+static void probe_ucaps(FILE *out, const struct ibv_device *dev)
+{
+	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 8], num[32];
+	struct dirent *de;
+	unsigned int major, minor;
+	DIR *d;
+
+	char *slash;
+
+	/* ROOT/class/infiniband/mlx5_0 is a symbolic link: cut the string. */
+	snprintf(dir, sizeof(dir), "%s", dev->ibdev_path);
+	for (int i = 0; i < 2 && (slash = strrchr(dir, '/')); i++)
+		*slash = '\0';
+	if ((size_t)snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir),
+			     "/infiniband_ucaps") >= sizeof(dir) - strlen(dir))
+		return;
+	d = opendir(dir);
+	if (!d)
+		return;		/* no device advertises one */
+	while ((de = readdir(d))) {
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/dev", dir, de->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(num, sizeof(num), f) &&
+		    sscanf(num, "%u:%u", &major, &minor) == 2)
+			fprintf(out, "ucap %s %u %u\n", de->d_name, major, minor);
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
 }
 
 static void probe_child(int fd)
@@ -78,6 +118,8 @@ static void probe_child(int fd)
 		fclose(f);
 		fprintf(out, "node %s %u %u\n", list[i]->dev_name, major, minor);
 	}
+	if (n > 0)
+		probe_ucaps(out, list[0]);
 	ibv_free_device_list(list);
 	fclose(out);
 	exit(0);
@@ -118,6 +160,12 @@ int cli_probe_devnodes(struct cli_devnode *nodes, int max, char *why,
 		} else if (n < max &&
 			   sscanf(line, "node %63s %u %u", d.name, &d.major,
 				  &d.minor) == 3) {
+			d.ucap = false;
+			nodes[n++] = d;
+		} else if (n < max &&
+			   sscanf(line, "ucap %63s %u %u", d.name, &d.major,
+				  &d.minor) == 3) {
+			d.ucap = true;
 			nodes[n++] = d;
 		}
 	}
@@ -292,6 +340,11 @@ int cli_devnodes_setup(const struct cli_devnode *nodes, int n,
 		char path[128];
 
 		snprintf(path, sizeof(path), "/dev/infiniband/%s", nodes[i].name);
+		if (nodes[i].ucap) {
+			if (make_file(path, why, whylen))
+				goto out;
+			continue;
+		}
 		if (cdev && !mknod(path, S_IFCHR | 0666,
 				   makedev(nodes[i].major, nodes[i].minor))) {
 			chmod(path, 0666);	/* past the umask */

@@ -160,6 +160,18 @@ enum {
 	MLX5_GENERAL_OBJECT_TYPES_FLOW_TABLE_ALIAS = 0xff15,
 };
 
+/* cmd_hca_cap_2.general_obj_types_127_64: bit (type - 64) per type. */
+#define MLX5_HCA_CAP_2_GENERAL_OBJECT_TYPES_RDMA_CTRL \
+	(UINT64_C(1) << (MLX5_GENERAL_OBJECT_TYPES_RDMA_CTRL - 64))
+
+/* cmd_hca_cap.uctx_cap and uctx.cap (CREATE_UCTX). */
+enum {
+	MLX5_UCTX_CAP_RAW_TX = 1u << 0,
+	MLX5_UCTX_CAP_INTERNAL_DEV_RES = 1u << 1,
+	MLX5_UCTX_CAP_RDMA_CTRL = 1u << 3,
+	MLX5_UCTX_CAP_RDMA_CTRL_OTHER_VHCA = 1u << 4,
+};
+
 /* ---- CQ context ---- */
 
 /* ---- QP context ---- */

@@ -163,11 +163,11 @@ static struct filter_ctx *filter_ctx_wrap(struct mlx5be_ctx *inner, int index)
 	return f;
 }
 
-static int filter_open(int index, struct mlx5be_ctx **ctx, int *cmd_fd)
+/* The implementation's answer @ret, its context @inner wrapped. */
+static int filter_opened(int ret, struct mlx5be_ctx *inner, int index,
+			 struct mlx5be_ctx **ctx)
 {
-	struct mlx5be_ctx *inner;
 	struct filter_ctx *f;
-	int ret = filter.impl->open(index, &inner, cmd_fd);
 
 	if (ret)
 		return ret;
@@ -180,21 +180,29 @@ static int filter_open(int index, struct mlx5be_ctx **ctx, int *cmd_fd)
 	return 0;
 }
 
+static int filter_open(int index, struct mlx5be_ctx **ctx, int *cmd_fd)
+{
+	struct mlx5be_ctx *inner = NULL;
+	int ret = filter.impl->open(index, &inner, cmd_fd);
+
+	return filter_opened(ret, inner, index, ctx);
+}
+
+static int filter_open_ucaps(int index, const int *fds, uint32_t nfds,
+			     struct mlx5be_ctx **ctx, int *cmd_fd)
+{
+	struct mlx5be_ctx *inner = NULL;
+	int ret = filter.impl->open_ucaps(index, fds, nfds, &inner, cmd_fd);
+
+	return filter_opened(ret, inner, index, ctx);
+}
+
 static int filter_import(int cmd_fd, struct mlx5be_ctx **ctx, int *index)
 {
-	struct mlx5be_ctx *inner;
-	struct filter_ctx *f;
+	struct mlx5be_ctx *inner = NULL;
 	int ret = filter.impl->import(cmd_fd, &inner, index);
 
-	if (ret)
-		return ret;
-	f = filter_ctx_wrap(inner, *index);
-	if (!f) {
-		filter.impl->close(inner);
-		return -ENOMEM;
-	}
-	*ctx = (struct mlx5be_ctx *)f;
-	return 0;
+	return filter_opened(ret, inner, ret ? 0 : *index, ctx);
 }
 
 static void filter_close(struct mlx5be_ctx *ctx)
@@ -478,6 +486,7 @@ static int filter_async_event_read(struct mlx5be_ctx *ctx,
 static struct mlx5be_ops filter_ops = {
 	.get_devices = filter_get_devices,
 	.open = filter_open,
+	.open_ucaps = filter_open_ucaps,
 	.import = filter_import,
 	.close = filter_close,
 	.general_cmd = filter_general_cmd,

@@ -204,6 +204,9 @@ static inline int hw_ret(int ret)
 
 int hw_get_devices(struct mlx5be_device_info *infos, int max);
 int hw_open(int index, struct mlx5be_ctx **ctx, int *cmd_fd);
+/* The system's rdma-core 44 has no fd array in mlx5dv_context_attr. */
+int hw_open_ucaps(int index, const int *fds, uint32_t nfds,
+		  struct mlx5be_ctx **ctx, int *cmd_fd);
 int hw_import(int cmd_fd, struct mlx5be_ctx **ctx, int *index);
 void hw_close(struct mlx5be_ctx *ctx);
 

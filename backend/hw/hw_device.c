@@ -154,6 +154,22 @@ static void hw_async_fd_nonblock(struct mlx5be_ctx *ctx)
 		fcntl(ctx->ibctx->async_fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+/*
+ * The loaded rdma-core is Debian 12's 44, whose mlx5dv_context_attr has no
+ * fd array (it came with rdma-core 57): there is no way to hand the real
+ * kernel ucap descriptors through it.
+ */
+int hw_open_ucaps(int index, const int *fds, uint32_t nfds,
+		  struct mlx5be_ctx **pctx, int *cmd_fd)
+{
+	(void)index;
+	(void)fds;
+	(void)nfds;
+	(void)pctx;
+	(void)cmd_fd;
+	return -EOPNOTSUPP;
+}
+
 int hw_open(int index, struct mlx5be_ctx **pctx, int *cmd_fd)
 {
 	struct mlx5dv_context_attr attr = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };

@@ -6,6 +6,7 @@ const struct mlx5be_ops mlx5be_hw_ops = {
 	.name = "hw",
 	.get_devices = hw_get_devices,
 	.open = hw_open,
+	.open_ucaps = hw_open_ucaps,
 	.import = hw_import,
 	.close = hw_close,
 	.general_cmd = hw_general_cmd,

@@ -204,6 +204,20 @@ static const struct fw_cap_limit fw_cap_raisable[] = {
 	{ MLX5_CAP_ROCE, "roce_address_table_size", 4096 },
 };
 
+/*
+ * Bits the default leaves clear that configuration may set: the RDMA_CTRL
+ * object type and the uctx capabilities the kernel turns into ucap device
+ * nodes (newer devices' privileged control).  Only the advertising and
+ * the ucaps' checks are emulated; what they unlock has no public layout.
+ */
+static const struct fw_cap_limit fw_cap_optin[] = {
+	{ MLX5_CAP_GENERAL, "hca_cap_2", 1 },
+	{ MLX5_CAP_GENERAL, "uctx_cap",
+	  MLX5_UCTX_CAP_RDMA_CTRL | MLX5_UCTX_CAP_RDMA_CTRL_OTHER_VHCA },
+	{ MLX5_CAP_GENERAL_2, "general_obj_types_127_64",
+	  MLX5_HCA_CAP_2_GENERAL_OBJECT_TYPES_RDMA_CTRL },
+};
+
 static const char *const fw_cap_numeric[] = {
 	"uar_sz", "num_of_uars_per_page", "local_ca_ack_delay",
 	"gid_table_size", "pkey_table_size", "num_ports",
@@ -384,16 +398,18 @@ static bool fw_cap_is_numeric(const char *name)
 	return false;
 }
 
-static const struct fw_cap_limit *fw_cap_raise_limit(unsigned int type,
-						     const char *name)
+static const struct fw_cap_limit *fw_cap_find(const struct fw_cap_limit *tab,
+					       size_t n, unsigned int type,
+					       const char *name)
 {
-	for (size_t i = 0; i < sizeof(fw_cap_raisable) /
-				 sizeof(fw_cap_raisable[0]); i++)
-		if (fw_cap_raisable[i].type == type &&
-		    !strcmp(fw_cap_raisable[i].name, name))
-			return &fw_cap_raisable[i];
+	for (size_t i = 0; i < n; i++)
+		if (tab[i].type == type && !strcmp(tab[i].name, name))
+			return &tab[i];
 	return NULL;
 }
+
+#define FW_CAP_FIND(tab, type, name) \
+	fw_cap_find(tab, sizeof(tab) / sizeof((tab)[0]), type, name)
 
 /* Every scalar of a described page against the default page. */
 static int fw_check_fields(const struct emu_fw_caps *caps,
@@ -421,7 +437,7 @@ static int fw_check_fields(const struct emu_fw_caps *caps,
 		d = fw_bits_read(dpage, fd->bit_off, fd->bit_width);
 		if (v == d)
 			continue;
-		lim = fw_cap_raise_limit(type, fd->name);
+		lim = FW_CAP_FIND(fw_cap_raisable, type, fd->name);
 		if (lim) {
 			if (v > lim->max)
 				return fw_why(why, whylen, "%s.%s = %llu is "
@@ -431,6 +447,9 @@ static int fw_check_fields(const struct emu_fw_caps *caps,
 					      (unsigned long long)lim->max);
 			continue;
 		}
+		lim = FW_CAP_FIND(fw_cap_optin, type, fd->name);
+		if (lim)
+			d |= lim->max;
 		if (fw_cap_is_numeric(fd->name) ? v > d : (v & ~d) != 0)
 			return fw_why(why, whylen, "%s.%s = 0x%llx advertises "
 				      "more than the emulator implements "

@@ -189,6 +189,29 @@ bool kern_dev_cq_find(struct kern_dev *kdev, uint32_t cqn, uint32_t *eqn);
 
 /* kern_ctx.c */
 int kern_ctx_open(int index, struct mlx5be_ctx **ctx, int *cmd_fd);
+/* The same with the ucap descriptors of mlx5dv_open_device's fd array
+ * (kern_ucaps.c: -EBADF, -EINVAL, -EOPNOTSUPP as the kernel answers). */
+int kern_ctx_open_ucaps(int index, const int *fds, uint32_t nfds,
+			struct mlx5be_ctx **ctx, int *cmd_fd);
+
+/* kern_ucaps.c: ib_ucaps' types (enum rdma_user_cap). */
+enum {
+	KERN_UCAP_CTRL_LOCAL,
+	KERN_UCAP_CTRL_OTHER_VHCA,
+	KERN_UCAP_MAX
+};
+/* The node name of a ucap type ("mlx5_perm_ctrl_local"), or NULL. */
+const char *kern_ucap_name(unsigned int type);
+/* Its device numbers; -ENOENT when no device advertises it. */
+int kern_ucap_dev(unsigned int type, unsigned int *major, unsigned int *minor);
+/* Makes the advertised ucaps' nodes in the emulated tree; 0 or -errno. */
+int kern_ucaps_publish(void);
+/* ib_get_ucaps: the ucap types @fds are nodes of; -EBADF, -EINVAL. */
+int kern_ucaps_from_fds(const int *fds, uint32_t n, uint64_t *mask);
+/* set_uctx_ucaps: adds the uctx_cap bits of @mask to *@cap; -EOPNOTSUPP
+ * when the firmware lacks one. */
+int kern_ucaps_uctx_cap(const struct kern_dev *kdev, uint64_t mask,
+			uint32_t *cap);
 /*
  * ibv_import_device: a new context on the ucontext whose cmd_fd @cmd_fd is
  * a dup() of.  On success the context owns @cmd_fd (close() closes it); on

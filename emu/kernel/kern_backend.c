@@ -28,6 +28,8 @@ static int kern_get_devices(struct mlx5be_device_info *infos, int max)
 	int ret = emu_devices_init();
 	int n;
 
+	if (!ret)
+		ret = kern_ucaps_publish();	/* mlx5_ib's probe */
 	if (ret)
 		return ret;
 	n = emu_devices_count();
@@ -108,6 +110,7 @@ const struct mlx5be_ops mlx5be_emu_ops = {
 	.name = "emu",
 	.get_devices = kern_get_devices,
 	.open = kern_ctx_open,
+	.open_ucaps = kern_ctx_open_ucaps,
 	.import = kern_ctx_import,
 	.close = kern_ctx_close,
 	.general_cmd = kern_general_cmd,

@@ -45,13 +45,15 @@ static void kern_uctx_atfork_register(void)
 }
 
 /* CREATE_UCTX: the uid every command of this context will carry. */
-static int kern_uctx_cmd_create(struct kern_dev *kdev, uint16_t *uid)
+static int kern_uctx_cmd_create(struct kern_dev *kdev, uint32_t cap,
+				uint16_t *uid)
 {
 	uint8_t in[PRM_ST_SZ_BYTES(create_uctx_in)] = {};
 	uint8_t out[PRM_ST_SZ_BYTES(create_uctx_out)] = {};
 	int ret;
 
 	PRM_SET(create_uctx_in, in, opcode, MLX5_CMD_OP_CREATE_UCTX);
+	PRM_SET(uctx, PRM_ADDR_OF(create_uctx_in, in, uctx), cap, cap);
 	ret = kern_fw_exec_checked(kdev, in, sizeof(in), out, sizeof(out));
 	if (ret)
 		return ret;
@@ -69,8 +71,10 @@ static void kern_uctx_cmd_destroy(struct kern_dev *kdev, uint16_t uid)
 	kern_fw_exec_checked(kdev, in, sizeof(in), out, sizeof(out));
 }
 
-static int kern_uctx_create(int index, struct kern_uctx **out)
+static int kern_uctx_create(int index, uint64_t ucaps,
+			    struct kern_uctx **out)
 {
+	uint32_t cap = 0;
 	struct kern_uctx *uctx;
 	struct stat st;
 	int ret;
@@ -81,7 +85,10 @@ static int kern_uctx_create(int index, struct kern_uctx **out)
 	ret = kern_dev_get(index, &uctx->kdev);
 	if (ret)
 		goto err_free;
-	ret = kern_uctx_cmd_create(uctx->kdev, &uctx->uid);
+	ret = kern_ucaps_uctx_cap(uctx->kdev, ucaps, &cap);
+	if (ret)
+		goto err_put;
+	ret = kern_uctx_cmd_create(uctx->kdev, cap, &uctx->uid);
 	if (ret)
 		goto err_put;
 	/* The memfd whose pages, at their mmap offsets, are UARs. */
@@ -167,15 +174,26 @@ void kern_uctx_for_each(struct kern_dev *kdev,
 
 int kern_ctx_open(int index, struct mlx5be_ctx **pctx, int *cmd_fd)
 {
+	return kern_ctx_open_ucaps(index, NULL, 0, pctx, cmd_fd);
+}
+
+int kern_ctx_open_ucaps(int index, const int *fds, uint32_t nfds,
+			struct mlx5be_ctx **pctx, int *cmd_fd)
+{
 	struct kern_uctx *uctx = NULL;
 	struct mlx5be_ctx *ctx;
+	uint64_t ucaps;
 	int ret;
 
 	pthread_once(&kern_uctx_atfork_once, kern_uctx_atfork_register);
+	/* ib_init_ucontext reads the ucaps before the driver's context. */
+	ret = kern_ucaps_from_fds(fds, nfds, &ucaps);
+	if (ret)
+		return ret;
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
-	ret = kern_uctx_create(index, &uctx);
+	ret = kern_uctx_create(index, ucaps, &uctx);
 	if (ret)
 		goto err_free;
 	/* The application's cmd_fd: a descriptor of the same memfd. */

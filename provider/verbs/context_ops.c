@@ -8,6 +8,7 @@
  * fail with EOPNOTSUPP, as rdma-core's dummy ops do.
  */
 #include <errno.h>
+#include <stdint.h>
 
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
@@ -88,12 +89,32 @@ static struct ibv_context *prov_context_assemble(struct prov_device *dev,
 	return &pctx->vctx.context;
 }
 
-static struct ibv_context *prov_context_open(struct prov_device *dev, bool devx)
+/* rdma-core 57's struct ibv_fd_arr. */
+struct prov_fd_arr {
+	int *arr;
+	uint32_t count;
+};
+
+/*
+ * Opens a context, granting the ucaps of @fds (NULL: none).  libmlx5 asks
+ * for a DEVX context and, when the application did not insist on DEVX,
+ * asks again without it after a failure: the kernel then ignores the
+ * ucaps, so a capability the firmware lacks (EOPNOTSUPP) just goes
+ * ungranted.  The emulated kernel keeps the context's DEVX uid either way.
+ */
+static struct ibv_context *prov_context_open(struct prov_device *dev, bool devx,
+					     const struct prov_fd_arr *fds)
 {
+	const struct mlx5be_ops *be = mlx5be_get();
 	struct mlx5be_ctx *bectx;
 	int cmd_fd;
-	int ret = mlx5be_get()->open(dev->be_index, &bectx, &cmd_fd);
+	int ret;
 
+	if (fds)
+		ret = be->open_ucaps(dev->be_index, fds->arr, fds->count,
+				     &bectx, &cmd_fd);
+	if (!fds || (ret == -EOPNOTSUPP && !devx))
+		ret = be->open(dev->be_index, &bectx, &cmd_fd);
 	if (ret) {
 		errno = -ret;
 		return NULL;
@@ -105,19 +126,53 @@ MLX5EMU_ABI(ibv_open_device);
 struct ibv_context *mlx5emu_abi_ibv_open_device(struct ibv_device *device)
 {
 	/* rdma-core 44's libmlx5 asks the kernel for a DEVX uid anyway. */
-	return prov_context_open(to_prov_device(device), false);
+	return prov_context_open(to_prov_device(device), false, NULL);
 }
+
+/*
+ * rdma-core 57 added an fd array to struct mlx5dv_context_attr, after the
+ * fields 44 has, under MLX5DV_CONTEXT_ATTR_MASK_FD_ARRAY: the layout an
+ * application built against newer headers passes.
+ */
+struct prov_dv_context_attr_57 {
+	uint32_t flags;
+	uint64_t comp_mask;
+	const struct prov_fd_arr *fds;
+};
+
+#define PROV_DV_CONTEXT_ATTR_MASK_FD_ARRAY (1u << 0)
+/* The kernel's ioctl attribute length is 16 bits. */
+#define PROV_FD_ARR_MAX (UINT16_MAX / sizeof(int))
 
 MLX5EMU_ABI(mlx5dv_open_device);
 struct ibv_context *mlx5emu_abi_mlx5dv_open_device(struct ibv_device *device,
 						   struct mlx5dv_context_attr *attr)
 {
-	if (attr && ((attr->flags & ~MLX5DV_CONTEXT_FLAGS_DEVX) || attr->comp_mask)) {
+	const struct prov_fd_arr *fds = NULL;
+	bool devx = false;
+
+	if (attr) {
+		const struct prov_dv_context_attr_57 *a = (const void *)attr;
+
+		/* mlx5_alloc_context: check_comp_mask, then the flags. */
+		if ((a->comp_mask & ~(uint64_t)PROV_DV_CONTEXT_ATTR_MASK_FD_ARRAY) ||
+		    (a->flags & ~MLX5DV_CONTEXT_FLAGS_DEVX)) {
+			errno = EINVAL;
+			return NULL;
+		}
+		if (a->comp_mask & PROV_DV_CONTEXT_ATTR_MASK_FD_ARRAY)
+			fds = a->fds;
+		devx = a->flags & MLX5DV_CONTEXT_FLAGS_DEVX;
+	}
+	if (fds && fds->count && !fds->arr) {
+		errno = EFAULT;		/* the kernel's copy_from_user */
+		return NULL;
+	}
+	if (fds && fds->count > PROV_FD_ARR_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
-	return prov_context_open(to_prov_device(device),
-				 attr && (attr->flags & MLX5DV_CONTEXT_FLAGS_DEVX));
+	return prov_context_open(to_prov_device(device), devx, fds);
 }
 
 MLX5EMU_ABI(ibv_import_device);

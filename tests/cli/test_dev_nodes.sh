@@ -23,6 +23,23 @@ expect_in "$out" "shm-ok" "/dev/shm still there"
 # The devices still work inside.
 out=$("$MLX5EMU" run --dev-nodes -- ibv_devinfo -l 2>&1)
 expect_in "$out" "1 HCA found:" "devices inside the namespace"
+# User-capability nodes, only when the firmware advertises them: files of
+# mode 0600 that mlx5dv_open_device's fd array turns into CREATE_UCTX bits.
+UCAPS="uctx_cap=0x18,hca_cap_2=1,cmd_hca_cap_2.general_obj_types_127_64=0x80000"
+out=$("$MLX5EMU" run --dev-nodes -- sh -c 'ls /dev/infiniband' 2>&1)
+expect_not_in "$out" "mlx5_perm_ctrl" "no ucap node by default"
+out=$(MLX5EMU_CAPS=$UCAPS "$MLX5EMU" run --dev-nodes -- \
+	sh -c 'stat -c "%n %a" /dev/infiniband/mlx5_perm_*' 2>&1)
+expect_in "$out" "/dev/infiniband/mlx5_perm_ctrl_local 600" "local ucap node"
+expect_in "$out" "/dev/infiniband/mlx5_perm_ctrl_other_vhca 600" "other-vhca ucap node"
+out=$(MLX5EMU_CAPS=$UCAPS "$MLX5EMU" run --dev-nodes --trace=text:ucap.txt -- \
+	python3 "$SRC/tests/cli/ucap_open.py" /dev/infiniband/mlx5_perm_ctrl_local \
+	/dev/infiniband/mlx5_perm_ctrl_other_vhca 2>&1)
+expect_in "$out" "open ok" "mlx5dv_open_device with both ucaps"
+expect_in "$(grep CREATE_UCTX ucap.txt)" "in{uctx.cap=0x18}" "CREATE_UCTX carries both bits"
+out=$(MLX5EMU_CAPS=$UCAPS "$MLX5EMU" run --dev-nodes -- \
+	python3 "$SRC/tests/cli/ucap_open.py" /dev/null 2>&1)
+expect_in "$out" "open failed: EINVAL" "a file that is no ucap node"
 # Nothing changed outside.
 checks=$((checks + 1))
 if [ $had_ib = no ] && [ -e /dev/infiniband ]; then

@@ -263,6 +263,23 @@ START_TEST(cap_overrides)
 	set_ok(c, MLX5_CAP_GENERAL, "port_type", 0);
 	ck_assert_int_eq(emu_fw_caps_check(c, why, sizeof(why)), -EINVAL);
 	set_ok(c, MLX5_CAP_GENERAL, "port_type", 1);
+	/* user capabilities: RDMA_CTRL (bit 0x53 - 64 of the second page's
+	 * object types) and uctx_cap bits 3 and 4 by configuration only,
+	 * no other uctx_cap bit */
+	set_ok(c, MLX5_CAP_GENERAL, "uctx_cap", 0x18);
+	set_ok(c, MLX5_CAP_GENERAL, "hca_cap_2", 1);
+	set_ok(c, MLX5_CAP_GENERAL_2, "general_obj_types_127_64",
+	       UINT64_C(1) << 19);
+	ck_assert_int_eq(emu_fw_caps_check(c, why, sizeof(why)), 0);
+	set_ok(c, MLX5_CAP_GENERAL, "uctx_cap", 0x4);
+	ck_assert_int_eq(emu_fw_caps_check(c, why, sizeof(why)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(why, "uctx_cap"));
+	set_ok(c, MLX5_CAP_GENERAL, "uctx_cap", 0);
+	set_ok(c, MLX5_CAP_GENERAL_2, "general_obj_types_127_64",
+	       UINT64_C(1) << 20);
+	ck_assert_int_eq(emu_fw_caps_check(c, why, sizeof(why)), -EINVAL);
+	set_ok(c, MLX5_CAP_GENERAL_2, "general_obj_types_127_64", 0);
+	set_ok(c, MLX5_CAP_GENERAL, "hca_cap_2", 0);
 	/* names and widths */
 	ck_assert_int_eq(emu_fw_caps_set(c, MLX5_CAP_GENERAL, "no_such", 1),
 			 -ENOENT);

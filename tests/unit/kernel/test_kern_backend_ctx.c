@@ -288,6 +288,48 @@ START_TEST(test_ops_complete)
 }
 END_TEST
 
+/*
+ * set_uctx_ucaps: a granted ucap becomes its uctx_cap bit only when the
+ * firmware has that bit; else the DEVX context fails with EOPNOTSUPP (all
+ * emulated devices share one configuration, so only a device of its own
+ * makes this reachable from outside).
+ */
+START_TEST(test_ucaps_uctx_cap)
+{
+	struct kern_dev kd;
+	uint32_t cap = 0;
+
+	memset(&kd, 0, sizeof(kd));
+	PRM_SET(cmd_hca_cap, kd.cap_gen, uctx_cap, 0x8);	/* RDMA_CTRL */
+	ck_assert_int_eq(kern_ucaps_uctx_cap(&kd, 1u << KERN_UCAP_CTRL_LOCAL,
+					     &cap), 0);
+	ck_assert_uint_eq(cap, 0x8);
+	cap = 0;
+	ck_assert_int_eq(kern_ucaps_uctx_cap(&kd, (1u << KERN_UCAP_CTRL_LOCAL) |
+					     (1u << KERN_UCAP_CTRL_OTHER_VHCA),
+					     &cap), -EOPNOTSUPP);
+	cap = 0;
+	ck_assert_int_eq(kern_ucaps_uctx_cap(&kd, 0, &cap), 0);
+	ck_assert_uint_eq(cap, 0);
+	ck_assert_str_eq(kern_ucap_name(KERN_UCAP_CTRL_OTHER_VHCA),
+			 "mlx5_perm_ctrl_other_vhca");
+}
+END_TEST
+
+/* ib_get_ucaps: a closed descriptor EBADF, a file that is no node EINVAL. */
+START_TEST(test_ucaps_from_fds)
+{
+	uint64_t mask = 1;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC), bad = 1000;
+
+	ck_assert_int_eq(kern_ucaps_from_fds(NULL, 0, &mask), 0);
+	ck_assert_uint_eq(mask, 0);
+	ck_assert_int_eq(kern_ucaps_from_fds(&bad, 1, &mask), -EBADF);
+	ck_assert_int_eq(kern_ucaps_from_fds(&fd, 1, &mask), -EINVAL);
+	close(fd);
+}
+END_TEST
+
 Suite *kbt_ctx_suite(void)
 {
 	Suite *s = suite_create("kern_backend_ctx");
@@ -298,6 +340,8 @@ Suite *kbt_ctx_suite(void)
 	tcase_add_test(tc, test_close_destroys_all);
 	tcase_add_test(tc, test_close_frees_uid);
 	tcase_add_test(tc, test_ops_complete);
+	tcase_add_test(tc, test_ucaps_uctx_cap);
+	tcase_add_test(tc, test_ucaps_from_fds);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("threads");
