@@ -76,7 +76,7 @@ static void wr_start(struct ibv_qp_ex *ex)
 {
 	struct prov_qp *qp = wr_qp(ex);
 
-	pthread_spin_lock(&qp->sq.lock);
+	prov_spin_lock(&qp->sq.lock);
 	qp->wr.cur_post_rb = qp->sq.cur_post;
 	qp->wr.err = 0;
 	qp->wr.nreq = 0;
@@ -87,7 +87,7 @@ static void wr_start(struct ibv_qp_ex *ex)
 static void wr_drop(struct prov_qp *qp)
 {
 	qp->sq.cur_post = qp->wr.cur_post_rb;
-	pthread_spin_unlock(&qp->sq.lock);
+	prov_spin_unlock(&qp->sq.lock);
 }
 
 static int wr_complete(struct ibv_qp_ex *ex)
@@ -101,7 +101,7 @@ static int wr_complete(struct ibv_qp_ex *ex)
 		return err;
 	}
 	prov_sq_ring(qp, nreq, qp->wr.inl, qp->wr.size, qp->wr.ctrl);
-	pthread_spin_unlock(&qp->sq.lock);
+	prov_spin_unlock(&qp->sq.lock);
 	if (nreq)
 		prov_progress(qp->pctx, MLX5BE_PROGRESS_DOORBELL);
 	return 0;
