@@ -116,6 +116,17 @@ void eng_event_queue(struct eng_dev *dev, uint8_t type, uint32_t number)
 	eng_event_async(dev, e);
 }
 
+void eng_event_dct(struct eng_dev *dev, uint8_t type, uint32_t dctn)
+{
+	uint8_t e[64];
+
+	/* Queue type DCT (device.h MLX5_EVENT_QUEUE_TYPE_DCT): the number in
+	 * the PRM's DCT event layout. */
+	eng_eqe_init(e, type, 0);
+	PRM_SET(dct_events, eng_eqe_data(e), dct_number, dctn);
+	eng_event_async(dev, e);
+}
+
 void eng_event_cq_error(struct eng_dev *dev, const struct emu_fw_cq *cq,
 			uint8_t syndrome)
 {

@@ -118,6 +118,9 @@ void eng_fabric_src(struct eng_qp *qp, struct eng_addr *a)
 		r->loopback = pp->fl;
 		memcpy(r->dgid, pp->rgid, 16);
 		memcpy(r->dmac, pp->rmac, 6);
+		/* A DCI goes where its connection goes (eng_dc.c). */
+		if (qp->fq->st == MLX5_QPC_ST_DCI)
+			memcpy(r->dgid, qp->dci.dgid, 16);
 		eng_fabric_gid(qp->dev->fw, r);
 		qp->route_dev = NULL;
 		if (qp->fq->st != MLX5_QPC_ST_UD) {
@@ -192,6 +195,8 @@ int eng_fabric_send(struct eng_qp *src, struct eng_pkt *pkt, uint32_t from,
 		dev = eng_fabric_local(src) ? src->route_dev : NULL;
 		port = src->route.dport;
 	}
+	if (!dev && pkt->dc)	/* DC is not framed (eng_dc.c): lost */
+		return (int)(pkt->npsn - from < max ? pkt->npsn - from : max);
 	if (!dev) {
 		struct emu_wire_port *wp =
 			pkt->addr.port >= 1 && pkt->addr.port <= EMU_FW_MAX_PORTS ?
@@ -212,8 +217,10 @@ int eng_fabric_send(struct eng_qp *src, struct eng_pkt *pkt, uint32_t from,
 	    !eng_fabric_port_up(dev, port) || dev->fatal)
 		return (int)(pkt->npsn - from);
 	pkt->src_fault = false;
-	dst = eng_fabric_qp(dev, pkt->dqpn);
-	if (dst)	/* else nobody takes it: lost */
+	dst = pkt->dc ? NULL : eng_fabric_qp(dev, pkt->dqpn);
+	if (pkt->dc)
+		eng_dc_deliver(dev, pkt);
+	else if (dst)	/* else nobody takes it: lost */
 		eng_fabric_deliver(dst, pkt);
 	if (pkt->src_fault)
 		return -EFAULT;

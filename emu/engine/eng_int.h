@@ -111,6 +111,11 @@ struct eng_pkt {
 	uint64_t swap_add, compare, orig;
 	uint32_t xrc_srqn;
 	struct eng_addr addr;
+	/* DC (in process only): the DCT's access key, and the connection
+	 * (generation) of the DCI the packet belongs to */
+	bool dc;
+	uint32_t dc_gen;
+	uint64_t dc_key;
 	/* in process only: the responder found the sender's memory gone */
 	bool src_fault;
 	/* payload */
@@ -267,6 +272,19 @@ struct eng_qp {
 	bool comm_est, last_wqe, drained;
 	/* the data path's hooks (eng_dp.c), once they looked at it */
 	struct eng_dp_qp *dp;
+	/* DCI: the DCT its window talks to (eng_dc.c) */
+	struct {
+		bool valid;
+		uint32_t dctn, gen;
+		uint8_t dgid[16];
+	} dci;
+	/* a DCT's connection (eng_dc.c): its own QP object, the DCT, and
+	 * the initiator (GID, QPN) it answers */
+	bool dc_conn;
+	uint32_t dc_gen;
+	struct emu_fw_qp *dc_dct;
+	uint8_t dc_peer_gid[16];
+	uint32_t dc_peer_qpn;
 };
 
 struct eng_dev {
@@ -396,6 +414,8 @@ void eng_event_comp(struct eng_dev *dev, struct emu_fw_cq *cq);
 /* Affiliated events: a QP's or an SRQ's (qp_events: @number is the QPN
  * or SRQN), a CQ's error (cq_error with @syndrome). */
 void eng_event_queue(struct eng_dev *dev, uint8_t type, uint32_t number);
+/* DCT_DRAINED, DCT_KEY_VIOLATION of DCT @dctn. */
+void eng_event_dct(struct eng_dev *dev, uint8_t type, uint32_t dctn);
 void eng_event_cq_error(struct eng_dev *dev, const struct emu_fw_cq *cq,
 			uint8_t syndrome);
 /* PORT_CHANGE: DOWN or ACTIVE. */
@@ -413,7 +433,7 @@ enum eng_wqe_res eng_wqe_read(struct eng_qp *qp, uint16_t idx,
 /* ---- eng_opcode.c: what each WQE opcode is ---- */
 enum {
 	ENG_ST_RC = 1 << 0, ENG_ST_UC = 1 << 1, ENG_ST_UD = 1 << 2,
-	ENG_ST_XRC = 1 << 3,
+	ENG_ST_XRC = 1 << 3, ENG_ST_DCI = 1 << 4,
 };
 enum {				/* segments after the control segment */
 	ENG_SEG_RADDR = 1 << 0,
@@ -565,6 +585,18 @@ void eng_fabric_src(struct eng_qp *qp, struct eng_addr *a);
 void eng_fabric_src_gid(struct eng_qp *qp, struct eng_addr *a);
 /* The device and port of this process owning @gid, or NULL. */
 struct eng_dev *eng_fabric_route(const uint8_t gid[16], uint8_t *port);
+
+/* ---- eng_dc.c: dynamically connected transport, in process ---- */
+/* A DCI's next WQE @w: true when it may go now (same DCT as the window,
+ * or an empty window: a new connection); false: wait. */
+bool eng_dc_req_connect(struct eng_qp *qp, const struct eng_wqe *w);
+/* A DC request for DCT pkt->dqpn of @dev: the access key, then the
+ * initiator's connection; false when nobody takes it (lost). */
+bool eng_dc_deliver(struct eng_dev *dev, struct eng_pkt *pkt);
+/* The DCT goes: its connections with it. */
+void eng_dc_dct_gone(struct eng *e, struct emu_fw_qp *dct);
+/* A connection leaves the engine (eng_qp_detach). */
+void eng_dc_conn_free(struct eng_qp *qp);
 
 /* ---- eng_wire.c: frames in and out ---- */
 /* Frame PSNs [from, from + max) of pkt onto @port's wire; PSNs sent or

@@ -18,9 +18,10 @@ enum {
 	ENG_ATOMIC_OPS_MASKED_FETCH_ADD = 1 << 3,
 };
 
-#define ALL_ST (ENG_ST_RC | ENG_ST_UC | ENG_ST_UD | ENG_ST_XRC)
-#define RC_ST (ENG_ST_RC | ENG_ST_XRC)
-#define CONN_ST (ENG_ST_RC | ENG_ST_UC | ENG_ST_XRC)
+/* A DCI sends what an RC QP sends (libmlx5's send ops for DCI are RC's). */
+#define ALL_ST (ENG_ST_RC | ENG_ST_UC | ENG_ST_UD | ENG_ST_XRC | ENG_ST_DCI)
+#define RC_ST (ENG_ST_RC | ENG_ST_XRC | ENG_ST_DCI)
+#define CONN_ST (ENG_ST_RC | ENG_ST_UC | ENG_ST_XRC | ENG_ST_DCI)
 
 static const struct eng_opcode_info eng_opcodes[256] = {
 	[MLX5_OPCODE_NOP] = {
@@ -152,6 +153,8 @@ unsigned int eng_qp_st_bit(const struct emu_fw_qp *fq)
 		return ENG_ST_UD;
 	case MLX5_QPC_ST_XRC:
 		return ENG_ST_XRC;
+	case MLX5_QPC_ST_DCI:
+		return ENG_ST_DCI;
 	default:
 		return 0;
 	}

@@ -66,6 +66,10 @@ static void eng_qp_attach(struct eng *e, struct eng_dev *dev,
 
 static void eng_qp_detach(struct eng_qp *qp)
 {
+	if (qp->dc_conn) {
+		eng_dc_conn_free(qp);
+		return;
+	}
 	eng_stats_qp(qp);
 	eng_dp_qp_free(qp);
 	cds_list_del(&qp->node);
@@ -95,6 +99,9 @@ void eng_qp_changed(void *arg, struct emu_fw_qp *fq)
 	} else if (qp) {
 		eng_qp_detach(qp);
 	}
+	/* A DCT going: the connections it answers through. */
+	if (fq->kind == EMU_FW_QP_KIND_DCT && atomic_load(&fq->obj.users) < 0)
+		eng_dc_dct_gone(e, fq);
 	pthread_mutex_unlock(&e->run);
 	/* A QP that just reached RTS (or ERR) may have work already. */
 	emu_eng_progress(EMU_ENG_WHY_DOORBELL);
@@ -148,7 +155,7 @@ void eng_qp_entered_err(struct eng_qp *qp)
 {
 	/* IBA 11.6.3.1 Last WQE Reached: a QP on an SRQ in the error state
 	 * takes no more WQEs from it.  Once per stay in ERR. */
-	if (qp->last_wqe || !atomic_load(&qp->fq->srq))
+	if (qp->last_wqe || !atomic_load(&qp->fq->srq) || qp->dc_conn)
 		return;
 	qp->last_wqe = true;
 	eng_event_queue(qp->dev, MLX5_EVENT_TYPE_SRQ_LAST_WQE, qp->fq->obj.id);

@@ -69,7 +69,8 @@ uint32_t eng_npsn(const struct eng_qp *qp, uint32_t len)
 
 static bool eng_reliable(const struct eng_qp *qp)
 {
-	return qp->fq->st == MLX5_QPC_ST_RC || qp->fq->st == MLX5_QPC_ST_XRC;
+	return qp->fq->st == MLX5_QPC_ST_RC || qp->fq->st == MLX5_QPC_ST_XRC ||
+	       qp->fq->st == MLX5_QPC_ST_DCI;
 }
 
 /* WQE basic blocks posted and not yet taken (SQ doorbell record). */
@@ -178,9 +179,12 @@ static void eng_req_build(struct eng_qp *qp, const struct eng_wqe *w,
 	static const uint8_t tr[] = {
 		[MLX5_QPC_ST_RC] = EMU_WIRE_TR_RC, [MLX5_QPC_ST_UC] = EMU_WIRE_TR_UC,
 		[MLX5_QPC_ST_UD] = EMU_WIRE_TR_UD, [MLX5_QPC_ST_XRC] = EMU_WIRE_TR_XRC,
+		/* DC requests are RC's, with the DC key beside them. */
+		[MLX5_QPC_ST_DCI] = EMU_WIRE_TR_RC,
 	};
 
-	p->opcode = (uint8_t)(tr[qp->fq->st & 7] | oi->wire_op);
+	p->opcode = (uint8_t)(tr[qp->fq->st < sizeof(tr) ? qp->fq->st : 0] |
+			      oi->wire_op);
 	p->se = w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED;
 	p->ackreq = true;
 	p->sqpn = qp->fq->obj.id;
@@ -206,7 +210,12 @@ static void eng_req_build(struct eng_qp *qp, const struct eng_wqe *w,
 		p->len = 0;		/* the data comes in the response */
 		p->pay = ENG_PAY_NONE;
 	}
-	if (w->av) {
+	if (w->av && qp->fq->st == MLX5_QPC_ST_DCI) {
+		p->dqpn = be32toh(w->av->dqp_dct) & 0xffffff;
+		p->dc = true;
+		p->dc_key = be64toh(w->av->key.dc_key);
+		p->dc_gen = qp->dci.gen;
+	} else if (w->av) {
 		uint32_t dqp = be32toh(w->av->dqp_dct) & 0xffffff;
 		uint32_t qkey = be32toh(w->av->key.qkey.qkey);
 
@@ -480,6 +489,12 @@ unsigned int eng_req_run(struct eng_qp *qp, unsigned int budget)
 			step = eng_req_fence(qp, w);
 			break;
 		case REQ_GATHER:
+			/* A DCI talks to one DCT at a time. */
+			if (qp->fq->st == MLX5_QPC_ST_DCI &&
+			    !eng_dc_req_connect(qp, w)) {
+				step = REQ_EXIT;
+				break;
+			}
 			ENG_PKT_CLEAR(&qp->tx);
 			if (eng_mr_gather(qp, w, &qp->tx) != ENG_MR_OK) {
 				step = eng_req_fail(qp, w,

@@ -110,7 +110,8 @@ static enum eng_wqe_res eng_wqe_parse(struct eng_qp *qp, struct eng_wqe *w)
 		w->xrc_srqn = eng_be32(w->raw + off) & 0xffffff;
 		off += ENG_XRC_SEG;
 	}
-	if (qp->fq->st == MLX5_QPC_ST_UD) {
+	/* UD, and a DCI: the address (PRM datagram segment) comes first. */
+	if (qp->fq->st == MLX5_QPC_ST_UD || qp->fq->st == MLX5_QPC_ST_DCI) {
 		if (off + ENG_DGRAM_SEG > end)
 			return ENG_WQE_BAD;
 		w->av = (const struct mlx5_wqe_av *)(const void *)(w->raw + off);

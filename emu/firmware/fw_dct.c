@@ -18,6 +18,12 @@
  * the engines (emu_fw_dct_take_drained).  A second drain is a no-op.
  * mlx5_ib drains before DESTROY_DCT (qpc.c _mlx5_core_destroy_dct);
  * DESTROY_DCT itself works in any state.
+ *
+ * Connections: a ConnectX keeps a responder context per DC initiator
+ * talking to a DCT; the engine keeps one as a QP object of its own
+ * (EMU_FW_QP_KIND_DC_CONN, never published) that emu_fw_dct_conn_init
+ * makes an RC responder in RTS with the DCT's PD, CQ, SRQ, counter and
+ * access.  It holds no uses: the engine drops it before the DCT goes.
  */
 #include <string.h>
 
@@ -222,4 +228,37 @@ bool emu_fw_dct_key_violation(struct emu_fw_qp *dct)
 bool emu_fw_dct_take_drained(struct emu_fw_qp *dct)
 {
 	return atomic_exchange(&dct->dct_drained_event, false);
+}
+
+void emu_fw_dct_conn_init(const struct emu_fw_qp *dct, struct emu_fw_qp *conn,
+			  const uint8_t peer_gid[16], uint32_t peer_qpn,
+			  uint32_t psn)
+{
+	memset(conn, 0, sizeof(*conn));
+	conn->obj.fw = dct->obj.fw;
+	conn->obj.type = EMU_FW_OBJ_QP;
+	conn->obj.id = dct->obj.id;
+	conn->kind = EMU_FW_QP_KIND_DC_CONN;
+	conn->st = MLX5_QPC_ST_RC;
+	conn->rq_type = EMU_FW_RQ_SRQ;
+	pthread_mutex_init(&conn->lock, NULL);
+	atomic_init(&conn->state, MLX5_QPC_STATE_RTS);
+	atomic_init(&conn->gen, 1);
+	conn->pd = dct->pd;
+	atomic_init(&conn->cq_snd, NULL);
+	atomic_init(&conn->cq_rcv, atomic_load(&dct->cq_rcv));
+	atomic_init(&conn->srq, atomic_load(&dct->srq));
+	atomic_init(&conn->counter, atomic_load(&dct->counter));
+	conn->user_index = dct->user_index;
+	conn->attr = dct->attr;
+	conn->attr.remote_qpn = peer_qpn;
+	conn->attr.next_rcv_psn = psn & 0xffffff;
+	/* RC's defaults for the answers' path: the requester's GID. */
+	memcpy(conn->attr.pri.rgid, peer_gid, 16);
+	atomic_init(&conn->hw.rq_psn, psn & 0xffffff);
+}
+
+void emu_fw_dct_conn_fini(struct emu_fw_qp *conn)
+{
+	pthread_mutex_destroy(&conn->lock);
 }

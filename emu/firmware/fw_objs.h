@@ -488,6 +488,7 @@ struct emu_fw_qp_attr {
 enum emu_fw_qp_kind {
 	EMU_FW_QP_KIND_QP,	/* CREATE_QP: RC, UC, UD, XRC (ini/tgt), DCI */
 	EMU_FW_QP_KIND_DCT,	/* CREATE_DCT */
+	EMU_FW_QP_KIND_DC_CONN,	/* a DCT's connection (engine-owned) */
 };
 
 /* qpc.rq_type, by the names the engines use (the numbers: prm_cmd.h). */
@@ -572,6 +573,17 @@ int emu_fw_qp_set_state(struct emu_fw_qp *qp, unsigned int state);
  */
 bool emu_fw_dct_key_violation(struct emu_fw_qp *dct);
 bool emu_fw_dct_take_drained(struct emu_fw_qp *dct);
+
+/*
+ * A DCT's responder context for one initiator (the DCI @peer_qpn at
+ * @peer_gid), expecting PSN @psn: an RC responder QP in RTS in @conn, the
+ * caller's memory, never published.  fini when the caller lets it go,
+ * before the DCT is released.
+ */
+void emu_fw_dct_conn_init(const struct emu_fw_qp *dct, struct emu_fw_qp *conn,
+			  const uint8_t peer_gid[16], uint32_t peer_qpn,
+			  uint32_t psn);
+void emu_fw_dct_conn_fini(struct emu_fw_qp *conn);
 
 /*
  * SRQs: fewer than lwm WQEs remain -> true once (the caller raises

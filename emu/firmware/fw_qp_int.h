@@ -87,7 +87,8 @@ const char *fw_qp_class_name(enum fw_qp_class cls);
 uint32_t fw_qp_opt_allowed(const struct emu_fw *fw, enum fw_qp_tr tr,
 			   enum fw_qp_class cls);
 /* Field groups a transition always takes for a class. */
-uint32_t fw_qp_required(enum fw_qp_tr tr, enum fw_qp_class cls);
+uint32_t fw_qp_required(enum fw_qp_tr tr, enum fw_qp_class cls,
+			const void *qpc);
 /* Field groups the opt_param_mask bits name. */
 uint32_t fw_qp_opt_groups(uint32_t opt_param_mask);
 /* opt_param_mask_95_32 bits allowed for a transition and class (only

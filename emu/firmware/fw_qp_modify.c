@@ -179,7 +179,7 @@ enum fw_synd fw_cmd_modify_qp(struct fw_cmd *cmd)
 			s = FW_SYND_QP_BAD_OPT_PARAM;
 			goto out;
 		}
-		g = fw_qp_required((enum fw_qp_tr)tr, cls) |
+		g = fw_qp_required((enum fw_qp_tr)tr, cls, qpc) |
 		    fw_qp_opt_groups(opt) | fw_qp_opt_ext_groups(ext);
 		s = fw_qp_check_groups(cmd, qp, g, qpc);
 		if (s)

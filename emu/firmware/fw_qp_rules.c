@@ -24,8 +24,10 @@
  *    P_Key index, port, access (RC/UC/XRC) or Q_Key (UD) and the counter;
  *    INIT2RTR takes MTU, destination QPN, RQ PSN, responder resources, min
  *    RNR timer and the primary path (RC/XRC; UC: no RNR/responder fields;
- *    UD: only the MTU; DCI: MTU and the path's port and source GID, the
- *    destination comes with each WQE); RTR2RTS takes SQ PSN and, for
+ *    UD: only the MTU; DCI: the MTU, and the path's port and source GID
+ *    when the command carries a port (the kernel sends the path only when
+ *    asked to), the destination comes with each WQE); RTR2RTS takes SQ
+ *    PSN and, for
  *    reliable types, timeout, retry counts and initiator depth.
  */
 #include <string.h>
@@ -231,7 +233,8 @@ static const uint32_t fw_qp_req_table[FW_TR_N][FW_QPCL_N] = {
 		[FW_QPCL_UD] = F(MTU),
 		[FW_QPCL_XRC] = F(MTU) | F(REMOTE_QPN) | F(RQ_PSN) |
 				F(MIN_RNR) | F(RRA) | F(PATH),
-		[FW_QPCL_DCI] = F(MTU) | F(PATH),
+		/* A DCI's path only when one is given (fw_qp_required). */
+		[FW_QPCL_DCI] = F(MTU),
 	},
 	[FW_TR_RTR2RTS] = {
 		[FW_QPCL_RC] = F(SQ_PSN) | F(RETRY) | F(SRA) | F(ACK_TIMEOUT) |
@@ -245,10 +248,18 @@ static const uint32_t fw_qp_req_table[FW_TR_N][FW_QPCL_N] = {
 	},
 };
 
-uint32_t fw_qp_required(enum fw_qp_tr tr, enum fw_qp_class cls)
+uint32_t fw_qp_required(enum fw_qp_tr tr, enum fw_qp_class cls,
+			const void *qpc)
 {
 	if ((unsigned int)tr >= FW_TR_N || (unsigned int)cls >= FW_QPCL_N)
 		return 0;
+	/* mlx5_ib writes a DCI's path into INIT2RTR only with IB_QP_AV or
+	 * IB_QP_PORT (pyverbs' DC resources give neither, and pass on a
+	 * ConnectX): a path with a port is checked and taken, none keeps
+	 * RST2INIT's port. */
+	if (tr == FW_TR_INIT2RTR && cls == FW_QPCL_DCI &&
+	    PRM_GET(qpc, qpc, primary_address_path.vhca_port_num))
+		return fw_qp_req_table[tr][cls] | F(PATH);
 	return fw_qp_req_table[tr][cls];
 }
 

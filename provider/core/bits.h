@@ -3,6 +3,7 @@
 #ifndef MLX5EMU_PROVIDER_CORE_BITS_H
 #define MLX5EMU_PROVIDER_CORE_BITS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The smallest power of two >= @v (1 for 0). */
@@ -13,6 +14,12 @@ static inline uint64_t prov_roundup_pow2(uint64_t v)
 	while (r < v)
 		r <<= 1;
 	return r;
+}
+
+/* @v rounded up to a multiple of @a, a power of two (rdma-core's align()). */
+static inline size_t prov_align(size_t v, size_t a)
+{
+	return (v + a - 1) & ~(a - 1);
 }
 
 /* rdma-core's ilog32(): the bits needed for @v (0 for 0). */

@@ -7,11 +7,14 @@
 #include <strings.h>
 #include <sys/mman.h>
 
+#include <infiniband/mlx5dv.h>
+
 #include "provider/core/fork_mem.h"
 #include "provider/core/qbuf.h"
 
-#define PROV_QBUF_PAGE 4096u
 #define PROV_QBUF_HUGE (2u << 20)	/* libmlx5's MLX5_SHM_LENGTH */
+#define PROV_QBUF_DBR 64u		/* one cache line per record */
+#define PROV_QBUF_DBR_USED 8u		/* what the device reads */
 
 enum qbuf_type {
 	QBUF_ANON,
@@ -73,8 +76,8 @@ static int qbuf_huge(struct prov_qbuf *qb, size_t size)
 
 static int qbuf_anon(struct prov_qbuf *qb, size_t size)
 {
-	return qbuf_map(qb, (size + PROV_QBUF_PAGE - 1) &
-			    ~(size_t)(PROV_QBUF_PAGE - 1), 0);
+	return qbuf_map(qb, (size + PROV_PAGE_SIZE - 1) &
+			    ~(size_t)(PROV_PAGE_SIZE - 1), 0);
 }
 
 static int qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix,
@@ -130,8 +133,75 @@ int prov_qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix)
 
 void prov_qbuf_free(struct prov_qbuf *qb)
 {
-	if (!qb->buf)
-		return;
-	prov_dofork_range(qb->buf, qb->length);
-	qbuf_release(qb);
+	switch (qb->kind) {
+	case PROV_QBUF_CUSTOM:
+		/* Also a NULL buffer of size 0: libmlx5 hands every custom
+		 * buffer back. */
+		qb->ext.free(qb->ext.pd, qb->ext.pd_context, qb->buf,
+			     qb->res_type);
+		break;
+	case PROV_QBUF_HEAP:
+		free(qb->buf);
+		break;
+	case PROV_QBUF_MAP:
+		if (!qb->buf)
+			return;
+		prov_dofork_range(qb->buf, qb->length);
+		qbuf_release(qb);
+		break;
+	}
+	memset(qb, 0, sizeof(*qb));
+}
+
+int prov_qbuf_alloc_ext(struct prov_qbuf *qb, const struct prov_qbuf_ext *ext,
+			size_t size, size_t align, uint64_t res_type, bool *dflt)
+{
+	void *p;
+
+	memset(qb, 0, sizeof(*qb));
+	*dflt = !ext || !ext->alloc || !ext->free;
+	if (*dflt)
+		return 0;
+	p = ext->alloc(ext->pd, ext->pd_context, size, align, res_type);
+	if (p == IBV_ALLOCATOR_USE_DEFAULT) {
+		*dflt = true;
+		return 0;
+	}
+	if (!p && size)
+		return ENOMEM;
+	qb->buf = p;
+	qb->length = size;
+	qb->kind = PROV_QBUF_CUSTOM;
+	qb->ext = *ext;
+	qb->res_type = res_type;
+	return 0;
+}
+
+int prov_qbuf_dbr_alloc(struct prov_qbuf *qb, const struct prov_qbuf_ext *ext)
+{
+	bool dflt;
+	int err;
+
+	err = prov_qbuf_alloc_ext(qb, ext, PROV_QBUF_DBR_USED, PROV_QBUF_DBR_USED,
+				  MLX5DV_RES_TYPE_DBR, &dflt);
+	if (err)
+		return err;
+	if (dflt) {
+		err = posix_memalign(&qb->buf, PROV_QBUF_DBR, PROV_QBUF_DBR);
+		if (err) {
+			qb->buf = NULL;
+			return err;
+		}
+		qb->length = PROV_QBUF_DBR;
+		qb->kind = PROV_QBUF_HEAP;
+	}
+	/*
+	 * libmlx5 leaves an allocator's QP and SRQ records as they come; a
+	 * ConnectX reads them only after the first doorbell, but this device
+	 * takes the records as the truth from the start, so stale bytes would
+	 * post WQEs nobody wrote.  Zeroing the 8 bytes asked for is what
+	 * libmlx5 does for every CQ record and every record of its own.
+	 */
+	memset(qb->buf, 0, PROV_QBUF_DBR_USED);
+	return 0;
 }

@@ -13,17 +13,53 @@
  *                    this fails with ENOSYS
  *   PREFER_CONTIG    the default (after contig fails)
  *   ALL              huge, then the default
+ *
+ * A parent domain with allocators (ibv_alloc_parent_domain) replaces all
+ * of these: its alloc callback is asked for the queue's memory with the
+ * size, alignment and resource type libmlx5 asks for (MLX5DV_RES_TYPE_*),
+ * and IBV_ALLOCATOR_USE_DEFAULT hands the choice back to the above; such
+ * memory is neither zeroed nor kept from children, and goes back through
+ * the free callback.  Doorbell records are 8 bytes of the allocator's
+ * (alignment 8), or 64 bytes of the heap aligned to 64.
  */
 #ifndef MLX5EMU_PROVIDER_CORE_QBUF_H
 #define MLX5EMU_PROVIDER_CORE_QBUF_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+/* The system page size libmlx5 sizes queues by (x86-64's and arm64's
+ * usual 4 KiB). */
+#define PROV_PAGE_SIZE 4096u
+
+/* An application's allocator: a parent domain's callbacks and context. */
+struct prov_qbuf_ext {
+	struct ibv_pd *pd;		/* the parent domain, passed back */
+	void *pd_context;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+};
+
+enum prov_qbuf_kind {
+	PROV_QBUF_MAP,		/* a mapping of our own */
+	PROV_QBUF_HEAP,		/* a doorbell record of the heap */
+	PROV_QBUF_CUSTOM,	/* the application's allocator's */
+};
 
 struct prov_qbuf {
 	void *buf;
 	size_t length;		/* what was mapped or allocated */
 	bool huge;		/* huge pages */
+	enum prov_qbuf_kind kind;
+	/* PROV_QBUF_CUSTOM: whose, and the type it was asked for (a copy:
+	 * the parent domain may go before the queue does). */
+	struct prov_qbuf_ext ext;
+	uint64_t res_type;
 };
 
 /*
@@ -36,5 +72,19 @@ int prov_qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix);
 int prov_qbuf_alloc_dflt(struct prov_qbuf *qb, size_t size, const char *prefix,
 			 bool huge_default);
 void prov_qbuf_free(struct prov_qbuf *qb);
+
+/*
+ * From the application's allocator @ext (NULL: none) when it has one:
+ * @size bytes aligned to @align for @res_type.  0 with qb->buf set (NULL
+ * only for size 0), 0 with *dflt when it answered
+ * IBV_ALLOCATOR_USE_DEFAULT or there is no allocator, ENOMEM when it
+ * answered NULL.
+ */
+int prov_qbuf_alloc_ext(struct prov_qbuf *qb, const struct prov_qbuf_ext *ext,
+			size_t size, size_t align, uint64_t res_type, bool *dflt);
+
+/* A doorbell record (mlx5_alloc_dbrec): the allocator's, else the heap's;
+ * its first 8 bytes zeroed.  0 or an errno. */
+int prov_qbuf_dbr_alloc(struct prov_qbuf *qb, const struct prov_qbuf_ext *ext);
 
 #endif /* MLX5EMU_PROVIDER_CORE_QBUF_H */

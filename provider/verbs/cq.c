@@ -13,7 +13,7 @@
  * Errors (NULL + errno), in libmlx5's order, then the kernel's:
  *   EINVAL      cqe <= 0 (ibv_create_cq) or 0; unknown comp_mask bits or
  *               creation flags; unknown mlx5dv comp_mask bits;
- *               IBV_CQ_INIT_ATTR_MASK_PD (no parent domains); more than
+ *               IBV_CQ_INIT_ATTR_MASK_PD without a parent domain; more than
  *               2^24 entries; a CQE size (attribute or MLX5_CQE_SIZE) other
  *               than 64 or 128; CQE compression or padding, or unknown
  *               mlx5dv flags (the device offers neither); more than
@@ -47,10 +47,9 @@
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/cq_int.h"
+#include "provider/verbs/pd.h"
 #include "provider/verbs/query.h"
 #include "provider/verbs/verbs_ctx.h"
-
-#define PROV_CQ_DBR_SIZE 64	/* one cache line per record, 8 bytes used */
 
 /* libmlx5's MLX5_DV_CREATE_CQ_SUP_COMP_MASK. */
 #define PROV_CQ_DV_COMP_MASK                                                  \
@@ -218,8 +217,9 @@ static int cq_check_attr(struct prov_context *pctx,
 		return err;
 	if (dv && (dv->comp_mask & ~(uint64_t)PROV_CQ_DV_COMP_MASK))
 		return EINVAL;
-	/* Only a parent domain may be given, and there are none. */
-	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+	/* Only a parent domain may be given. */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    !prov_pd_is_parent(attr->parent_domain))
 		return EINVAL;
 	if (extended)
 		return cq_check_wallclock(pctx, attr->wc_flags, rt_ts);
@@ -248,18 +248,34 @@ static void cq_free_mem(struct prov_cq *cq)
 
 	prov_umem_dereg(pctx, cq->dbr_umem);
 	prov_umem_dereg(pctx, cq->buf_umem);
-	free(cq->dbrec);
+	prov_qbuf_free(&cq->dbr_mem);
+	cq->dbrec = NULL;
 	prov_qbuf_free(&cq->buf);
 }
 
-int prov_cq_ring_alloc(struct prov_qbuf *buf, uint32_t ncqe, uint32_t cqe_sz)
+const struct prov_qbuf_ext *prov_cq_ext(const struct prov_cq *cq)
+{
+	return cq->parent ? prov_pd_ext(cq->parent) : NULL;
+}
+
+int prov_cq_ring_alloc(struct prov_qbuf *buf, const struct prov_qbuf_ext *ext,
+		       uint32_t ncqe, uint32_t cqe_sz)
 {
 	size_t len = (size_t)ncqe * cqe_sz;
-	int err = prov_qbuf_alloc(buf, len, "MLX_CQ");
+	bool dflt;
+	int err;
 
+	/* mlx5_alloc_cq_buf(): the application's allocator is asked for
+	 * whole pages; its memory is not zeroed, only the owner bits set. */
+	err = prov_qbuf_alloc_ext(buf, ext, prov_align(len, PROV_PAGE_SIZE),
+				  PROV_PAGE_SIZE, MLX5DV_RES_TYPE_CQ, &dflt);
+	if (!err && dflt) {
+		err = prov_qbuf_alloc(buf, len, "MLX_CQ");
+		if (!err)
+			memset(buf->buf, 0, len);
+	}
 	if (err)
 		return err;
-	memset(buf->buf, 0, len);
 	for (uint32_t i = 0; i < ncqe; i++)
 		prov_cqe64_of(prov_cqe_at(buf->buf, ncqe, cqe_sz, i),
 			      cqe_sz)->op_own = MLX5_CQE_INVALID << 4;
@@ -273,16 +289,15 @@ static int cq_alloc_mem(struct prov_cq *cq, uint32_t *buf_id, uint32_t *dbr_id)
 	size_t len = (size_t)cq->ncqe * cq->cqe_sz;
 	int err;
 
-	err = prov_cq_ring_alloc(&cq->buf, cq->ncqe, cq->cqe_sz);
+	err = prov_cq_ring_alloc(&cq->buf, prov_cq_ext(cq), cq->ncqe,
+				 cq->cqe_sz);
 	if (err)
 		return err;
-	err = posix_memalign((void **)&cq->dbrec, PROV_CQ_DBR_SIZE,
-			     PROV_CQ_DBR_SIZE);
-	if (err) {
-		cq->dbrec = NULL;
+	/* set_ci and arm start at 0 whoever allocated the record. */
+	err = prov_qbuf_dbr_alloc(&cq->dbr_mem, prov_cq_ext(cq));
+	if (err)
 		return err;
-	}
-	memset(cq->dbrec, 0, PROV_CQ_DBR_SIZE);
+	cq->dbrec = cq->dbr_mem.buf;
 	errno = 0;
 	cq->buf_umem = prov_umem_reg(pctx, cq->buf.buf, len,
 				     IBV_ACCESS_LOCAL_WRITE, buf_id);
@@ -395,6 +410,10 @@ static struct prov_cq *create_cq(struct ibv_context *context,
 			      (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED);
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	atomic_init(&cq->use, 0);
+	/* libmlx5 takes only the parent domain's allocators here: its thread
+	 * domain leaves the CQ's locking to IBV_CREATE_CQ_ATTR_SINGLE_THREADED. */
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+		cq->parent = attr->parent_domain;
 
 	err = cq_alloc_mem(cq, &buf_id, &dbr_id);
 	if (!err)
@@ -410,6 +429,8 @@ static struct prov_cq *create_cq(struct ibv_context *context,
 
 	cq->ex.handle = prov_handle_alloc(pctx);
 	cq->ex.cqe = (int)(cq->ncqe - 1);
+	if (cq->parent)
+		prov_pd_parent_hold(cq->parent);
 	if (extended)
 		prov_cq_ex_set_poll_ops(cq);
 	cq_init_verbs(cq, context, attr->channel, attr->cq_context);
@@ -521,6 +542,8 @@ int mlx5emu_abi_ibv_destroy_cq(struct ibv_cq *ibcq)
 
 	cq_free_mem(cq);
 	pthread_spin_destroy(&cq->lock);
+	if (cq->parent)
+		prov_pd_parent_release(cq->parent);
 	if (channel) {
 		pthread_mutex_lock(&channel->context->mutex);
 		--channel->refcnt;

@@ -100,7 +100,9 @@ struct prov_cq {
 	struct prov_qbuf buf;		/* the CQE ring */
 	struct mlx5be_umem *buf_umem;
 	__be32 *dbrec;			/* set_ci at 0, arm at 4 */
+	struct prov_qbuf dbr_mem;	/* where dbrec came from */
 	struct mlx5be_umem *dbr_umem;
+	struct ibv_pd *parent;		/* IBV_CQ_INIT_ATTR_MASK_PD's */
 	uint32_t cqe_sz;		/* 64 or 128 */
 	uint32_t ncqe;			/* a power of two: ibv_cq.cqe + 1 */
 

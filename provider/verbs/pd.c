@@ -18,6 +18,13 @@
  *                   handles
  *   ibv_unimport_pd frees the userspace PD only
  *
+ *   ibv_alloc_parent_domain  (mlx5_alloc_parent_domain) NULL + EINVAL
+ *                   without a PD or with unknown comp_mask bits, ENOMEM;
+ *                   no command: the parent domain is the provider's alone
+ *   ibv_dealloc_pd on a parent domain: EBUSY while QPs or CQs use it;
+ *                   MRs, AHs and SRQs on it do not count (libmlx5 counts
+ *                   only QPs and CQs) and may outlive it
+ *
  * The PD is a DEVX object of the context's uid, so PRM objects created
  * through DEVX (mlx5dv_init_obj gives pdn) and verbs objects share it.
  * Its handle is the backend's uverbs handle where it has them, so a
@@ -38,23 +45,43 @@ uint32_t prov_pd_pdn(struct ibv_pd *pd)
 	return to_prov_pd(pd)->pdn;
 }
 
-/* Drops a reference; an imported PD goes with its last. */
+/* Drops a reference; an imported PD or a parent domain goes with its
+ * last. */
 static void pd_put(struct prov_pd *ppd)
 {
-	if (atomic_fetch_sub(&ppd->use, 1) == 1 && ppd->imported)
+	if (atomic_fetch_sub(&ppd->use, 1) == 1 &&
+	    (ppd->imported || ppd->protection))
 		free(ppd);
 }
 
-int prov_pd_use(struct ibv_pd *pd)
+/* Takes a reference unless deallocation began: 0 or EINVAL. */
+static int pd_get(struct prov_pd *ppd)
 {
-	struct prov_context *pctx = to_prov_context(pd->context);
-	struct prov_pd *ppd = to_prov_pd(pd);
 	int v = atomic_load(&ppd->use);
 
 	do {
 		if (v == PROV_PD_DEAD)
 			return EINVAL;
 	} while (!atomic_compare_exchange_weak(&ppd->use, &v, v + 1));
+	return 0;
+}
+
+int prov_pd_use(struct ibv_pd *pd)
+{
+	struct prov_context *pctx = to_prov_context(pd->context);
+	struct prov_pd *ppd = to_prov_pd(pd);
+	int err;
+
+	if (ppd->protection) {
+		atomic_fetch_add(&ppd->use, 1);
+		err = prov_pd_use(&ppd->protection->ibpd);
+		if (err)
+			pd_put(ppd);
+		return err;
+	}
+	err = pd_get(ppd);
+	if (err)
+		return err;
 	/* The kernel PD is the original's: its use count is there, and a
 	 * PD the original deallocated is no PD any more (EINVAL). */
 	if (ppd->imported && pctx->be->uobj_hold(pctx->bectx, pd->handle, 1)) {
@@ -69,9 +96,44 @@ void prov_pd_unuse(struct ibv_pd *pd)
 	struct prov_context *pctx = to_prov_context(pd->context);
 	struct prov_pd *ppd = to_prov_pd(pd);
 
-	if (ppd->imported)
+	if (ppd->protection)
+		prov_pd_unuse(&ppd->protection->ibpd);
+	else if (ppd->imported)
 		pctx->be->uobj_hold(pctx->bectx, pd->handle, -1);
 	pd_put(ppd);
+}
+
+void prov_pd_parent_hold(struct ibv_pd *pd)
+{
+	struct prov_pd *ppd = to_prov_pd(pd);
+
+	if (!prov_pd_is_parent(pd))
+		return;
+	atomic_fetch_add(&ppd->use, 1);
+	atomic_fetch_add(&ppd->busy, 1);
+}
+
+void prov_pd_parent_release(struct ibv_pd *pd)
+{
+	struct prov_pd *ppd = to_prov_pd(pd);
+
+	if (!prov_pd_is_parent(pd))
+		return;
+	atomic_fetch_sub(&ppd->busy, 1);
+	pd_put(ppd);
+}
+
+const struct prov_qbuf_ext *prov_pd_ext(struct ibv_pd *pd)
+{
+	struct prov_pd *ppd = to_prov_pd(pd);
+
+	return prov_pd_is_parent(pd) && ppd->alloc.alloc && ppd->alloc.free ?
+	       &ppd->alloc : NULL;
+}
+
+struct prov_td *prov_pd_td(struct ibv_pd *pd)
+{
+	return prov_pd_is_parent(pd) ? to_prov_pd(pd)->td : NULL;
 }
 
 /* Whether objects of importers use the PD (the kernel's use count). */
@@ -142,6 +204,81 @@ struct ibv_pd *mlx5emu_abi_ibv_alloc_pd(struct ibv_context *context)
 	return &pd->ibpd;
 }
 
+/* libmlx5's PARENT_DOMAIN_INIT_ATTR comp_mask check. */
+#define PROV_PARENT_DOMAIN_MASK                                               \
+	(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |                              \
+	 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+
+/* The alloc_parent_domain op (mlx5_alloc_parent_domain). */
+static struct ibv_pd *
+prov_alloc_parent_domain(struct ibv_context *context,
+			 struct ibv_parent_domain_init_attr *attr)
+{
+	struct prov_pd *prot, *pd;
+
+	(void)context;
+	/* ibv_check_alloc_parent_domain(): a protection domain is a must. */
+	if (!attr || !attr->pd ||
+	    (attr->comp_mask & ~(uint32_t)PROV_PARENT_DOMAIN_MASK)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* A parent domain given as the PD stands for its protection domain. */
+	prot = to_prov_pd(attr->pd);
+	if (prot->protection)
+		prot = prot->protection;
+	if (pd_get(prot)) {
+		free(pd);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->td) {
+		pd->td = (struct prov_td *)attr->td;
+		prov_td_hold(pd->td);
+	}
+	pd->protection = prot;
+	pd->pdn = prot->pdn;
+	atomic_init(&pd->use, 1);	/* the application's */
+	atomic_init(&pd->busy, 0);
+	/* ibv_initialize_parent_domain(): the contained PD's context and
+	 * handle, so libibverbs and the kernel see that PD. */
+	pd->ibpd.context = prot->ibpd.context;
+	pd->ibpd.handle = prot->ibpd.handle;
+	pd->alloc.pd = &pd->ibpd;
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		pd->alloc.alloc = attr->alloc;
+		pd->alloc.free = attr->free;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		pd->alloc.pd_context = attr->pd_context;
+	return &pd->ibpd;
+}
+
+/* mlx5_dealloc_parent_domain(): EBUSY while QPs or CQs are on it. */
+static int pd_parent_dealloc(struct prov_pd *ppd)
+{
+	if (atomic_load(&ppd->busy) > 0) {
+		errno = EBUSY;
+		return EBUSY;
+	}
+	pd_put(ppd->protection);
+	if (ppd->td)
+		prov_td_release(ppd->td);
+	pd_put(ppd);
+	return 0;
+}
+
+void prov_pd_set_ops(struct prov_context *pctx)
+{
+	pctx->vctx.alloc_parent_domain = prov_alloc_parent_domain;
+	prov_td_set_ops(pctx);
+}
+
 MLX5EMU_ABI(ibv_dealloc_pd);
 int mlx5emu_abi_ibv_dealloc_pd(struct ibv_pd *pd)
 {
@@ -154,6 +291,8 @@ int mlx5emu_abi_ibv_dealloc_pd(struct ibv_pd *pd)
 		return EINVAL;
 	}
 	ppd = to_prov_pd(pd);
+	if (ppd->protection)
+		return pd_parent_dealloc(ppd);
 	/* The firmware PD is the original context's to deallocate. */
 	if (ppd->imported) {
 		errno = EOPNOTSUPP;

@@ -91,7 +91,7 @@ static int prov_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	int err = 0, nreq;
 	struct rq_sig_seg *sig;
 
-	pthread_spin_lock(&qp->rq.lock);
+	prov_spin_lock(&qp->rq.lock);
 	ind = qp->rq.wqe_cnt ? qp->rq.head & (qp->rq.wqe_cnt - 1) : 0;
 	for (nreq = 0; wr; ++nreq, wr = wr->next) {
 		int j = 0;
@@ -141,7 +141,7 @@ out:
 		__atomic_store_n(&qp->db[PROV_RCV_DBR],
 				 htobe32(qp->rq.head & 0xffff), __ATOMIC_RELEASE);
 	}
-	pthread_spin_unlock(&qp->rq.lock);
+	prov_spin_unlock(&qp->rq.lock);
 	/* Posted work wakes the device (or moves it, without a thread). */
 	if (nreq)
 		prov_progress(qp->pctx, MLX5BE_PROGRESS_DOORBELL);

@@ -33,6 +33,7 @@
 #include "provider/verbs/events.h"
 #include "provider/verbs/cq.h"
 #include "provider/core/qbuf.h"
+#include "provider/core/spinlock.h"
 
 struct mlx5be_obj;
 struct mlx5be_umem;
@@ -112,7 +113,7 @@ struct prov_wq {
 	int qp_state_max_gs;		/* -1 until the state allows posting */
 	unsigned int wqe_shift;
 	size_t offset;			/* in the QP buffer */
-	pthread_spinlock_t lock;
+	struct prov_spinlock lock;
 };
 
 /* A BlueFlame (or non-cached) register a QP rings (libmlx5's mlx5_bf). */
@@ -177,6 +178,7 @@ struct prov_qp {
 	size_t buf_size;
 	struct mlx5be_umem *buf_umem;
 	__be32 *db;			/* doorbell record: rcv, snd */
+	struct prov_qbuf db_mem;	/* where db came from */
 	struct mlx5be_umem *db_umem;
 	struct prov_wq sq;
 	struct prov_wq rq;
@@ -251,6 +253,7 @@ struct prov_srq {
 	size_t buf_size;
 	struct mlx5be_umem *buf_umem;
 	__be32 *db;
+	struct prov_qbuf db_mem;	/* where db came from */
 	struct mlx5be_umem *db_umem;
 	uint64_t *wrid;
 	unsigned int max;		/* WQEs, the wait queue's included */
@@ -262,7 +265,7 @@ struct prov_srq {
 	int waitq_tail;
 	uint32_t counter;
 	bool wq_sig;
-	pthread_spinlock_t lock;
+	struct prov_spinlock lock;
 	pthread_mutex_t mutex;		/* mlx5_ib's srq->mutex */
 
 	atomic_int use;			/* QPs and DCTs on it; -1: going */
@@ -344,6 +347,10 @@ void prov_qp_set_ops(struct prov_context *pctx);
 /* qp_ctx.c: a doorbell register for a new QP, and its return. */
 int prov_qp_bf_get(struct prov_context *pctx, struct prov_qp_bf **bf);
 void prov_qp_bf_put(struct prov_context *pctx, struct prov_qp_bf *bf);
+/* A register of a thread domain's own, rung without a lock, outside the
+ * QP area's list; 0 or an errno.  fini gives it back to the DEVX pool. */
+int prov_qp_bf_dedicated_init(struct prov_context *pctx, struct prov_qp_bf *bf);
+void prov_qp_bf_dedicated_fini(struct prov_qp_bf *bf);
 /* mlx5_ib's default resources, made on first use: 0 or an errno. */
 int prov_qp_ctx_pd0(struct prov_context *pctx, uint32_t *pdn);
 int prov_qp_ctx_xrcd1(struct prov_context *pctx, uint32_t *xrcdn);

@@ -174,6 +174,8 @@ static int qp_take_uses(struct prov_qp *qp, const struct ibv_qp_init_attr_ex *at
 	}
 	err = prov_pd_use(attr->pd);
 	pd = !err;
+	if (pd)
+		prov_pd_parent_hold(attr->pd);
 	if (!err && attr->send_cq) {
 		err = prov_cq_use(attr->send_cq);
 		scq = !err;
@@ -194,8 +196,10 @@ out:
 			prov_cq_unuse(attr->recv_cq);
 		if (scq)
 			prov_cq_unuse(attr->send_cq);
-		if (pd)
+		if (pd) {
+			prov_pd_parent_release(attr->pd);
 			prov_pd_unuse(attr->pd);
+		}
 		if (xrcd)
 			prov_xrcd_unuse(qp->pctx, attr->xrcd);
 		return EINVAL;
@@ -240,8 +244,8 @@ struct prov_qp *prov_qp_alloc(struct prov_context *pctx)
 	qp->rsc.type = PROV_RSC_QP;
 	qp->rsc.sq_complete = qp_sq_complete;
 	qp->rsc.rq_complete = qp_rq_complete;
-	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
-	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	prov_spinlock_init(&qp->sq.lock, true);
+	prov_spinlock_init(&qp->rq.lock, true);
 	pthread_mutex_init(&qp->lock, NULL);
 	atomic_init(&qp->refs, 1);
 	qp->kstate = IBV_QPS_RESET;
@@ -251,8 +255,8 @@ struct prov_qp *prov_qp_alloc(struct prov_context *pctx)
 void prov_qp_free(struct prov_qp *qp)
 {
 	free(qp->dct_in);
-	pthread_spin_destroy(&qp->sq.lock);
-	pthread_spin_destroy(&qp->rq.lock);
+	prov_spinlock_destroy(&qp->sq.lock);
+	prov_spinlock_destroy(&qp->rq.lock);
 	pthread_mutex_destroy(&qp->lock);
 	free(qp);
 }
@@ -333,9 +337,17 @@ struct ibv_qp *prov_qp_create(struct ibv_context *context,
 			goto err_mem;
 		qp->has_uidx = true;
 	}
-	err = prov_qp_bf_get(pctx, &qp->bf);
-	if (err)
-		goto err_uidx;
+	/* libmlx5: a thread domain's QPs ring its register, with no lock on
+	 * it or on their queues (mlx5_spinlock_init_pd). */
+	if (a.pd && prov_pd_td(a.pd)) {
+		qp->bf = prov_td_bf(prov_pd_td(a.pd));
+		qp->sq.lock.need_lock = false;
+		qp->rq.lock.need_lock = false;
+	} else {
+		err = prov_qp_bf_get(pctx, &qp->bf);
+		if (err)
+			goto err_uidx;
+	}
 	err = qp_take_uses(qp, &a);
 	if (err)
 		goto err_bf;

@@ -131,10 +131,28 @@ void prov_qp_ctx_fini(struct prov_context *pctx)
 	pctx->qp_ctx = NULL;
 }
 
+/* A BlueFlame register of the DEVX pool into @bf (libmlx5's
+ * mlx5_attach_dedicated_uar): 0 or an errno. */
+static int bf_take_uar(struct prov_context *pctx, struct prov_qp_bf *bf)
+{
+	const struct mlx5dv_devx_uar *uar;
+
+	uar = mlx5emu_abi_mlx5dv_devx_alloc_uar(&pctx->vctx.context,
+						MLX5DV_UAR_ALLOC_TYPE_BF);
+	if (!uar)
+		return errno ? errno : ENOMEM;
+	bf->uar = uar;
+	bf->reg = uar->reg_addr;
+	bf->page_id = uar->page_id;
+	bf->mmap_off = uar->mmap_off;
+	bf->buf_size = (UINT32_C(1) << PROV_CAP_GEN(pctx, log_bf_reg_size)) / 2;
+	pthread_spin_init(&bf->lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
 static struct prov_qp_bf *bf_new(struct prov_context *pctx, bool dedicated)
 {
 	struct prov_qp_ctx *qc = pctx->qp_ctx;
-	const struct mlx5dv_devx_uar *uar;
 	struct prov_qp_bf *bf = calloc(1, sizeof(*bf));
 	int err;
 
@@ -142,23 +160,15 @@ static struct prov_qp_bf *bf_new(struct prov_context *pctx, bool dedicated)
 		errno = ENOMEM;
 		return NULL;
 	}
-	uar = mlx5emu_abi_mlx5dv_devx_alloc_uar(&pctx->vctx.context,
-						MLX5DV_UAR_ALLOC_TYPE_BF);
-	if (!uar) {
-		err = errno;
+	err = bf_take_uar(pctx, bf);
+	if (err) {
 		free(bf);
 		errno = err;
 		return NULL;
 	}
-	bf->uar = uar;
-	bf->reg = uar->reg_addr;
-	bf->page_id = uar->page_id;
-	bf->mmap_off = uar->mmap_off;
-	bf->buf_size = (UINT32_C(1) << PROV_CAP_GEN(pctx, log_bf_reg_size)) / 2;
 	bf->dedicated = dedicated;
 	/* QPs sharing a register must not interleave their writes. */
 	bf->need_lock = !dedicated;
-	pthread_spin_init(&bf->lock, PTHREAD_PROCESS_PRIVATE);
 	bf->next = qc->bfs;
 	qc->bfs = bf;
 	if (dedicated)
@@ -166,6 +176,19 @@ static struct prov_qp_bf *bf_new(struct prov_context *pctx, bool dedicated)
 	else
 		qc->n_shared++;
 	return bf;
+}
+
+int prov_qp_bf_dedicated_init(struct prov_context *pctx, struct prov_qp_bf *bf)
+{
+	memset(bf, 0, sizeof(*bf));
+	bf->dedicated = true;
+	return bf_take_uar(pctx, bf);
+}
+
+void prov_qp_bf_dedicated_fini(struct prov_qp_bf *bf)
+{
+	mlx5emu_abi_mlx5dv_devx_free_uar((struct mlx5dv_devx_uar *)bf->uar);
+	pthread_spin_destroy(&bf->lock);
 }
 
 static struct prov_qp_bf *bf_nc(struct prov_context *pctx)

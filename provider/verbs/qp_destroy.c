@@ -35,8 +35,10 @@ void prov_qp_drop_uses(struct prov_qp *qp)
 		prov_cq_unuse(ibqp->recv_cq);
 	if (ibqp->send_cq)
 		prov_cq_unuse(ibqp->send_cq);
-	if (ibqp->pd)
+	if (ibqp->pd) {
+		prov_pd_parent_release(ibqp->pd);
 		prov_pd_unuse(ibqp->pd);
+	}
 }
 
 /* Waits, as libibverbs' destroy does, for the acks of read events. */

@@ -104,16 +104,17 @@ int prov_qp_set_ts_format(struct prov_qp *qp,
 			  const struct ibv_qp_init_attr_ex *attr);
 
 /* qp_wq.c: work-queue memory, QPs and SRQs alike. */
-/* A zeroed doorbell record (64 bytes, 64-aligned): 0 or an errno. */
-int prov_wq_db_alloc(__be32 **db);
+/* A doorbell record, of @pd's allocator when it is a parent domain with
+ * one (prov_qbuf_dbr_alloc): 0 or an errno. */
+int prov_wq_db_alloc(struct prov_qbuf *mem, __be32 **db, struct ibv_pd *pd);
 /* The ring and the record as umems, their ids for the CREATE command. */
 int prov_wq_umem_reg(struct prov_context *pctx, struct prov_qbuf *buf,
 		     __be32 *db, struct mlx5be_umem **buf_umem,
 		     struct mlx5be_umem **db_umem, uint32_t *buf_id,
 		     uint32_t *db_id);
 void prov_wq_mem_free(struct prov_context *pctx, struct prov_qbuf *buf,
-		      __be32 **db, struct mlx5be_umem **buf_umem,
-		      struct mlx5be_umem **db_umem);
+		      struct prov_qbuf *db_mem, __be32 **db,
+		      struct mlx5be_umem **buf_umem, struct mlx5be_umem **db_umem);
 /* libibverbs' destroy: wait until every read event is acknowledged. */
 void prov_wq_wait_events(pthread_mutex_t *mutex, pthread_cond_t *cond,
 			 const uint32_t *completed, const uint32_t *reported);

@@ -210,7 +210,7 @@ int prov_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	bool inl = false;
 	int err = 0;
 
-	pthread_spin_lock(&qp->sq.lock);
+	prov_spin_lock(&qp->sq.lock);
 	for (nreq = 0; wr; ++nreq, wr = wr->next) {
 		struct send_wqe w;
 
@@ -251,7 +251,7 @@ int prov_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (err)
 		*bad_wr = wr;
 	prov_sq_ring(qp, nreq, inl, last_ds, last);
-	pthread_spin_unlock(&qp->sq.lock);
+	prov_spin_unlock(&qp->sq.lock);
 	if (nreq)
 		prov_progress(qp->pctx, MLX5BE_PROGRESS_DOORBELL);
 	return err;

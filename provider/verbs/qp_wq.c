@@ -15,23 +15,19 @@
 #include <string.h>
 
 #include "provider/core/context.h"
+#include "provider/core/bits.h"
 #include "provider/core/qbuf.h"
+#include "provider/verbs/pd.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/qp_int.h"
 #include "provider/verbs/verbs_ctx.h"
 
-#define PROV_WQ_DBR_SIZE 64
-
-int prov_wq_db_alloc(__be32 **db)
+int prov_wq_db_alloc(struct prov_qbuf *mem, __be32 **db, struct ibv_pd *pd)
 {
-	int err = posix_memalign((void **)db, PROV_WQ_DBR_SIZE, PROV_WQ_DBR_SIZE);
+	int err = prov_qbuf_dbr_alloc(mem, pd ? prov_pd_ext(pd) : NULL);
 
-	if (err) {
-		*db = NULL;
-		return err;
-	}
-	memset(*db, 0, PROV_WQ_DBR_SIZE);
-	return 0;
+	*db = err ? NULL : mem->buf;
+	return err;
 }
 
 int prov_wq_umem_reg(struct prov_context *pctx, struct prov_qbuf *buf,
@@ -51,14 +47,14 @@ int prov_wq_umem_reg(struct prov_context *pctx, struct prov_qbuf *buf,
 }
 
 void prov_wq_mem_free(struct prov_context *pctx, struct prov_qbuf *buf,
-		      __be32 **db, struct mlx5be_umem **buf_umem,
-		      struct mlx5be_umem **db_umem)
+		      struct prov_qbuf *db_mem, __be32 **db,
+		      struct mlx5be_umem **buf_umem, struct mlx5be_umem **db_umem)
 {
 	prov_umem_dereg(pctx, *db_umem);
 	prov_umem_dereg(pctx, *buf_umem);
 	*db_umem = NULL;
 	*buf_umem = NULL;
-	free(*db);
+	prov_qbuf_free(db_mem);
 	*db = NULL;
 	prov_qbuf_free(buf);
 }
@@ -104,10 +100,53 @@ static bool qp_use_huge(enum ibv_qp_type t)
 	return e && !strcmp(e, "y");
 }
 
+/* The QPC's page_offset counts 64ths of a page (libmlx5's
+ * MLX5_QPC_PAGE_OFFSET_QUANTA). */
+#define PROV_QPC_PAGE_OFFSET_QUANTA 64u
+
+/*
+ * mlx5_set_custom_qp_alignment(): what the QPC's page offset can express
+ * (a 64th of the buffer's power-of-two page) and the larger WQE stride.
+ */
+static size_t qp_custom_align(const struct prov_qp *qp)
+{
+	size_t page = prov_roundup_pow2(prov_align(qp->buf_size, PROV_PAGE_SIZE));
+	size_t stride = (size_t)1 << (qp->sq.wqe_shift > qp->rq.wqe_shift ?
+				      qp->sq.wqe_shift : qp->rq.wqe_shift);
+	size_t quanta = page / PROV_QPC_PAGE_OFFSET_QUANTA;
+
+	return stride > quanta ? stride : quanta;
+}
+
+/* The ring: the application's allocator (MLX5DV_RES_TYPE_QP) when the PD
+ * has one and it does not hand back, else MLX_QP_ALLOC_TYPE's kind,
+ * zeroed; the allocator's memory is left as it comes, as libmlx5 does. */
+static int qp_buf_alloc(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr)
+{
+	const struct prov_qbuf_ext *ext = attr->pd ? prov_pd_ext(attr->pd) : NULL;
+	size_t align = PROV_PAGE_SIZE;
+	bool dflt;
+	int err;
+
+	/* A raw packet QP keeps page alignment (libmlx5; none here yet). */
+	if (ext && attr->qp_type != IBV_QPT_RAW_PACKET)
+		align = qp_custom_align(qp);
+	err = prov_qbuf_alloc_ext(&qp->buf, ext, prov_align(qp->buf_size, align),
+				  align, MLX5DV_RES_TYPE_QP, &dflt);
+	if (err || !dflt)
+		return err;
+	err = prov_qbuf_alloc_dflt(&qp->buf, qp->buf_size, "MLX_QP",
+				   qp_use_huge(attr->qp_type));
+	if (err)
+		return err;
+	memset(qp->buf.buf, 0, qp->buf_size);
+	return 0;
+}
+
 void prov_qp_free_mem(struct prov_qp *qp)
 {
-	prov_wq_mem_free(qp->pctx, &qp->buf, &qp->db, &qp->buf_umem,
-			 &qp->db_umem);
+	prov_wq_mem_free(qp->pctx, &qp->buf, &qp->db_mem, &qp->db,
+			 &qp->buf_umem, &qp->db_umem);
 	free(qp->sq.wrid);
 	free(qp->sq.wqe_head);
 	free(qp->sq.wr_data);
@@ -139,16 +178,15 @@ int prov_qp_alloc_mem(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 		if (!qp->rq.wrid)
 			return ENOMEM;
 	}
-	err = prov_wq_db_alloc(&qp->db);
-	if (err)
+	/* The ring first, then the record, as libmlx5 asks an allocator. */
+	if (qp->buf_size) {
+		err = qp_buf_alloc(qp, attr);
+		if (err)
+			return err;
+	}
+	err = prov_wq_db_alloc(&qp->db_mem, &qp->db, attr->pd);
+	if (err || !qp->buf_size)
 		return err;
-	if (!qp->buf_size)
-		return 0;
-	err = prov_qbuf_alloc_dflt(&qp->buf, qp->buf_size, "MLX_QP",
-				   qp_use_huge(attr->qp_type));
-	if (err)
-		return err;
-	memset(qp->buf.buf, 0, qp->buf_size);
 	qp->sq_start = (char *)qp->buf.buf + qp->sq.offset;
 	qp->sq_end = (char *)qp->sq_start + (size_t)qp->sq.wqe_cnt * PROV_SEND_WQE_BB;
 	/* An XRC target's queues are never used: nothing to register. */

@@ -21,7 +21,7 @@
  * windows), and send with invalidate without the memory management
  * extensions (as ibv_query_device advertises them); mlx5dv ops other than raw
  * WQEs (no UMR mkeys, no DMA MMO engine; memcpy without a PD is EINVAL);
- * DC initiators (the device runs no DC traffic).  A builder's work is kept
+ * DCI streams (not offered).  A builder's work is kept
  * in struct prov_wr_batch (qp.h).  Unlike libmlx5, a builder that found
  * the queue full leaves its setters nothing to write, so no WQE outside
  * the batch is touched.
@@ -29,6 +29,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <pthread.h>
+#include <string.h>
 
 #include "shell/abi_export.h"
 #include "provider/core/caps.h"
@@ -76,7 +77,7 @@ static void wr_start(struct ibv_qp_ex *ex)
 {
 	struct prov_qp *qp = wr_qp(ex);
 
-	pthread_spin_lock(&qp->sq.lock);
+	prov_spin_lock(&qp->sq.lock);
 	qp->wr.cur_post_rb = qp->sq.cur_post;
 	qp->wr.err = 0;
 	qp->wr.nreq = 0;
@@ -87,7 +88,7 @@ static void wr_start(struct ibv_qp_ex *ex)
 static void wr_drop(struct prov_qp *qp)
 {
 	qp->sq.cur_post = qp->wr.cur_post_rb;
-	pthread_spin_unlock(&qp->sq.lock);
+	prov_spin_unlock(&qp->sq.lock);
 }
 
 static int wr_complete(struct ibv_qp_ex *ex)
@@ -101,7 +102,7 @@ static int wr_complete(struct ibv_qp_ex *ex)
 		return err;
 	}
 	prov_sq_ring(qp, nreq, qp->wr.inl, qp->wr.size, qp->wr.ctrl);
-	pthread_spin_unlock(&qp->sq.lock);
+	prov_spin_unlock(&qp->sq.lock);
 	if (nreq)
 		prov_progress(qp->pctx, MLX5BE_PROGRESS_DOORBELL);
 	return 0;
@@ -144,6 +145,7 @@ static size_t wr_transport_size(const struct prov_qp *qp)
 {
 	switch (qp->vqp.qp.qp_type) {
 	case IBV_QPT_UD:
+	case IBV_QPT_DRIVER:	/* a DCI: the DC address */
 		return sizeof(struct mlx5_wqe_datagram_seg);
 	case IBV_QPT_XRC_SEND:
 		return sizeof(struct prov_wqe_xrc_seg);
@@ -400,6 +402,27 @@ static void wr_set_ud_addr(struct ibv_qp_ex *ex, struct ibv_ah *ah,
 	wr_setter_done(qp);
 }
 
+/* mlx5dv_wr_set_dc_addr(): the AH's address vector, the DCT number and
+ * its access key in the datagram segment. */
+static void wr_set_dc_addr(struct mlx5dv_qp_ex *dv, struct ibv_ah *ah,
+			   uint32_t remote_dctn, uint64_t remote_dc_key)
+{
+	struct prov_qp *qp = dv_qp(dv);
+	struct mlx5_wqe_datagram_seg *d;
+
+	if (!qp->wr.ctrl)
+		return;
+	if (!ah) {
+		wr_fail(qp, EINVAL);
+		return;
+	}
+	d = (struct mlx5_wqe_datagram_seg *)(qp->wr.ctrl + 1);
+	memcpy(&d->av, prov_ah_av(ah), sizeof(d->av));
+	d->av.dqp_dct |= htobe32(remote_dctn | MLX5_EXTENDED_UD_AV);
+	d->av.key.dc_key = htobe64(remote_dc_key);
+	wr_setter_done(qp);
+}
+
 static void wr_set_xrc_srqn(struct ibv_qp_ex *ex, uint32_t remote_srqn)
 {
 	struct prov_qp *qp = wr_qp(ex);
@@ -463,8 +486,18 @@ static int wr_fill_type(struct prov_qp *qp, enum ibv_qp_type type,
 			return EOPNOTSUPP;
 		ex->wr_set_ud_addr = wr_set_ud_addr;
 		break;
+	case IBV_QPT_DRIVER:
+		/* A DCI (prov_qp_check_lib refused any other): RC's
+		 * operations; DCI streams are not offered. */
+		if (qp->dc != PROV_QP_DCI || (ops & ~(uint64_t)WR_OPS_RC) ||
+		    (dv_ops & ~(uint64_t)(MLX5DV_QP_EX_WITH_RAW_WQE |
+					  MLX5DV_QP_EX_WITH_MEMCPY)))
+			return EOPNOTSUPP;
+		rd = true;
+		qp->dv_qp.wr_set_dc_addr = wr_set_dc_addr;
+		break;
 	default:
-		/* Raw packet QPs do not exist; DC initiators carry no traffic. */
+		/* Raw packet QPs do not exist. */
 		return EOPNOTSUPP;
 	}
 	ex->wr_send = wr_send;

@@ -117,7 +117,7 @@ int mlx5emu_abi_mlx5dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *dv,
 	unsigned int idx;
 	int ret, n = 0;
 
-	pthread_spin_lock(&qp->sq.lock);
+	prov_spin_lock(&qp->sq.lock);
 	ret = sq_query_sqd(qp, &idx);
 	if (ret || idx == qp->sq.cur_post)
 		goto out;
@@ -131,6 +131,6 @@ int mlx5emu_abi_mlx5dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *dv,
 	} while (sq_next_idx(qp, idx, &idx));
 	ret = n;
 out:
-	pthread_spin_unlock(&qp->sq.lock);
+	prov_spin_unlock(&qp->sq.lock);
 	return ret;
 }

@@ -85,10 +85,10 @@ bool prov_srq_is_xrc(struct ibv_srq *ibsrq)
 /* mlx5_free_srq_wqe(). */
 static void srq_free_wqe(struct prov_srq *srq, int ind)
 {
-	pthread_spin_lock(&srq->lock);
+	prov_spin_lock(&srq->lock);
 	srq_wqe(srq, srq->tail)->next_wqe_index = htobe16((uint16_t)ind);
 	srq->tail = ind;
-	pthread_spin_unlock(&srq->lock);
+	prov_spin_unlock(&srq->lock);
 }
 
 /* A responder completion: the WQE's wr_id, the WQE back on the list. */
@@ -114,15 +114,19 @@ static void srq_link(struct prov_srq *srq, int start, int end)
 
 static void srq_free_mem(struct prov_srq *srq)
 {
-	prov_wq_mem_free(srq->pctx, &srq->buf, &srq->db, &srq->buf_umem,
-			 &srq->db_umem);
+	prov_wq_mem_free(srq->pctx, &srq->buf, &srq->db_mem, &srq->db,
+			 &srq->buf_umem, &srq->db_umem);
 	free(srq->wrid);
 }
 
-/* mlx5_alloc_srq_buf() and the doorbell record; 0 or an errno. */
-static int srq_alloc_mem(struct prov_srq *srq, uint32_t orig_max_wr,
-			 uint32_t *buf_id, uint32_t *db_id)
+/* mlx5_alloc_srq_buf() and the doorbell record; 0 or an errno.  @pd's
+ * allocator (a parent domain's) gives both when it has one; its ring
+ * (MLX5DV_RES_TYPE_SRQ, page-aligned, unrounded) is left as it comes. */
+static int srq_alloc_mem(struct prov_srq *srq, struct ibv_pd *pd,
+			 uint32_t orig_max_wr, uint32_t *buf_id, uint32_t *db_id)
 {
+	const struct prov_qbuf_ext *ext = pd ? prov_pd_ext(pd) : NULL;
+	bool dflt;
 	struct prov_context *pctx = srq->pctx;
 	uint32_t max_srq_recv_wr = UINT32_C(1) << PROV_CAP_GEN(pctx, log_max_srq_sz);
 	uint32_t max_recv_wr = UINT32_C(1) << PROV_CAP_GEN(pctx, log_max_qp_sz);
@@ -146,10 +150,15 @@ static int srq_alloc_mem(struct prov_srq *srq, uint32_t orig_max_wr,
 	srq->wqe_shift = prov_ilog32((uint32_t)size - 1);
 	srq->max = (unsigned int)prov_roundup_pow2(max_wr);
 	srq->buf_size = (size_t)srq->max * size;
-	err = prov_qbuf_alloc(&srq->buf, srq->buf_size, "MLX_SRQ");
+	err = prov_qbuf_alloc_ext(&srq->buf, ext, srq->buf_size, PROV_PAGE_SIZE,
+				  MLX5DV_RES_TYPE_SRQ, &dflt);
+	if (!err && dflt) {
+		err = prov_qbuf_alloc(&srq->buf, srq->buf_size, "MLX_SRQ");
+		if (!err)
+			memset(srq->buf.buf, 0, srq->buf_size);
+	}
 	if (err)
 		return err;
-	memset(srq->buf.buf, 0, srq->buf_size);
 	srq->head = 0;
 	srq->tail = (int)prov_roundup_pow2((uint64_t)orig_max_wr + 1) - 1;
 	if (have_wq) {
@@ -166,7 +175,7 @@ static int srq_alloc_mem(struct prov_srq *srq, uint32_t orig_max_wr,
 	if (have_wq)
 		srq_link(srq, srq->waitq_head, srq->waitq_tail);
 
-	err = prov_wq_db_alloc(&srq->db);
+	err = prov_wq_db_alloc(&srq->db_mem, &srq->db, pd);
 	if (err)
 		return err;
 	return prov_wq_umem_reg(pctx, &srq->buf, srq->db, &srq->buf_umem,
@@ -240,7 +249,9 @@ static int srq_create_xrc(struct prov_srq *srq, struct ibv_pd *pd,
 	return 0;
 }
 
-static struct prov_srq *srq_alloc(struct prov_context *pctx)
+/* The lock is libmlx5's mlx5_spinlock_init_pd(): none on a parent domain
+ * with a thread domain. */
+static struct prov_srq *srq_alloc(struct prov_context *pctx, struct ibv_pd *pd)
 {
 	struct prov_srq *srq = calloc(1, sizeof(*srq));
 
@@ -249,7 +260,7 @@ static struct prov_srq *srq_alloc(struct prov_context *pctx)
 	srq->pctx = pctx;
 	srq->rsc.type = PROV_RSC_SRQ;
 	srq->rsc.rq_complete = srq_rq_complete;
-	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	prov_spinlock_init(&srq->lock, !(pd && prov_pd_td(pd)));
 	pthread_mutex_init(&srq->mutex, NULL);
 	atomic_init(&srq->use, 0);
 	return srq;
@@ -257,7 +268,7 @@ static struct prov_srq *srq_alloc(struct prov_context *pctx)
 
 static void srq_free(struct prov_srq *srq)
 {
-	pthread_spin_destroy(&srq->lock);
+	prov_spinlock_destroy(&srq->lock);
 	pthread_mutex_destroy(&srq->mutex);
 	free(srq);
 }
@@ -279,7 +290,7 @@ static struct prov_srq *srq_create(struct ibv_context *context,
 	bool pd_used = false, cq_used = false, x_used = false;
 	int err;
 
-	srq = srq_alloc(pctx);
+	srq = srq_alloc(pctx, pd);
 	if (!srq) {
 		errno = ENOMEM;
 		return NULL;
@@ -295,7 +306,7 @@ static struct prov_srq *srq_create(struct ibv_context *context,
 	srq->xrc = xrc;
 	srq->max_gs = (int)attr->attr.max_sge;
 	srq->wq_sig = getenv("MLX5_SRQ_SIGNATURE") != NULL;
-	err = srq_alloc_mem(srq, orig_max_wr, &buf_id, &db_id);
+	err = srq_alloc_mem(srq, pd, orig_max_wr, &buf_id, &db_id);
 	if (err)
 		goto err_mem;
 	if (xrc) {
@@ -612,7 +623,7 @@ static int prov_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	struct mlx5_wqe_data_seg *scat;
 	int err = 0, nreq, i;
 
-	pthread_spin_lock(&srq->lock);
+	prov_spin_lock(&srq->lock);
 	for (nreq = 0; wr; ++nreq, wr = wr->next) {
 		if (wr->num_sge > srq->max_gs) {
 			err = EINVAL;
@@ -644,7 +655,7 @@ static int prov_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		__atomic_store_n(srq->db, htobe32(srq->counter), __ATOMIC_RELEASE);
 	}
-	pthread_spin_unlock(&srq->lock);
+	prov_spin_unlock(&srq->lock);
 	/* Receives wait for messages; an RNR-waiting sender may go now. */
 	if (nreq)
 		prov_progress(srq->pctx, MLX5BE_PROGRESS_DOORBELL);

@@ -9,8 +9,11 @@ and 'fails: <convention>' while the generated weak fallback still serves it
 (shell/gen_shell.py explains the conventions).
 """
 import os
+import re
 import subprocess
 import sys
+
+VERBS_H = "/usr/include/infiniband/verbs.h"
 
 FAIL_TEXT = {
     "null": "NULL, errno EOPNOTSUPP",
@@ -30,6 +33,50 @@ def core_symbols(lib):
         if len(parts) == 3:
             syms[parts[2].split("@")[0]] = parts[1]
     return syms
+
+
+def inline_verbs():
+    """rdma-core's static inline verbs that call a verbs_context op:
+    [(function, [ops])] in the header's order."""
+    text = open(VERBS_H).read()
+    out = []
+    for m in re.finditer(r"static inline[^;{]*?\b(ibv_\w+)\s*\([^;{]*?\)\s*\{", text):
+        end = text.find("\n}", m.end())
+        ops = re.findall(r"verbs_get_ctx_op\(\s*[\w>.-]+\s*,\s*(\w+)\s*\)",
+                         text[m.end():end])
+        if ops:
+            out.append((m.group(1), list(dict.fromkeys(ops))))
+    return out
+
+
+def provider_ops(srcdir):
+    """The verbs_context op slots the provider fills (vctx.<op> = ...)."""
+    ops = set()
+    for root, _, files in os.walk(os.path.join(srcdir, "provider")):
+        for f in files:
+            if f.endswith(".c"):
+                ops.update(re.findall(r"\bvctx\.(\w+)\s*=[^=]",
+                                      open(os.path.join(root, f)).read()))
+    return ops
+
+
+def render_inline(srcdir):
+    ops = provider_ops(srcdir)
+    rows = inline_verbs()
+    body = []
+    n_impl = 0
+    for name, need in rows:
+        if all(o in ops for o in need):
+            status = "implemented"
+            n_impl += 1
+        else:
+            status = "fails: the op is unset (EOPNOTSUPP as libibverbs answers)"
+        body.append("| `%s` | %s | %s |" % (name, ", ".join("`%s`" % o for o in need), status))
+    return ["## Inline verbs (%d of %d implemented)" % (n_impl, len(rows)), "",
+            "libibverbs' static inline functions (`infiniband/verbs.h`) are no",
+            "exported entries: each calls an op of the provider's",
+            "`verbs_context`, and is implemented when the provider fills it.", "",
+            "| function | op | status |", "|---|---|---|"] + body + [""]
 
 
 def render(srcdir, lib):
@@ -68,6 +115,7 @@ def render(srcdir, lib):
         implemented += n_impl
         lines += ["## %s (%d of %d implemented)" % (so, n_impl, len(rows)), "",
                   "| function | version | status |", "|---|---|---|"] + body + [""]
+    lines += render_inline(srcdir)
     lines.insert(2, "%d of %d entries implemented." % (implemented, total))
     lines.insert(3, "")
     return "\n".join(lines) + "\n"

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dp_test.h"
 
@@ -85,4 +86,20 @@ uint8_t *dp_put_cqe(struct ibv_cq *cq, uint32_t pi, uint8_t opcode,
 	ck_assert_int_eq(mlx5dv_init_obj(&obj, MLX5DV_OBJ_CQ), 0);
 	return dp_cqe_write(dv.buf, dv.cqe_cnt, dv.cqe_size, pi, opcode, uidx,
 			    qpn, wqe_op, wqe_counter);
+}
+
+struct ibv_wc dp_poll_one(struct ibv_cq *cq)
+{
+	struct timespec t0, t;
+	struct ibv_wc wc;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		n = ibv_poll_cq(cq, 1, &wc);
+		ck_assert_int_ge(n, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ck_assert_msg(t.tv_sec - t0.tv_sec < 5, "no completion");
+	} while (!n);
+	return wc;
 }

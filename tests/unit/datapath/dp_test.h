@@ -55,4 +55,7 @@ uint8_t *dp_put_cqe(struct ibv_cq *cq, uint32_t pi, uint8_t opcode,
 		    uint32_t uidx, uint32_t qpn, uint8_t wqe_op,
 		    uint16_t wqe_counter);
 
+/* Polls @cq until one completion, 5 s at most; asserts. */
+struct ibv_wc dp_poll_one(struct ibv_cq *cq);
+
 #endif /* MLX5EMU_TESTS_UNIT_DATAPATH_DP_TEST_H */

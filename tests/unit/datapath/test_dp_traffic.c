@@ -123,23 +123,6 @@ static void connect_pair(enum ibv_qp_type type)
 	connect_qp(s2.qp, &s1, s1.qp->qp_num);
 }
 
-/* Polls @cq until one completion, 5 s at most. */
-static struct ibv_wc poll_one(struct ibv_cq *cq)
-{
-	struct timespec t0, t;
-	struct ibv_wc wc;
-	int n;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		n = ibv_poll_cq(cq, 1, &wc);
-		ck_assert_int_ge(n, 0);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		ck_assert_msg(t.tv_sec - t0.tv_sec < 5, "no completion");
-	} while (!n);
-	return wc;
-}
-
 static void post_recv(struct side *s, uint64_t wr_id, uint32_t off, uint32_t len)
 {
 	struct ibv_sge sge = { (uintptr_t)s->buf + off, len, s->mr->lkey };
@@ -182,11 +165,11 @@ static void rc_opcodes(void)
 	wr.wr_id = 1;
 	wr.opcode = IBV_WR_SEND;
 	post_send(&s1, &wr);
-	wc = poll_one(s1.cq);
+	wc = dp_poll_one(s1.cq);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_uint_eq(wc.wr_id, 1);
 	ck_assert_int_eq(wc.opcode, IBV_WC_SEND);
-	wc = poll_one(s2.cq);
+	wc = dp_poll_one(s2.cq);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_uint_eq(wc.wr_id, 0x200);
 	ck_assert_int_eq(wc.opcode, IBV_WC_RECV);
@@ -202,8 +185,8 @@ static void rc_opcodes(void)
 	wr.imm_data = htobe32(0xfeedf00d);
 	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
 	post_send(&s1, &wr);
-	ck_assert_uint_eq(poll_one(s1.cq).wr_id, 2);
-	wc = poll_one(s2.cq);
+	ck_assert_uint_eq(dp_poll_one(s1.cq).wr_id, 2);
+	wc = dp_poll_one(s2.cq);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_uint_eq(wc.wc_flags & IBV_WC_WITH_IMM, IBV_WC_WITH_IMM);
 	ck_assert_uint_eq(be32toh(wc.imm_data), 0xfeedf00d);
@@ -219,7 +202,7 @@ static void rc_opcodes(void)
 	wr.wr.rdma.remote_addr = (uintptr_t)s2.buf + 3072;
 	wr.wr.rdma.rkey = s2.mr->rkey;
 	post_send(&s1, &wr);
-	wc = poll_one(s1.cq);
+	wc = dp_poll_one(s1.cq);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_RDMA_WRITE);
 	ck_assert_int_eq(memcmp(s2.buf + 3072, s1.buf, 500), 0);
@@ -230,8 +213,8 @@ static void rc_opcodes(void)
 	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 	wr.imm_data = htobe32(0x1234);
 	post_send(&s1, &wr);
-	ck_assert_uint_eq(poll_one(s1.cq).wr_id, 4);
-	wc = poll_one(s2.cq);
+	ck_assert_uint_eq(dp_poll_one(s1.cq).wr_id, 4);
+	wc = dp_poll_one(s2.cq);
 	ck_assert_int_eq(wc.opcode, IBV_WC_RECV_RDMA_WITH_IMM);
 	ck_assert_uint_eq(wc.wr_id, 0x202);
 	ck_assert_uint_eq(be32toh(wc.imm_data), 0x1234);
@@ -242,7 +225,7 @@ static void rc_opcodes(void)
 	wr.wr_id = 5;
 	wr.opcode = IBV_WR_RDMA_READ;
 	post_send(&s1, &wr);
-	wc = poll_one(s1.cq);
+	wc = dp_poll_one(s1.cq);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_RDMA_READ);
 	ck_assert_uint_eq(wc.byte_len, 500);
@@ -259,7 +242,7 @@ static void rc_opcodes(void)
 	wr.wr.atomic.rkey = s2.mr->rkey;
 	wr.wr.atomic.compare_add = 5;
 	post_send(&s1, &wr);
-	wc = poll_one(s1.cq);
+	wc = dp_poll_one(s1.cq);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_FETCH_ADD);
 	ck_assert_uint_eq(wc.byte_len, 8);
@@ -270,7 +253,7 @@ static void rc_opcodes(void)
 	wr.wr.atomic.compare_add = 105;
 	wr.wr.atomic.swap = 7;
 	post_send(&s1, &wr);
-	wc = poll_one(s1.cq);
+	wc = dp_poll_one(s1.cq);
 	ck_assert_int_eq(wc.opcode, IBV_WC_COMP_SWAP);
 	ck_assert_uint_eq(*(uint64_t *)(s1.buf + 6144), 105);
 	ck_assert_uint_eq(*word, 7);
@@ -296,8 +279,8 @@ START_TEST(test_uc)
 	fill(s1.buf, 200, 9);
 	post_recv(&s2, 0x300, 512, 256);
 	post_send(&s1, &wr);
-	ck_assert_int_eq(poll_one(s1.cq).status, IBV_WC_SUCCESS);
-	wc = poll_one(s2.cq);
+	ck_assert_int_eq(dp_poll_one(s1.cq).status, IBV_WC_SUCCESS);
+	wc = dp_poll_one(s2.cq);
 	ck_assert_uint_eq(wc.wr_id, 0x300);
 	ck_assert_uint_eq(wc.byte_len, 200);
 	ck_assert_int_eq(memcmp(s2.buf + 512, s1.buf, 200), 0);
@@ -308,8 +291,8 @@ START_TEST(test_uc)
 	wr.wr.rdma.remote_addr = (uintptr_t)s2.buf + 1024;
 	wr.wr.rdma.rkey = s2.mr->rkey;
 	post_send(&s1, &wr);
-	ck_assert_int_eq(poll_one(s1.cq).opcode, IBV_WC_RDMA_WRITE);
-	wc = poll_one(s2.cq);
+	ck_assert_int_eq(dp_poll_one(s1.cq).opcode, IBV_WC_RDMA_WRITE);
+	wc = dp_poll_one(s2.cq);
 	ck_assert_int_eq(wc.opcode, IBV_WC_RECV_RDMA_WITH_IMM);
 	ck_assert_uint_eq(be32toh(wc.imm_data), 77);
 	ck_assert_int_eq(memcmp(s2.buf + 1024, s1.buf, 200), 0);
@@ -340,8 +323,8 @@ START_TEST(test_ud)
 	/* The 40-byte GRH area comes first. */
 	post_recv(&s2, 0x400, 0, 40 + 256);
 	post_send(&s1, &wr);
-	ck_assert_int_eq(poll_one(s1.cq).status, IBV_WC_SUCCESS);
-	wc = poll_one(s2.cq);
+	ck_assert_int_eq(dp_poll_one(s1.cq).status, IBV_WC_SUCCESS);
+	wc = dp_poll_one(s2.cq);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_uint_eq(wc.byte_len, 40 + 256);
 	ck_assert_uint_eq(wc.src_qp, s1.qp->qp_num);
@@ -505,7 +488,7 @@ START_TEST(test_resize)
 	ck_assert_int_eq(ibv_resize_cq(s1.cq, 200), 0);
 	ck_assert_int_eq(s1.cq->cqe, 255);
 	for (uint64_t i = 0; i < 10; i++) {
-		wc = poll_one(s1.cq);
+		wc = dp_poll_one(s1.cq);
 		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 		ck_assert_uint_eq(wc.wr_id, i);
 	}
@@ -513,13 +496,13 @@ START_TEST(test_resize)
 	post_recv(&s2, 0x600, 0, 16);
 	wr.wr_id = 10;
 	post_send(&s1, &wr);
-	ck_assert_uint_eq(poll_one(s1.cq).wr_id, 10);
+	ck_assert_uint_eq(dp_poll_one(s1.cq).wr_id, 10);
 	ck_assert_int_eq(ibv_resize_cq(s1.cq, 15), 0);
 	ck_assert_int_eq(s1.cq->cqe, 15);
 	post_recv(&s2, 0x601, 0, 16);
 	wr.wr_id = 11;
 	post_send(&s1, &wr);
-	ck_assert_uint_eq(poll_one(s1.cq).wr_id, 11);
+	ck_assert_uint_eq(dp_poll_one(s1.cq).wr_id, 11);
 }
 END_TEST
 

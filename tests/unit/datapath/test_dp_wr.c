@@ -243,10 +243,11 @@ START_TEST(test_dv_ops)
 }
 END_TEST
 
-/* DC initiators carry no traffic on this device: refused with send ops. */
-START_TEST(test_dci_refused)
+/* DC initiators take RC's send ops (libmlx5's MLX5_SUPPORTED_SEND_OPS_FLAGS_DCI),
+ * nothing beyond them (TSO is a raw packet QP's). */
+START_TEST(test_dci_send_ops)
 {
-	struct ibv_qp_init_attr_ex a = ex_attr(IBV_QPT_DRIVER, IBV_QP_EX_WITH_SEND,
+	struct ibv_qp_init_attr_ex a = ex_attr(IBV_QPT_DRIVER, IBV_QP_EX_WITH_TSO,
 					       4, 1);
 	struct mlx5dv_qp_init_attr dv = {
 		.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC,
@@ -259,9 +260,11 @@ START_TEST(test_dci_refused)
 	errno = 0;
 	ck_assert_ptr_null(mlx5dv_create_qp(qt_ctx, &a, &dv));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
-	a.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE |
+			   IBV_QP_EX_WITH_RDMA_READ;
 	qp = mlx5dv_create_qp(qt_ctx, &a, &dv);
 	ck_assert_msg(qp, "%s", strerror(errno));
+	ck_assert_ptr_nonnull(mlx5dv_qp_ex_from_ibv_qp_ex(ibv_qp_to_qp_ex(qp))->wr_set_dc_addr);
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 }
 END_TEST
@@ -593,7 +596,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_create);
 	tcase_add_test(tc, test_create_errors);
 	tcase_add_test(tc, test_dv_ops);
-	tcase_add_test(tc, test_dci_refused);
+	tcase_add_test(tc, test_dci_send_ops);
 	tcase_add_test(tc, test_rc_batch);
 	tcase_add_test(tc, test_ud);
 	tcase_add_test(tc, test_xrc);

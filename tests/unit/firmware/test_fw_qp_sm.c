@@ -428,8 +428,11 @@ START_TEST(sm_init2rtr_fields)
 	ck_tr_synd(QPT_UD, S_INIT, I2R, PRM_SET(qpc, qpc, mtu, 7), QP_BAD_MTU);
 	ck_tr_synd(QPT_UD, S_INIT, I2R, memset(qpc, 0, PRM_ST_SZ_BYTES(qpc)),
 		   OK);
-	/* DCI: MTU and the path's port and source GID; the destination
-	 * comes with each WQE. */
+	/* DCI: the MTU, and a path only when given (a port): checked then;
+	 * the destination comes with each WQE. */
+	ck_tr_synd(QPT_DCI, S_INIT, I2R,
+		   memset(PRM_ADDR_OF(qpc, qpc, primary_address_path), 0,
+			  PRM_ST_SZ_BYTES(ads)), OK);
 	ck_tr_synd(QPT_DCI, S_INIT, I2R,
 		   memset(PRM_ADDR_OF(qpc, qpc, PATH(rgid_rip)), 0, 16), OK);
 	ck_tr_synd(QPT_DCI, S_INIT, I2R, PRM_SET(qpc, qpc, remote_qpn, 0), OK);
