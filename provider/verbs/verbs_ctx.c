@@ -14,6 +14,7 @@
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/fork.h"
+#include "provider/verbs/mr.h"
 #include "provider/verbs/verbs_ctx.h"
 
 struct prov_verbs_ctx *prov_verbs_ctx(struct prov_context *pctx)
@@ -147,6 +148,7 @@ static void verbs_ctx_uar(struct prov_context *pctx, struct prov_verbs_ctx *vc)
 void prov_verbs_set_ops(struct prov_context *pctx)
 {
 	prov_cq_set_ops(pctx);
+	prov_mw_set_ops(pctx);
 }
 
 int prov_verbs_ctx_init(struct prov_context *pctx)
