@@ -357,7 +357,7 @@ static bool eng_comp_place(struct eng_qp *qp, struct eng_infl *r,
 		one.len = 8;
 		p = &one;
 	}
-	res = eng_mr_scatter(qp->dev->fw, qp->fq->pd, sge, nsge, offset, p,
+	res = eng_mr_scatter(qp, qp->fq->pd, sge, nsge, offset, p,
 			     &src_fault);
 	if (res == ENG_MR_OK)
 		return true;

@@ -144,6 +144,7 @@ struct eng_wqe {
 	uint32_t rkey;
 	uint64_t swap_add, compare;
 	const struct mlx5_wqe_av *av;	/* UD: inside raw */
+	struct emu_fw_umr umr;		/* UMR: what it asks of the mkey */
 	unsigned int nsge;
 	struct { uint32_t len, lkey; uint64_t addr; } sge[ENG_MAX_SGE];
 	bool inl;
@@ -442,6 +443,7 @@ enum {				/* segments after the control segment */
 	ENG_SEG_DATA = 1 << 3,		/* data or inline segments */
 	ENG_SEG_IMM = 1 << 4,		/* ctrl.imm is immediate data */
 	ENG_SEG_INV = 1 << 5,		/* ctrl.imm is the rkey to invalidate */
+	ENG_SEG_UMR = 1 << 6,		/* UMR control, mkey context, KLMs */
 };
 struct eng_opcode_info {
 	const char *name;
@@ -459,7 +461,7 @@ const struct eng_opcode_info *eng_opcode_of_wire(uint8_t wire_op);
 /* The MLX5_OPCODE_* an entry of the table describes. */
 uint8_t eng_opcode_value(const struct eng_opcode_info *oi);
 unsigned int eng_qp_st_bit(const struct emu_fw_qp *fq);
-/* The device advertises the opcode (masked atomics, SEND_INVAL). */
+/* The device advertises the opcode (masked atomics). */
 bool eng_opcode_advertised(const struct emu_fw *fw, uint8_t mlx5_opcode);
 
 /* ---- eng_mr.c: memory through mkeys ---- */
@@ -475,7 +477,7 @@ enum eng_mr_res eng_mr_gather(struct eng_qp *qp, const struct eng_wqe *w,
 /* Copy a payload into a scatter list of (lkey, addr, len) with local
  * write rights on @pd; skip @skip bytes of the list first (UD GRH, or
  * what earlier packets of the message placed). */
-enum eng_mr_res eng_mr_scatter(struct emu_fw *fw, const struct emu_fw_pd *pd,
+enum eng_mr_res eng_mr_scatter(struct eng_qp *qp, const struct emu_fw_pd *pd,
 			       const struct eng_sge *sge, unsigned int nsge,
 			       uint32_t skip, const struct eng_pkt *pkt,
 			       bool *src_fault);

@@ -40,9 +40,9 @@ enum eng_mr_res eng_mr_gather(struct eng_qp *qp, const struct eng_wqe *w,
 		uint8_t *host;
 		enum emu_fw_mkey_res r;
 
-		r = emu_fw_mkey_resolve(fw, w->sge[i].lkey, qp->fq->pd,
-					EMU_FW_MKEY_LR, w->sge[i].addr,
-					w->sge[i].len, &host);
+		r = emu_fw_mkey_resolve_qp(fw, w->sge[i].lkey, qp->fq->pd,
+					   qp->fq->obj.id, EMU_FW_MKEY_LR,
+					   w->sge[i].addr, w->sge[i].len, &host);
 		if (r != EMU_FW_MKEY_OK)
 			return eng_mr_res_of(r);
 		pkt->frags[pkt->nfrags].addr = host;
@@ -117,11 +117,12 @@ int eng_mr_copy_payload(uint8_t *dst, const struct eng_pkt *pkt,
 	return eng_mr_copy_range(dst, pkt, 0, pkt->len, src_fault);
 }
 
-enum eng_mr_res eng_mr_scatter(struct emu_fw *fw, const struct emu_fw_pd *pd,
+enum eng_mr_res eng_mr_scatter(struct eng_qp *qp, const struct emu_fw_pd *pd,
 			       const struct eng_sge *sge, unsigned int nsge,
 			       uint32_t skip, const struct eng_pkt *pkt,
 			       bool *src_fault)
 {
+	struct emu_fw *fw = qp->dev->fw;
 	uint32_t room = 0, from = 0;
 
 	*src_fault = false;
@@ -142,8 +143,9 @@ enum eng_mr_res eng_mr_scatter(struct emu_fw *fw, const struct emu_fw_pd *pd,
 			continue;
 		if (n > pkt->len - from)
 			n = pkt->len - from;
-		r = emu_fw_mkey_resolve(fw, sge[i].lkey, pd, EMU_FW_MKEY_LW,
-					sge[i].addr + s, n, &host);
+		r = emu_fw_mkey_resolve_qp(fw, sge[i].lkey, pd, qp->fq->obj.id,
+					   EMU_FW_MKEY_LW, sge[i].addr + s, n,
+					   &host);
 		if (r != EMU_FW_MKEY_OK)
 			return ENG_MR_PROT;
 		if (eng_mr_copy_range(host, pkt, from, n, src_fault))

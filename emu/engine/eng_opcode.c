@@ -79,6 +79,12 @@ static const struct eng_opcode_info eng_opcodes[256] = {
 		.wire_op = EMU_WIRE_OP_FETCH_ADD, .resp_access = EMU_FW_MKEY_A,
 		.req_cqe = MLX5_CQE_REQ, .resp_cqe = -1, .reads = true,
 	},
+	/* Memory window binds and invalidations (libmlx5 set_bind_wr);
+	 * executed in the requester, in order (eng_req.c). */
+	[MLX5_OPCODE_UMR] = {
+		.name = "UMR", .qp_types = CONN_ST, .segs = ENG_SEG_UMR,
+		.req_cqe = MLX5_CQE_REQ, .resp_cqe = -1,
+	},
 	/* The masked forms exist in the PRM; they are valid only when the
 	 * atomic page advertises them (eng_opcode_advertised). */
 	[MLX5_OPCODE_ATOMIC_MASKED_CS] = {
@@ -171,11 +177,6 @@ bool eng_opcode_advertised(const struct emu_fw *fw, uint8_t op)
 		return ops & ENG_ATOMIC_OPS_MASKED_CMP_SWAP;
 	case MLX5_OPCODE_ATOMIC_MASKED_FA:
 		return ops & ENG_ATOMIC_OPS_MASKED_FETCH_ADD;
-	case MLX5_OPCODE_SEND_INVAL:
-		/* Invalidation needs mkeys a remote may invalidate (memory
-		 * windows, UMR-owned mkeys): this device has none, so it
-		 * does not take the opcode (a local QP operation error). */
-		return false;
 	default:
 		return true;
 	}

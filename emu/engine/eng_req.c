@@ -15,7 +15,10 @@
  *   CHECK     the opcode is valid on this service type and advertised
  *             (IBA 9.8.1, table 38; otherwise a local QP operation
  *             error); lengths within log_msg_max (IBA C9-56), UD within
- *             the path MTU (IBA C10-?)
+ *             the path MTU (IBA C10-?); a NOP or a UMR (memory window
+ *             bind or invalidation: fw_mkey_umr.c) is done here, once
+ *             the WQEs before it completed, and completes at once (a
+ *             broken rule: memory management operation error)
  *   FENCE     IBA 10.8.3.3: a fenced WQE waits for the READs and atomics
  *             before it; strong ordering for everything before it; a READ
  *             or atomic waits while 2^log_sra_max are outstanding (the
@@ -113,6 +116,26 @@ static enum eng_req_step eng_req_fail(struct eng_qp *qp, struct eng_wqe *w,
 	return REQ_FLUSH;
 }
 
+/* A memory window bind or invalidation, after the WQEs before it: later
+ * WQEs see the window as it leaves it (libmlx5 fences them with the
+ * initiator small fence). */
+static enum eng_req_step eng_req_umr(struct eng_qp *qp, struct eng_wqe *w)
+{
+	enum emu_fw_umr_res r;
+
+	if (qp->wtail != qp->whead)
+		return REQ_EXIT;
+	r = emu_fw_mkey_umr(qp->dev->fw, qp->fq->obj.uid, qp->fq->pd,
+			    qp->fq->obj.id, &w->umr);
+	eng_req_take(qp, w);
+	if (r != EMU_FW_UMR_OK) {
+		eng_comp_error(qp, w->opcode, w->idx, ENG_SYND_MW_BIND);
+		return REQ_FLUSH;
+	}
+	eng_comp_success(qp, w->opcode, w->fm_ce_se, w->idx, 0);
+	return REQ_GET_WQE;
+}
+
 /* What the operation asks of the transport and the local side. */
 static enum eng_req_step eng_req_check(struct eng_qp *qp, struct eng_wqe *w)
 {
@@ -144,6 +167,8 @@ static enum eng_req_step eng_req_check(struct eng_qp *qp, struct eng_wqe *w)
 			return REQ_FLUSH;
 		}
 	}
+	if (w->opcode == MLX5_OPCODE_UMR)
+		return eng_req_umr(qp, w);
 	if (w->opcode == MLX5_OPCODE_NOP) {
 		if (qp->wtail != qp->whead)
 			return REQ_EXIT;	/* completes in order */

@@ -37,7 +37,12 @@
  *                longer than the receive WQE: local length error at the
  *                responder and NAK invalid request; a receive WQE the PD
  *                does not allow: local protection error at the responder
- *                and NAK remote operation error
+ *                and NAK remote operation error; SEND_WITH_INV's last
+ *                packet invalidates the window its IETH names (IBA
+ *                o10-37.2.26: a type 2 window of this PD bound to this
+ *                QP; rxe_resp.c invalidate_rkey), else the receive WQE
+ *                completes with a remote invalid request error and the
+ *                request is NAKed as invalid (rxe's class J status)
  *   COMPLETE     the receive CQE at the message's last packet (opcode,
  *                byte count, immediate, source QP, UD GRH flags)
  *   ACK          the expected PSN advances; an ACK when the packet asks
@@ -75,6 +80,7 @@ enum eng_resp_state {
 	RESP_DUPLICATE,
 	RESP_NAK,
 	RESP_ERR_LENGTH,
+	RESP_ERR_INVALIDATE,
 	RESP_ERR_RWQE_PROT,
 	RESP_ERR_SRC_FAULT,
 	RESP_ERR_INJECTED,
@@ -358,8 +364,9 @@ static enum eng_resp_state eng_resp_check_rights(struct eng_resp *r)
 		eng_count(r->qp, EMU_FW_QCNT_RESP_REMOTE_INVALID_REQUEST);
 		return eng_resp_bad_req(r);
 	}
-	if (!on || emu_fw_mkey_resolve(r->qp->dev->fw, p->rkey, r->pd,
-				       need, p->va, p->dma_len, &r->target) !=
+	if (!on || emu_fw_mkey_resolve_qp(r->qp->dev->fw, p->rkey, r->pd,
+					  r->qp->fq->obj.id, need, p->va,
+					  p->dma_len, &r->target) !=
 			   EMU_FW_MKEY_OK) {
 		eng_count(r->qp, EMU_FW_QCNT_RESP_REMOTE_ACCESS_ERRORS);
 		if (!r->reliable)
@@ -420,9 +427,10 @@ static bool eng_resp_write_grh(struct eng_resp *r)
 
 		if (!n)
 			continue;
-		if (emu_fw_mkey_resolve(r->qp->dev->fw, w->sge[i].lkey,
-					r->pd, EMU_FW_MKEY_LW,
-					w->sge[i].addr, n, &host) !=
+		if (emu_fw_mkey_resolve_qp(r->qp->dev->fw, w->sge[i].lkey,
+					   r->pd, r->qp->fq->obj.id,
+					   EMU_FW_MKEY_LW, w->sge[i].addr, n,
+					   &host) !=
 			    EMU_FW_MKEY_OK ||
 		    emu_mem_write(host, grh + done, n))
 			return false;
@@ -526,7 +534,7 @@ static enum eng_resp_state eng_resp_execute(struct eng_resp *r)
 			if (r->ud && !eng_resp_write_grh(r))
 				return RESP_ERR_RWQE_PROT;
 		}
-		mr = eng_mr_scatter(r->qp->dev->fw, r->pd, m->rwqe.sge,
+		mr = eng_mr_scatter(r->qp, r->pd, m->rwqe.sge,
 				    m->rwqe.nsge, (r->ud ? 40 : 0) + m->offset, p,
 				    &src_fault);
 		if (mr == ENG_MR_LEN)
@@ -535,6 +543,11 @@ static enum eng_resp_state eng_resp_execute(struct eng_resp *r)
 			return RESP_ERR_SRC_FAULT;
 		if (mr != ENG_MR_OK)
 			return RESP_ERR_RWQE_PROT;
+		if (r->last && (r->oi->segs & ENG_SEG_INV) &&
+		    emu_fw_mkey_invalidate(r->qp->dev->fw, r->pd,
+					   r->qp->fq->obj.id, p->inv_rkey) !=
+			    EMU_FW_UMR_OK)
+			return RESP_ERR_INVALIDATE;
 	}
 	m->offset += p->len;
 	m->op = r->wi->flags & (EMU_WIRE_F_SEND | EMU_WIRE_F_WRITE);
@@ -637,9 +650,10 @@ static enum eng_resp_state eng_resp_duplicate(struct eng_resp *r)
 			return RESP_DONE;
 		}
 		/* The data again, through the rkey as it is now. */
-		if (res->len && emu_fw_mkey_resolve(qp->dev->fw, res->rkey,
-						    r->pd, EMU_FW_MKEY_RR,
-						    res->va, res->len, &target) !=
+		if (res->len && emu_fw_mkey_resolve_qp(qp->dev->fw, res->rkey,
+						       r->pd, qp->fq->obj.id,
+						       EMU_FW_MKEY_RR, res->va,
+						       res->len, &target) !=
 				    EMU_FW_MKEY_OK)
 			return RESP_DROP;
 		if (!res->len)
@@ -733,11 +747,18 @@ bool eng_resp_rcv(struct eng_qp *qp, struct eng_pkt *pkt)
 			s = RESP_DONE;
 			break;
 		case RESP_ERR_LENGTH:
-			eng_count(qp, EMU_FW_QCNT_RESP_LOCAL_LENGTH_ERROR);
-			eng_resp_err_cqe(&r, ENG_SYND_LOCAL_LENGTH);
+		case RESP_ERR_INVALIDATE: {
+			bool len = s == RESP_ERR_LENGTH;
+
+			/* The receive WQE's error, and an invalid request. */
+			eng_count(qp, len ? EMU_FW_QCNT_RESP_LOCAL_LENGTH_ERROR :
+				  EMU_FW_QCNT_RESP_REMOTE_INVALID_REQUEST);
+			eng_resp_err_cqe(&r, len ? ENG_SYND_LOCAL_LENGTH :
+					 ENG_SYND_REMOTE_INVAL_REQ);
 			r.nak = ENG_AETH_NAK_INV_REQ;
 			s = RESP_NAK;
 			break;
+		}
 		case RESP_ERR_RWQE_PROT:
 			eng_count(qp, EMU_FW_QCNT_RESP_LOCAL_PROTECTION);
 			if (r.m->have_rwqe)

@@ -13,7 +13,10 @@
  * Layouts (PRM "send WQE"; libmlx5 qp.c builds the same): control (16)
  * [XRC (16), XRC QPs] [datagram (48), UD] [remote address (16)] [atomic
  * (16, masked forms 32)] then data segments (16 each) or one inline
- * segment (4-byte header with MLX5_INLINE_SEG, data, padding).
+ * segment (4-byte header with MLX5_INLINE_SEG, data, padding).  A UMR
+ * (memory window bind or invalidation, libmlx5 set_bind_wr) is control,
+ * UMR control (48), mkey context (64) and klm_octowords 16-byte KLM
+ * entries inline, with no XRC segment on XRC QPs.
  */
 #include <endian.h>
 #include <string.h>
@@ -95,6 +98,89 @@ static enum eng_wqe_res eng_wqe_data(struct eng_wqe *w, unsigned int off,
 	return ENG_WQE_OK;
 }
 
+/* The UMR mask bits that name rights, and the rights they name. */
+static const struct {
+	uint64_t mask;
+	uint8_t ctx;		/* mkey context access_flags bit */
+	unsigned int right;	/* EMU_FW_MKEY_* */
+} eng_umr_rights[] = {
+	{ MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE,
+	  MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE, EMU_FW_MKEY_LW },
+	{ MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ,
+	  MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ, EMU_FW_MKEY_RR },
+	{ MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE,
+	  MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE, EMU_FW_MKEY_RW },
+	{ MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC,
+	  MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC, EMU_FW_MKEY_A },
+};
+
+/* What the mask may name here: no signature or BSF. */
+#define ENG_UMR_MASK_KNOWN                                                    \
+	(MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN | MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR | \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY | MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN |    \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |                        \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |                        \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |                       \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC |                             \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE)
+
+/* UMR control, mkey context and the inline KLMs into w->umr. */
+static enum eng_wqe_res eng_wqe_umr(struct eng_wqe *w, unsigned int off,
+				    unsigned int end)
+{
+	const struct mlx5_wqe_umr_ctrl_seg *c =
+		(const void *)(w->raw + off);
+	const struct mlx5_wqe_mkey_context_seg *k;
+	struct emu_fw_umr *u = &w->umr;
+	uint64_t mask;
+	uint32_t qpn_mkey;
+
+	if (off + sizeof(*c) + sizeof(*k) > end)
+		return ENG_WQE_BAD;
+	k = (const void *)(w->raw + off + sizeof(*c));
+	mask = be64toh(c->mkey_mask);
+	memset(u, 0, sizeof(*u));
+	u->klm_octowords = be16toh(c->klm_octowords);
+	/* KLMs by pointer, a translation offset, signature: not offered. */
+	if ((u->klm_octowords && !(c->flags & MLX5_WQE_UMR_CTRL_FLAG_INLINE)) ||
+	    c->translation_offset || (mask & ~(uint64_t)ENG_UMR_MASK_KNOWN) ||
+	    off + sizeof(*c) + sizeof(*k) + u->klm_octowords * 16u != end)
+		return ENG_WQE_BAD;
+	u->mkey = be32toh(w->imm);
+	u->check_free = c->flags & MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE;
+	u->check_qpn = c->flags & MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN;
+	u->set_free = mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE;
+	u->set_key = mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY;
+	u->set_qpn = mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN;
+	u->set_start = mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR;
+	u->set_len = mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN;
+	u->free = k->free & MLX5_WQE_MKEY_CONTEXT_FREE;
+	for (unsigned int i = 0; i < sizeof(eng_umr_rights) /
+					 sizeof(eng_umr_rights[0]); i++) {
+		if (mask & eng_umr_rights[i].mask)
+			u->set_access |= eng_umr_rights[i].right;
+		if (k->access_flags & eng_umr_rights[i].ctx)
+			u->access |= eng_umr_rights[i].right;
+	}
+	qpn_mkey = be32toh(k->qpn_mkey);
+	u->qpn = qpn_mkey >> 8;
+	u->key = (uint8_t)qpn_mkey;
+	u->start_addr = be64toh(k->start_addr);
+	u->len = be64toh(k->len);
+	if (u->klm_octowords) {
+		const uint8_t *e = w->raw + off + sizeof(*c) + sizeof(*k);
+
+		u->klm.bcount = eng_be32(e);
+		u->klm.mkey = eng_be32(e + 4);
+		u->klm.addr = eng_be64(e + 8);
+		/* One region per window: the other entries are padding. */
+		for (unsigned int i = 1; i < u->klm_octowords; i++)
+			if (eng_be32(e + i * 16u))
+				return ENG_WQE_BAD;
+	}
+	return ENG_WQE_OK;
+}
+
 /* Walk the segments the opcode and the QP type call for. */
 static enum eng_wqe_res eng_wqe_parse(struct eng_qp *qp, struct eng_wqe *w)
 {
@@ -104,6 +190,8 @@ static enum eng_wqe_res eng_wqe_parse(struct eng_qp *qp, struct eng_wqe *w)
 
 	if (!oi)
 		return ENG_WQE_BAD;
+	if (oi->segs & ENG_SEG_UMR)
+		return eng_wqe_umr(w, off, end);
 	if (qp->fq->st == MLX5_QPC_ST_XRC) {
 		if (off + ENG_XRC_SEG > end)
 			return ENG_WQE_BAD;

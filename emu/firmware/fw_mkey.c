@@ -5,9 +5,11 @@
  * The device implements direct MTT mkeys backed by a umem (DEVX's
  * mkey_umem_valid form, which is also how the emulated kernel registers a
  * verbs MR): iova [start_addr, start_addr + len) maps to the umem from
- * mkey_umem_offset on.  Indirect (KLM/KSM), UMR-owned ("free"), ODP
- * (pg_access), signature, crypto and relaxed-ordering mkeys are not
- * advertised and are refused.  The mkey value is mkey_index << 8 | mkey_7_0:
+ * mkey_umem_offset on; and KLM mkeys created free with umr_en, as
+ * mlx5_ib_alloc_mw makes memory windows, which UMR WQEs bind and
+ * invalidate (fw_mkey_umr.c).  KSM, KLM mkeys with translations given at
+ * creation, UMR on MTT mkeys, ODP (pg_access), signature, crypto and
+ * relaxed-ordering mkeys are not advertised and are refused.  The mkey value is mkey_index << 8 | mkey_7_0:
  * the firmware picks the index, software the key byte.  The kernel may
  * change an mkey's PD and rights in place (emu_fw_mkey_rereg, the UMR
  * mlx5_ib posts for ibv_rereg_mr).
@@ -36,10 +38,16 @@ static enum fw_synd fw_mkc_check(struct fw_cmd *cmd, const void *mkc)
 
 	if (PRM_GET(create_mkey_in, cmd->in, pg_access))
 		return FW_SYND_MKEY_UMEM_PG_ACCESS;
-	if (PRM_GET(mkc, mkc, free) || PRM_GET(mkc, mkc, umr_en))
+	if (mode == MLX5_MKC_ACCESS_MODE_KLMS) {
+		/* Only the window form: free, UMR-owned, no umem. */
+		if (!PRM_GET(mkc, mkc, free) || !PRM_GET(mkc, mkc, umr_en) ||
+		    PRM_GET(create_mkey_in, cmd->in, mkey_umem_valid))
+			return FW_SYND_MKEY_BAD_ACCESS_MODE;
+	} else if (PRM_GET(mkc, mkc, free) || PRM_GET(mkc, mkc, umr_en)) {
 		return FW_SYND_MKEY_UMR_NOT_SUPPORTED;
-	if (mode != MLX5_MKC_ACCESS_MODE_MTT)
+	} else if (mode != MLX5_MKC_ACCESS_MODE_MTT) {
 		return FW_SYND_MKEY_BAD_ACCESS_MODE;
+	}
 	if (PRM_GET(mkc, mkc, bsf_en) || PRM_GET(mkc, mkc, crypto_en) ||
 	    PRM_GET(mkc, mkc, expected_sigerr_count) ||
 	    PRM_GET(mkc, mkc, sync_umr) ||
@@ -50,8 +58,24 @@ static enum fw_synd fw_mkc_check(struct fw_cmd *cmd, const void *mkc)
 		return FW_SYND_MKEY_FEATURE_NOT_SUPPORTED;
 	if (PRM_GET(mkc, mkc, a) && !FW_CAP_GEN(cmd->fw, atomic))
 		return FW_SYND_MKEY_ATOMIC_NOT_SUPPORTED;
-	if (!PRM_GET(mkc, mkc, length64) && PRM_GET64(mkc, mkc, len) == 0)
+	if (!PRM_GET(mkc, mkc, length64) && PRM_GET64(mkc, mkc, len) == 0 &&
+	    mode != MLX5_MKC_ACCESS_MODE_KLMS)
 		return FW_SYND_MKEY_ZERO_LEN;
+	return FW_SYND_OK;
+}
+
+/* The state of a KLM mkey: free, translating nothing yet. */
+static enum fw_synd fw_mkey_klm_init(struct fw_cmd *cmd, const void *mkc,
+				     struct emu_fw_mkey *mk)
+{
+	mk->max_klm = PRM_GET(mkc, mkc, translations_octword_size);
+	if (!mk->max_klm || PRM_GET(create_mkey_in, cmd->in,
+				    translations_octword_actual_size))
+		return FW_SYND_MKEY_BAD_ACCESS_MODE;
+	mk->indirect = true;
+	mk->umr_en = true;
+	mk->free = true;
+	mk->rinval = PRM_GET(mkc, mkc, en_rinval);
 	return FW_SYND_OK;
 }
 
@@ -83,6 +107,13 @@ enum fw_synd fw_cmd_create_mkey(struct fw_cmd *cmd)
 		s = FW_SYND_MKEY_OUT_OF_RANGE;
 		goto err;
 	}
+	if ((PRM_GET(mkc, mkc, access_mode_4_2) << 2 |
+	     PRM_GET(mkc, mkc, access_mode_1_0)) == MLX5_MKC_ACCESS_MODE_KLMS) {
+		s = fw_mkey_klm_init(cmd, mkc, mk);
+		if (s)
+			goto err;
+		goto fill;
+	}
 	d.umem_valid = PRM_GET(create_mkey_in, cmd->in, mkey_umem_valid);
 	d.umem_id = PRM_GET(create_mkey_in, cmd->in, mkey_umem_id);
 	d.umem_offset = PRM_GET64(create_mkey_in, cmd->in, mkey_umem_offset);
@@ -97,8 +128,9 @@ enum fw_synd fw_cmd_create_mkey(struct fw_cmd *cmd)
 	if (s)
 		goto err;
 
+fill:
 	mk->start_addr = PRM_GET64(mkc, mkc, start_addr);
-	mk->len = d.len;
+	mk->len = PRM_GET64(mkc, mkc, len);
 	mk->key = (uint8_t)PRM_GET(mkc, mkc, mkey_7_0);
 	mk->qpn = PRM_GET(mkc, mkc, qpn);
 	mk->access = (PRM_GET(mkc, mkc, lr) ? EMU_FW_MKEY_LR : 0) |
@@ -220,10 +252,11 @@ static bool fw_umem_writable(const struct emu_fw_umem *umem)
 	return umem && emu_fw_umem_writable(umem);
 }
 
-enum emu_fw_mkey_res emu_fw_mkey_resolve(struct emu_fw *fw, uint32_t key,
-					 const struct emu_fw_pd *pd,
-					 unsigned int access, uint64_t addr,
-					 uint64_t len, uint8_t **host)
+enum emu_fw_mkey_res emu_fw_mkey_resolve_qp(struct emu_fw *fw, uint32_t key,
+					    const struct emu_fw_pd *pd,
+					    uint32_t qpn, unsigned int access,
+					    uint64_t addr, uint64_t len,
+					    uint8_t **host)
 {
 	struct emu_fw_obj *obj = emu_fw_obj_lookup_rcu(fw, EMU_FW_OBJ_MKEY,
 						       key >> 8);
@@ -234,13 +267,17 @@ enum emu_fw_mkey_res emu_fw_mkey_resolve(struct emu_fw *fw, uint32_t key,
 	if (!obj)
 		return EMU_FW_MKEY_BAD_KEY;
 	mk = emu_fw_to_mkey(obj);
-	if (mk->key != (key & 0xff))
+	/* A free mkey (a window not bound, or invalidated) grants nothing;
+	 * a type 2 window only to the QP it is bound to (IBA 10.6.7.2, type
+	 * 2B windows; rxe_lookup_mw's mw->qp check). */
+	if (mk->free || mk->key != (key & 0xff) ||
+	    (mk->indirect && mk->qpn != 0xffffff && mk->qpn != qpn))
 		return EMU_FW_MKEY_BAD_KEY;
 	if (mk->pd != pd)
 		return EMU_FW_MKEY_BAD_PD;
 	/* Local read is implied by every mkey (mkc.lr is always set). */
 	if ((access & ~mk->access & ~EMU_FW_MKEY_LR) ||
-	    ((access & wr) && !fw_umem_writable(mk->mem.umem)))
+	    (!mk->indirect && (access & wr) && !fw_umem_writable(mk->mem.umem)))
 		return EMU_FW_MKEY_BAD_ACCESS;
 	if (!len) {
 		*host = NULL;
@@ -250,6 +287,31 @@ enum emu_fw_mkey_res emu_fw_mkey_resolve(struct emu_fw *fw, uint32_t key,
 	    addr - mk->start_addr > mk->len - len)
 		return EMU_FW_MKEY_BAD_BOUNDS;
 	off = addr - mk->start_addr;
+	if (mk->indirect) {
+		const struct emu_fw_mkey *mr;
+
+		/* The region the window was bound to, as it is now: still
+		 * there, a direct mkey of the window's PD, holding the
+		 * range, writable for what writes through the window. */
+		obj = emu_fw_obj_lookup_rcu(fw, EMU_FW_OBJ_MKEY,
+					    mk->klm.mkey >> 8);
+		mr = obj ? emu_fw_to_mkey(obj) : NULL;
+		if (!mr || mr->indirect || mr->free)
+			return EMU_FW_MKEY_BAD_KEY;
+		return emu_fw_mkey_resolve_qp(fw, mk->klm.mkey, pd, qpn,
+					      (access & wr) ? EMU_FW_MKEY_LW :
+							      EMU_FW_MKEY_LR,
+					      mk->klm.addr + off, len, host);
+	}
 	*host = mk->mem.addr + off;
 	return EMU_FW_MKEY_OK;
+}
+
+enum emu_fw_mkey_res emu_fw_mkey_resolve(struct emu_fw *fw, uint32_t key,
+					 const struct emu_fw_pd *pd,
+					 unsigned int access, uint64_t addr,
+					 uint64_t len, uint8_t **host)
+{
+	return emu_fw_mkey_resolve_qp(fw, key, pd, EMU_FW_MKEY_NO_QP, access,
+				      addr, len, host);
 }

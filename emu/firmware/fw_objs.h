@@ -240,6 +240,23 @@ struct emu_fw_mkey {
 	uint8_t access;		/* EMU_FW_MKEY_* */
 	uint32_t qpn;		/* mkc.qpn (0xffffff: any) */
 	uint8_t mkc[64];	/* mkc as created, for QUERY_MKEY */
+	/*
+	 * A KLM mkey (a memory window): created free with umr_en, it
+	 * translates nothing until a UMR WQE binds it to [klm.addr,
+	 * klm.addr + klm.bcount) of the mkey klm.mkey.  Its window state
+	 * (free, key, qpn, access, start_addr, len, klm) changes only in an
+	 * engine pass (emu_fw_mkey_umr, emu_fw_mkey_invalidate).
+	 */
+	bool indirect;		/* access mode KLMs */
+	bool umr_en;		/* UMR WQEs may change it */
+	bool free;		/* no access through it */
+	bool rinval;		/* en_rinval: SEND_WITH_INV may free it */
+	uint32_t max_klm;	/* translations_octword_size */
+	struct emu_fw_klm {
+		uint32_t mkey;
+		uint32_t bcount;
+		uint64_t addr;
+	} klm;
 };
 
 /* The full 32-bit key of an mkey object. */
@@ -661,6 +678,69 @@ enum emu_fw_mkey_res emu_fw_mkey_resolve(struct emu_fw *fw, uint32_t key,
  */
 int emu_fw_mkey_rereg(struct emu_fw *fw, uint16_t uid, uint32_t index,
 		      uint32_t pdn, unsigned int access);
+
+/* The QP number no QP has: a key resolved by no QP in particular. */
+#define EMU_FW_MKEY_NO_QP 0xffffffu
+
+/*
+ * emu_fw_mkey_resolve for a queue of QP @qpn: a type 2 window (one bound
+ * with a QP number) answers only the QP it is bound to.  A window (a bound
+ * KLM mkey) is checked as an mkey (free, key byte, PD, its rights, its
+ * bounds) and then translated through its KLM entry to the mkey it was
+ * bound to, which must still exist, be of the same PD, hold the range and
+ * be writable for a write or atomic.
+ */
+enum emu_fw_mkey_res emu_fw_mkey_resolve_qp(struct emu_fw *fw, uint32_t key,
+					    const struct emu_fw_pd *pd,
+					    uint32_t qpn, unsigned int access,
+					    uint64_t addr, uint64_t len,
+					    uint8_t **host);
+
+/*
+ * A UMR WQE on a memory window, as the engine decoded its UMR control
+ * and mkey context segments and first KLM (fw_mkey_umr.c).
+ */
+struct emu_fw_umr {
+	uint32_t mkey;		/* the ctrl segment's imm: what it changes */
+	bool check_free;	/* the mkey must be free (type 2 bind) */
+	bool check_qpn;		/* the mkey must be bound to this QP */
+	uint16_t klm_octowords;
+	/* what the mask lets the context change */
+	bool set_free, set_key, set_qpn, set_start, set_len;
+	unsigned int set_access;	/* EMU_FW_MKEY_* the mask names */
+	/* the mkey context */
+	bool free;
+	unsigned int access;	/* EMU_FW_MKEY_* */
+	uint32_t qpn;		/* qpn_mkey[31:8] */
+	uint8_t key;		/* qpn_mkey[7:0] */
+	uint64_t start_addr, len;
+	struct emu_fw_klm klm;	/* the first KLM entry (inline) */
+};
+
+enum emu_fw_umr_res {
+	EMU_FW_UMR_OK,
+	EMU_FW_UMR_BAD_MKEY,	/* no such mkey of the uid, no UMR, key byte */
+	EMU_FW_UMR_BAD_STATE,	/* check_free / check_qpn failed */
+	EMU_FW_UMR_BAD_PD,	/* QP, window and region PDs differ */
+	EMU_FW_UMR_BAD_BIND,	/* the binding breaks an IBA rule */
+};
+
+/*
+ * Execute a UMR WQE of QP @qpn (of @uid, its PD @pd) on a memory window.
+ * Only inside an engine pass.
+ */
+enum emu_fw_umr_res emu_fw_mkey_umr(struct emu_fw *fw, uint16_t uid,
+				    const struct emu_fw_pd *pd, uint32_t qpn,
+				    const struct emu_fw_umr *u);
+
+/*
+ * The invalidation a SEND_WITH_INV carries, at the responder QP @qpn (its
+ * PD @pd): @rkey must name a bound window created with en_rinval, of @pd,
+ * bound to @qpn.  Only inside an engine pass.
+ */
+enum emu_fw_umr_res emu_fw_mkey_invalidate(struct emu_fw *fw,
+					   const struct emu_fw_pd *pd,
+					   uint32_t qpn, uint32_t rkey);
 
 #define EMU_FW_OBJ_OF(ptr, type, member) \
 	((type *)((uint8_t *)(ptr) - offsetof(type, member)))

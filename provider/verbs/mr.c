@@ -87,6 +87,11 @@
 /* mlx5_ib's mkey_var: the key byte of the next mkey. */
 static atomic_uint prov_mkey_var;
 
+uint8_t prov_mkey_variant(void)
+{
+	return (uint8_t)(atomic_fetch_add(&prov_mkey_var, 1) + 1);
+}
+
 /* ib_check_mr_access(). */
 static int mr_check_access(struct prov_context *pctx, unsigned int access)
 {
@@ -162,7 +167,7 @@ static int mr_mkey_create(struct prov_context *pctx, struct ibv_pd *pd,
 {
 	uint8_t in[PRM_ST_SZ_BYTES(create_mkey_in)] = { 0 };
 	uint8_t out[PRM_ST_SZ_BYTES(create_mkey_out)] = { 0 };
-	uint8_t key = (uint8_t)(atomic_fetch_add(&prov_mkey_var, 1) + 1);
+	uint8_t key = prov_mkey_variant();
 
 	mr_fill_mkc(pctx, in, prov_pd_pdn(pd), iova, len, access, umem_id, addr,
 		    key);

@@ -35,4 +35,12 @@ static inline struct prov_mr *to_prov_mr(struct ibv_mr *mr)
 	return (struct prov_mr *)mr;
 }
 
+/* mlx5_ib's assign_mkey_variant(): the key byte of the next mkey, shared
+ * by MRs and memory windows. */
+uint8_t prov_mkey_variant(void);
+
+/* mw.c: alloc_mw, dealloc_mw and bind_mw of the context. */
+struct prov_context;
+void prov_mw_set_ops(struct prov_context *pctx);
+
 #endif /* MLX5EMU_PROVIDER_VERBS_MR_H */

@@ -88,6 +88,7 @@ struct prov_verbs_qp {
 #define PROV_WQE_INL_SZ 4u
 #define PROV_WQE_UMR_CTRL_SZ 48u
 #define PROV_WQE_MKEY_SZ 64u
+#define PROV_WQE_KLM_PAD_SZ 64u	/* one KLM and its padding (a bind) */
 #define PROV_WQE_SRQ_NEXT_SZ 16u
 
 /* libmlx5's MLX5_INVALID_LKEY: the scatter entry that ends a list. */
@@ -148,6 +149,7 @@ struct prov_wr_batch {
 	bool inl;			/* inline data: BlueFlame preferred */
 	int err;			/* the batch's first error */
 	unsigned int cur_post_rb;	/* sq.cur_post at wr_start */
+	uint8_t fm_cache_rb;		/* fm_cache at wr_start */
 };
 
 /* libmlx5: every create opens ECE with version 1 alone, when the context
@@ -191,6 +193,10 @@ struct prov_qp {
 	/* The send path (sq.c, qp_send.c, qp_wr.c). */
 	void *sq_end;			/* end of the SQ ring (libmlx5's qend) */
 	bool atomics_enabled;		/* the device does atomics */
+	/* libmlx5's fm_cache: the fence the next WQE takes unless it asks
+	 * for IBV_SEND_FENCE (the initiator small fence after a bind or a
+	 * local invalidation). */
+	uint8_t fm_cache;
 	struct prov_wr_batch wr;
 	struct mlx5dv_qp_ex dv_qp;	/* mlx5dv_qp_ex_from_ibv_qp_ex */
 

@@ -15,8 +15,12 @@
  *                an atomic's), or, with IBV_SEND_INLINE, the SGEs' bytes
  *                after a 4-byte inline header
  *
- * Opcodes a QP type has no segment for are posted as they are: the device
- * judges them, as a ConnectX does.  The work requests before a failing one
+ * A memory window bind (RC, UC, XRC) is a UMR WQE naming the window by
+ * its current rkey in the control segment's imm (prov_sq_bind_segs); a
+ * local invalidation is the same with a free mkey context; the WQE after
+ * either takes the initiator small fence.  Opcodes a QP type has no
+ * segment for are posted as they are: the device judges them, as a
+ * ConnectX does.  The work requests before a failing one
  * are posted and the doorbell rung for them; the failing one is not, and
  * *bad_wr names it.  Errors, in libmlx5's order:
  *
@@ -24,9 +28,8 @@
  *   ENOMEM      the queue is full; more SGEs than the QP takes, or any
  *               WR before the QP reached RTS; inline data past
  *               max_inline_data
- *   EOPNOTSUPP  atomics on RC/XRC when the device does none; memory
- *               window binds and local invalidations, the device
- *               offering no memory windows
+ *   EOPNOTSUPP  atomics on RC/XRC when the device does none; a memory
+ *               window bind longer than 2 GiB (one KLM's reach)
  *   EINVAL      TSO with data on a QP that is not a raw packet QP; a UD
  *               WR without an AH (libmlx5 would fault)
  *
@@ -83,14 +86,40 @@ static __be32 send_imm(const struct ibv_send_wr *wr)
 
 /* A WQE being built: where the next segment goes, the units so far. */
 struct send_wqe {
-	char *seg;
+	struct mlx5_wqe_ctrl_seg *ctrl;
+	void *seg;
 	unsigned int ds;
 };
 
 static void wqe_add(struct prov_qp *qp, struct send_wqe *w, size_t bytes)
 {
-	w->seg = prov_sq_wrap(qp, w->seg + bytes);
+	w->seg = prov_sq_wrap(qp, (char *)w->seg + bytes);
 	w->ds += (unsigned int)(bytes / 16);
+}
+
+/* A bind or local invalidation: the UMR segments (set_bind_wr); the next
+ * WQE is fenced even when this one fails, as libmlx5's next_fence is. */
+static int send_umr_segs(struct prov_qp *qp, const struct ibv_send_wr *wr,
+			 struct send_wqe *w)
+{
+	unsigned int idx = qp->sq.cur_post & (qp->sq.wqe_cnt - 1);
+	struct ibv_mw_bind_info none = { 0 };
+	int err;
+
+	qp->fm_cache = MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
+	if (wr->opcode == IBV_WR_BIND_MW) {
+		w->ctrl->imm = htobe32(wr->bind_mw.mw->rkey);
+		err = prov_sq_bind_segs(qp, &w->seg, &w->ds, wr->bind_mw.mw->type,
+					wr->bind_mw.rkey,
+					&wr->bind_mw.bind_info);
+		qp->sq.wr_data[idx] = IBV_WC_BIND_MW;
+	} else {
+		w->ctrl->imm = htobe32(wr->invalidate_rkey);
+		err = prov_sq_bind_segs(qp, &w->seg, &w->ds, IBV_MW_TYPE_2, 0,
+					&none);
+		qp->sq.wr_data[idx] = IBV_WC_LOCAL_INV;
+	}
+	return err;
 }
 
 /* The remote address (and atomic operands) of connected QPs; UC (!@rd)
@@ -125,8 +154,7 @@ static int send_connected_segs(struct prov_qp *qp, const struct ibv_send_wr *wr,
 		return 0;
 	case IBV_WR_BIND_MW:
 	case IBV_WR_LOCAL_INV:
-		/* A UMR WQE; the device offers no memory windows. */
-		return EOPNOTSUPP;
+		return send_umr_segs(qp, wr, w);
 	default:
 		return 0;
 	}
@@ -166,7 +194,8 @@ static int send_transport_segs(struct prov_qp *qp, const struct ibv_send_wr *wr,
 static int send_inline(struct prov_qp *qp, const struct ibv_send_wr *wr,
 		       struct send_wqe *w)
 {
-	char *dst = prov_sq_wrap(qp, w->seg + sizeof(struct mlx5_wqe_inl_data_seg));
+	char *dst = prov_sq_wrap(qp, (char *)w->seg +
+				 sizeof(struct mlx5_wqe_inl_data_seg));
 	size_t total = 0;
 
 	for (int i = 0; i < wr->num_sge; i++) {
@@ -229,7 +258,8 @@ int prov_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		ctrl = prov_sq_begin(qp, nreq, wr->wr_id, wr->send_flags,
 				     send_opcode[wr->opcode], 0);
 		ctrl->imm = send_imm(wr);
-		w.seg = (char *)(ctrl + 1);
+		w.ctrl = ctrl;
+		w.seg = ctrl + 1;
 		w.ds = sizeof(*ctrl) / 16;
 		err = send_transport_segs(qp, wr, &w);
 		if (err)

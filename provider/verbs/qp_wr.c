@@ -15,10 +15,14 @@
  *            past max_inline_data
  *   EINVAL   a UD address without an AH (libmlx5 would fault)
  *
+ * wr_bind_mw and wr_local_inv build the UMR WQE of ibv_post_send's
+ * IBV_WR_BIND_MW and IBV_WR_LOCAL_INV, always as for a type 2 window (as
+ * libmlx5's _build_umr_wqe does, whatever the window's type), and fence
+ * the next WQE; a bind longer than 2 GiB is EOPNOTSUPP.
+ *
  * Creation (EOPNOTSUPP unless noted): send_ops_flags outside what libmlx5
- * offers for the QP type; atomics when the device does none; memory
- * window binds and local invalidations (the device offers no memory
- * windows), and send with invalidate without the memory management
+ * offers for the QP type; atomics when the device does none; send with
+ * invalidate without the memory management
  * extensions (as ibv_query_device advertises them); mlx5dv ops other than raw
  * WQEs (no UMR mkeys, no DMA MMO engine; memcpy without a PD is EINVAL);
  * DCI streams (not offered).  A builder's work is kept
@@ -49,7 +53,6 @@
 	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 #define WR_OPS_ATOMIC                                                         \
 	(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
-#define WR_OPS_MW (IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV)
 #define WR_DV_OPS                                                             \
 	(MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |         \
 	 MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | MLX5DV_QP_EX_WITH_RAW_WQE |         \
@@ -79,6 +82,7 @@ static void wr_start(struct ibv_qp_ex *ex)
 
 	prov_spin_lock(&qp->sq.lock);
 	qp->wr.cur_post_rb = qp->sq.cur_post;
+	qp->wr.fm_cache_rb = qp->fm_cache;
 	qp->wr.err = 0;
 	qp->wr.nreq = 0;
 	qp->wr.inl = false;
@@ -88,6 +92,7 @@ static void wr_start(struct ibv_qp_ex *ex)
 static void wr_drop(struct prov_qp *qp)
 {
 	qp->sq.cur_post = qp->wr.cur_post_rb;
+	qp->fm_cache = qp->wr.fm_cache_rb;
 	prov_spin_unlock(&qp->sq.lock);
 }
 
@@ -291,6 +296,42 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *ex, uint32_t rkey,
 				uint64_t remote_addr, uint64_t add)
 {
 	wr_atomic(wr_qp(ex), MLX5_OPCODE_ATOMIC_FA, rkey, remote_addr, add, 0);
+}
+
+/* _build_umr_wqe(): a whole WQE, no setter; the next one fenced. */
+static void wr_umr(struct prov_qp *qp, uint32_t wc_opcode, uint32_t orig_rkey,
+		   uint32_t new_rkey, const struct ibv_mw_bind_info *bi)
+{
+	struct mlx5_wqe_ctrl_seg *ctrl = wr_begin(qp, MLX5_OPCODE_UMR, wc_opcode);
+	unsigned int ds = sizeof(*ctrl) / 16;
+	void *seg;
+	int err;
+
+	if (!ctrl)
+		return;
+	ctrl->imm = htobe32(orig_rkey);
+	seg = prov_sq_wrap(qp, ctrl + 1);
+	err = prov_sq_bind_segs(qp, &seg, &ds, IBV_MW_TYPE_2, new_rkey, bi);
+	if (err) {
+		wr_fail(qp, err);
+		return;
+	}
+	qp->wr.size = ds;
+	qp->fm_cache = MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
+	prov_sq_end(qp, ctrl, ds);
+}
+
+static void wr_bind_mw(struct ibv_qp_ex *ex, struct ibv_mw *mw, uint32_t rkey,
+		       const struct ibv_mw_bind_info *bind_info)
+{
+	wr_umr(wr_qp(ex), IBV_WC_BIND_MW, mw->rkey, rkey, bind_info);
+}
+
+static void wr_local_inv(struct ibv_qp_ex *ex, uint32_t invalidate_rkey)
+{
+	const struct ibv_mw_bind_info none = { 0 };
+
+	wr_umr(wr_qp(ex), IBV_WC_LOCAL_INV, invalidate_rkey, 0, &none);
 }
 
 /* ---- setters ---- */
@@ -509,6 +550,8 @@ static int wr_fill_type(struct prov_qp *qp, enum ibv_qp_type type,
 	if (type == IBV_QPT_UD)
 		return 0;
 	ex->wr_send_inv = wr_send_inv;
+	ex->wr_bind_mw = wr_bind_mw;
+	ex->wr_local_inv = wr_local_inv;
 	ex->wr_rdma_write = wr_rdma_write;
 	ex->wr_rdma_write_imm = wr_rdma_write_imm;
 	if (rd) {
@@ -526,10 +569,6 @@ static int wr_check_device(struct prov_qp *qp,
 {
 	struct prov_context *pctx = qp->pctx;
 
-	/* Binds and local invalidations are UMR WQEs, which this provider
-	 * does not build: the device offers no memory windows. */
-	if (ops & WR_OPS_MW)
-		return EOPNOTSUPP;
 	if ((ops & IBV_QP_EX_WITH_SEND_WITH_INV) && !prov_caps_mem_mgt_ext(pctx))
 		return EOPNOTSUPP;
 	if (dv_ops & (MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |

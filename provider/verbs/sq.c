@@ -32,11 +32,109 @@ struct mlx5_wqe_ctrl_seg *prov_sq_begin(struct prov_qp *qp, unsigned int nreq,
 	ctrl->signature = 0;
 	ctrl->dci_stream_channel_id = 0;
 	ctrl->fm_ce_se = (uint8_t)(qp->sq_signal_bits |
-		(send_flags & IBV_SEND_FENCE ? MLX5_WQE_CTRL_FENCE : 0) |
+		(send_flags & IBV_SEND_FENCE ? MLX5_WQE_CTRL_FENCE : qp->fm_cache) |
 		(send_flags & IBV_SEND_SIGNALED ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
 		(send_flags & IBV_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0));
 	ctrl->imm = 0;
+	qp->fm_cache = 0;
 	return ctrl;
+}
+
+/* get_klm_octo(): KLM entries in octowords, rounded up to 8 entries. */
+static uint16_t sq_klm_octo(unsigned int nentries)
+{
+	return (uint16_t)(((nentries + 7) & ~7u) / 2);
+}
+
+/* set_umr_control_seg(). */
+static void sq_umr_ctrl_seg(void *seg, enum ibv_mw_type type,
+			    const struct ibv_mw_bind_info *bi)
+{
+	struct mlx5_wqe_umr_ctrl_seg *c = seg;
+	uint64_t mask = MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY;
+
+	memset(c, 0, sizeof(*c));
+	c->flags = MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET |
+		   MLX5_WQE_UMR_CTRL_FLAG_INLINE;
+	if (type == IBV_MW_TYPE_2)
+		mask |= MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN;
+	if (bi->length) {
+		c->klm_octowords = htobe16(sq_klm_octo(1));
+		if (type == IBV_MW_TYPE_2)
+			c->flags |= MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE;
+		mask |= MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC;
+	} else {
+		c->klm_octowords = htobe16(sq_klm_octo(0));
+		if (type == IBV_MW_TYPE_2)
+			c->flags |= MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN;
+	}
+	c->mkey_mask = htobe64(mask);
+}
+
+/* set_umr_mkey_seg(): the fields libmlx5 writes (the rest of the
+ * context is left as the ring held it, as libmlx5 leaves it). */
+static void sq_umr_mkey_seg(void *seg, enum ibv_mw_type type, uint32_t rkey,
+			    const struct ibv_mw_bind_info *bi, uint32_t qpn)
+{
+	struct mlx5_wqe_mkey_context_seg *k = seg;
+	unsigned int acc = bi->mw_access_flags;
+
+	k->qpn_mkey = htobe32((rkey & 0xff) |
+			      (type == IBV_MW_TYPE_1 || !bi->length ?
+			       0xffffff00u : qpn << 8));
+	if (!bi->length) {
+		k->free = MLX5_WQE_MKEY_CONTEXT_FREE;
+		return;
+	}
+	k->free = 0;
+	k->access_flags = (uint8_t)(
+		(acc & IBV_ACCESS_LOCAL_WRITE ?
+		 MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE : 0) |
+		(acc & IBV_ACCESS_REMOTE_WRITE ?
+		 MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE : 0) |
+		(acc & IBV_ACCESS_REMOTE_READ ?
+		 MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ : 0) |
+		(acc & IBV_ACCESS_REMOTE_ATOMIC ?
+		 MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC : 0));
+	k->start_addr = acc & IBV_ACCESS_ZERO_BASED ? 0 : htobe64(bi->addr);
+	k->len = htobe64(bi->length);
+}
+
+/* set_umr_data_seg(): one KLM, then zeros to 64 bytes. */
+static void sq_umr_klm_seg(void *seg, const struct ibv_mw_bind_info *bi)
+{
+	struct mlx5_wqe_umr_klm_seg *klm = seg;
+
+	memset(klm, 0, PROV_WQE_KLM_PAD_SZ);
+	klm->byte_count = htobe32((uint32_t)bi->length);
+	klm->mkey = htobe32(bi->mr->lkey);
+	klm->address = htobe64(bi->addr);
+}
+
+int prov_sq_bind_segs(struct prov_qp *qp, void **seg, unsigned int *ds,
+		      enum ibv_mw_type type, uint32_t rkey,
+		      const struct ibv_mw_bind_info *bi)
+{
+	/* A KLM describes at most 2 GiB. */
+	if (bi->length > 1ull << 31)
+		return EOPNOTSUPP;
+	sq_umr_ctrl_seg(*seg, type, bi);
+	*seg = prov_sq_wrap(qp, (char *)*seg + PROV_WQE_UMR_CTRL_SZ);
+	sq_umr_mkey_seg(*seg, type, rkey, bi, qp->vqp.qp.qp_num);
+	*seg = prov_sq_wrap(qp, (char *)*seg + PROV_WQE_MKEY_SZ);
+	*ds += (PROV_WQE_UMR_CTRL_SZ + PROV_WQE_MKEY_SZ) / 16;
+	if (!bi->length)
+		return 0;
+	sq_umr_klm_seg(*seg, bi);
+	*seg = prov_sq_wrap(qp, (char *)*seg + PROV_WQE_KLM_PAD_SZ);
+	*ds += PROV_WQE_KLM_PAD_SZ / 16;
+	return 0;
 }
 
 /* calc_sig() of the WQE, read across the end of the ring. */

@@ -144,6 +144,16 @@ void *prov_sq_copy(struct prov_qp *qp, void *dst, const void *src, size_t len);
 void prov_sq_ring(struct prov_qp *qp, unsigned int nreq, bool inl,
 		  unsigned int ds, struct mlx5_wqe_ctrl_seg *ctrl);
 
+/*
+ * set_bind_wr(): the UMR control, mkey context and (when binding) KLM
+ * segments of a memory window bind (@bi->length) or invalidation (0) of
+ * a window of @type at *@seg, the new key byte from @rkey; advances *@seg
+ * (wrapping) and *@ds.  EOPNOTSUPP past 2 GiB (one KLM's reach).
+ */
+int prov_sq_bind_segs(struct prov_qp *qp, void **seg, unsigned int *ds,
+		      enum ibv_mw_type type, uint32_t rkey,
+		      const struct ibv_mw_bind_info *bi);
+
 /* qp_wr.c: the ibv_wr_* API of a QP created with send_ops_flags (0 or
  * EOPNOTSUPP), and the wr_complete its state allows. */
 int prov_qp_wr_init(struct prov_qp *qp, const struct ibv_qp_init_attr_ex *attr,

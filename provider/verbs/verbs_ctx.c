@@ -15,6 +15,7 @@
 #include "provider/verbs/cq.h"
 #include "provider/verbs/fork.h"
 #include "provider/verbs/pd.h"
+#include "provider/verbs/mr.h"
 #include "provider/verbs/verbs_ctx.h"
 
 struct prov_verbs_ctx *prov_verbs_ctx(struct prov_context *pctx)
@@ -149,6 +150,7 @@ void prov_verbs_set_ops(struct prov_context *pctx)
 {
 	prov_cq_set_ops(pctx);
 	prov_pd_set_ops(pctx);
+	prov_mw_set_ops(pctx);
 }
 
 int prov_verbs_ctx_init(struct prov_context *pctx)

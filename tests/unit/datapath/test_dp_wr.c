@@ -118,9 +118,10 @@ START_TEST(test_create)
 	ck_assert_ptr_nonnull(qpx->wr_set_sge_list);
 	ck_assert_ptr_nonnull(qpx->wr_set_inline_data);
 	ck_assert_ptr_nonnull(qpx->wr_set_inline_data_list);
-	/* Memory windows, TSO, atomic writes, UD and XRC addressing: none. */
-	ck_assert_ptr_null(qpx->wr_bind_mw);
-	ck_assert_ptr_null(qpx->wr_local_inv);
+	/* Memory windows: libmlx5's RC builders. */
+	ck_assert_ptr_nonnull(qpx->wr_bind_mw);
+	ck_assert_ptr_nonnull(qpx->wr_local_inv);
+	/* TSO, atomic writes, UD and XRC addressing: none. */
 	ck_assert_ptr_null(qpx->wr_send_tso);
 	ck_assert_ptr_null(qpx->wr_atomic_write);
 	ck_assert_ptr_null(qpx->wr_set_ud_addr);
@@ -162,11 +163,9 @@ START_TEST(test_create_errors)
 		uint64_t ops;
 		int err;
 	} bad[] = {
-		/* Not offered by the device. */
-		{ IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW, EOPNOTSUPP },
-		{ IBV_QPT_RC, IBV_QP_EX_WITH_LOCAL_INV, EOPNOTSUPP },
-		{ IBV_QPT_UC, IBV_QP_EX_WITH_LOCAL_INV, EOPNOTSUPP },
 		/* Not in libmlx5's set for the type. */
+		{ IBV_QPT_UD, IBV_QP_EX_WITH_BIND_MW, EOPNOTSUPP },
+		{ IBV_QPT_UD, IBV_QP_EX_WITH_LOCAL_INV, EOPNOTSUPP },
 		{ IBV_QPT_RC, IBV_QP_EX_WITH_TSO, EOPNOTSUPP },
 		{ IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE, EOPNOTSUPP },
 		{ IBV_QPT_RC, 1ull << 20, EOPNOTSUPP },

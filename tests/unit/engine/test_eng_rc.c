@@ -271,7 +271,7 @@ static void check_local_qp_op(uint8_t wqe_op, uint16_t ctr)
 START_TEST(rc_opcodes_not_taken)
 {
 	static const uint8_t ops[] = {
-		MLX5_OPCODE_SEND_INVAL,		/* not advertised */
+		MLX5_OPCODE_LOCAL_INVAL,	/* not taken: UMR instead */
 		MLX5_OPCODE_ATOMIC_MASKED_CS,	/* not advertised */
 		MLX5_OPCODE_TSO,		/* not on RC */
 		0x7f,				/* no such opcode */

@@ -6,7 +6,8 @@
  * frames cross the kernel's UDP path.  Wire fault rules act on the
  * parent's frames: a lost frame is resent and the message still
  * completes; a peer that never answers ends in the transport retry
- * counter exceeded error a ConnectX reports.
+ * counter exceeded error a ConnectX reports.  A SEND_WITH_INV crosses
+ * with its IETH and frees the child's type 2 memory window.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,6 +30,7 @@
 #define MSGS 8
 #define MSG_LEN 3000	/* three packets at the 1 KiB path MTU */
 #define SERVE_READS 0x80000000u	/* msgs: the child answers READs */
+#define INVALIDATE 0x40000000u	/* msgs: the child binds a window */
 
 struct side {
 	struct ent_dev d;
@@ -113,6 +115,80 @@ static uint8_t pattern(unsigned int i)
 	return (uint8_t)(i * 7 + 3);
 }
 
+/* @n bytes of @v, big-endian. */
+static void put_be(uint8_t *p, uint64_t v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
+/*
+ * The child's type 2 window over its whole MR, bound to its QP with a
+ * literal UMR WQE (libmlx5 set_bind_wr's bytes); its rkey.
+ */
+static uint32_t child_bind_window(struct side *s)
+{
+	uint8_t w[192] = { 0 };
+	struct fwt_mbox m;
+	uint32_t rkey;
+	void *mkc;
+
+	fwt_mbox_init(&m, MLX5_CMD_OP_CREATE_MKEY, 0, s->d.uid,
+		      PRM_ST_SZ_BYTES(create_mkey_in),
+		      PRM_ST_SZ_BYTES(create_mkey_out));
+	mkc = PRM_ADDR_OF(create_mkey_in, m.in, memory_key_mkey_entry);
+	PRM_SET(mkc, mkc, free, 1);
+	PRM_SET(mkc, mkc, umr_en, 1);
+	PRM_SET(mkc, mkc, lr, 1);
+	PRM_SET(mkc, mkc, access_mode_1_0, 2);	/* KLMs */
+	PRM_SET(mkc, mkc, en_rinval, 1);
+	PRM_SET(mkc, mkc, translations_octword_size, 4);
+	PRM_SET(mkc, mkc, qpn, 0xffffff);
+	PRM_SET(mkc, mkc, mkey_7_0, 0x10);
+	PRM_SET(mkc, mkc, pd, s->d.pd);
+	fwt_exec(s->d.fw, &m);
+	ck_fw_ok(&m);
+	rkey = PRM_GET(create_mkey_out, m.out, mkey_index) << 8 | 0x11;
+	ent_ctrl(w, 0, MLX5_OPCODE_UMR, s->qp.qpn, 12, MLX5_WQE_CTRL_CQ_UPDATE,
+		 htobe32(rkey - 1));
+	/* UMR control: INLINE | CHECK_FREE | TRANSLATION_OFFSET, 4 KLM
+	 * octowords, mask FREE, MKEY, QPN, LEN, START_ADDR, LW/RR/RW/A. */
+	w[16] = 0xb0;
+	put_be(w + 20, 4, 2);
+	put_be(w + 24, 0x203c6041, 8);
+	/* mkey context: remote write, this QP and key 0x11, the range. */
+	w[64 + 2] = 0x20;
+	put_be(w + 64 + 4, s->qp.qpn << 8 | 0x11, 4);
+	put_be(w + 64 + 16, (uintptr_t)s->mr.buf, 8);
+	put_be(w + 64 + 24, s->mr.len, 8);
+	/* The KLM: byte count, the MR's lkey, its address. */
+	put_be(w + 128, s->mr.len, 4);
+	put_be(w + 128 + 4, s->mr.key, 4);
+	put_be(w + 128 + 8, (uintptr_t)s->mr.buf, 8);
+	ent_sq_put(&s->qp, w, 3);
+	ent_sq_ring(&s->qp);
+	ent_cqe_check(ent_cq_next(&s->cq), &(struct ent_cqe_exp){
+		.opcode = MLX5_CQE_REQ, .qpn = s->qp.qpn,
+		.wqe_op = MLX5_OPCODE_UMR, .wqe_counter = 0 });
+	return rkey;
+}
+
+/* Whether @rkey still reaches the child's buffer (for its QP). */
+static bool child_window_valid(struct side *s, uint32_t rkey)
+{
+	struct emu_fw_obj *pd = emu_fw_obj_get(s->d.fw, EMU_FW_OBJ_PD, s->d.pd);
+	enum emu_fw_mkey_res r;
+	uint8_t *host;
+
+	emu_fw_rcu_lock();
+	r = emu_fw_mkey_resolve_qp(s->d.fw, rkey, emu_fw_to_pd(pd), s->qp.qpn,
+				   EMU_FW_MKEY_RW, (uintptr_t)s->mr.buf, 8,
+				   &host);
+	emu_fw_rcu_unlock();
+	emu_fw_obj_put(pd);
+	return r == EMU_FW_MKEY_OK;
+}
+
 /*
  * The child: a responder for MSGS SENDs, which it checks against the
  * pattern; it tells the parent its QPN, and exits 0 only when every
@@ -121,7 +197,7 @@ static uint8_t pattern(unsigned int i)
 static void child_run(int to_parent, int from_parent, uint16_t udp_port)
 {
 	struct side s;
-	uint32_t rqpn, msgs;
+	uint32_t rqpn, msgs, rkey = 0;
 	unsigned int bad = 0;
 
 	side_init(&s, 1, wire_socket(1, &udp_port), udp_port, NULL);
@@ -136,6 +212,13 @@ static void child_run(int to_parent, int from_parent, uint16_t udp_port)
 		for (unsigned int i = 0; i < MSGS * MSG_LEN; i++)
 			s.mr.buf[i] = pattern(i);
 	side_rts(&s, rqpn, 0, 7, 16);
+	if (msgs & INVALIDATE) {
+		rkey = child_bind_window(&s);
+		if (!child_window_valid(&s, rkey))
+			_exit(3);
+		ck_assert(write(to_parent, &rkey, 4) == 4);
+		msgs &= ~INVALIDATE;
+	}
 	ck_assert(write(to_parent, &rqpn, 4) == 4);	/* ready */
 	if (msgs & SERVE_READS) {
 		uint64_t addr = (uint64_t)(uintptr_t)s.mr.buf;
@@ -147,10 +230,19 @@ static void child_run(int to_parent, int from_parent, uint16_t udp_port)
 	}
 	for (unsigned int i = 0; i < msgs; i++) {
 		const uint8_t *cqe = ent_cq_next(&s.cq);
+		uint8_t op = rkey && i == msgs - 1 ? MLX5_CQE_RESP_SEND_INV :
+						     MLX5_CQE_RESP_SEND;
 
-		if (!cqe || (cqe[63] >> 4) != MLX5_CQE_RESP_SEND)
+		if (!cqe || (cqe[63] >> 4) != op)
 			_exit(10 + (int)i);
+		/* The key the IETH carried, in imm_inval_pkey. */
+		if (op == MLX5_CQE_RESP_SEND_INV &&
+		    (uint32_t)(cqe[36] << 24 | cqe[37] << 16 | cqe[38] << 8 |
+			       cqe[39]) != rkey)
+			_exit(4);
 	}
+	if (rkey && child_window_valid(&s, rkey))
+		_exit(5);
 	for (unsigned int i = 0; i < msgs * MSG_LEN; i++)
 		bad += s.mr.buf[i] != pattern(i);
 	_exit(bad ? 2 : 0);
@@ -161,6 +253,7 @@ static pid_t child;
 static uint16_t udp_port;
 static uint64_t peer_addr;	/* a READ-serving child's buffer */
 static uint32_t peer_rkey;
+static uint32_t peer_window;	/* an INVALIDATE child's window */
 
 /* The parent's side, connected to a forked child's that expects msgs
  * SENDs; the parent's QP resends retry times, every 4.096 us <<
@@ -190,6 +283,8 @@ static void pair_up(const char *capture, uint32_t msgs, unsigned int retry,
 	side_rts(&pa, rqpn, 1, retry, ack_timeout);
 	ck_assert(write(down[1], &pa.qp.qpn, 4) == 4);
 	ck_assert(write(down[1], &msgs, 4) == 4);
+	if (msgs & INVALIDATE)
+		ck_assert(read(up[0], &peer_window, 4) == 4);
 	ck_assert(read(up[0], &ready, 4) == 4);
 	if (msgs & SERVE_READS)
 		ck_assert(read(up[0], &peer_addr, 8) == 8 &&
@@ -253,6 +348,30 @@ START_TEST(rc_two_processes)
 	ck_assert_uint_eq(ent_q_counter_get(&pa.d, pa.ctr,
 					    "local_ack_timeout_err"), 0);
 	ent_dev_fini(&pa.d);	/* closes the capture */
+}
+END_TEST
+
+/* The last of the messages is a SEND_WITH_INV of the child's window:
+ * three packets, the IETH in the last; the child sees the key in its
+ * CQE and the window free. */
+START_TEST(rc_send_inv)
+{
+	pair_up(NULL, MSGS | INVALIDATE, 7, 16);
+	for (unsigned int i = 0; i < MSGS * MSG_LEN; i++)
+		pa.mr.buf[i] = pattern(i);
+	for (unsigned int i = 0; i < MSGS; i++)
+		ent_post1(&pa.qp, i == MSGS - 1 ? MLX5_OPCODE_SEND_INVAL :
+			  MLX5_OPCODE_SEND, MLX5_WQE_CTRL_CQ_UPDATE,
+			  i == MSGS - 1 ? htobe32(peer_window) : 0, &pa.mr,
+			  i * MSG_LEN, MSG_LEN, 0, 0);
+	for (unsigned int i = 0; i < MSGS; i++)
+		ent_cqe_check(ent_cq_next(&pa.cq), &(struct ent_cqe_exp){
+			.opcode = MLX5_CQE_REQ, .qpn = pa.qp.qpn,
+			.wqe_op = i == MSGS - 1 ? MLX5_OPCODE_SEND_INVAL :
+						  MLX5_OPCODE_SEND,
+			.wqe_counter = (uint16_t)i, .byte_cnt = MSG_LEN });
+	child_done();
+	ent_dev_fini(&pa.d);
 }
 END_TEST
 
@@ -383,6 +502,7 @@ static Suite *eng_wire_suite(void)
 
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, rc_two_processes);
+	tcase_add_test(tc, rc_send_inv);
 	tcase_add_test(tc, rc_drop_resends);
 	tcase_add_test(tc, rc_retry_exceeded);
 	tcase_add_test(tc, rc_read_loss_one_retry);
