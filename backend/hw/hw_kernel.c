@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend/hw/hw.h"
 
@@ -190,6 +191,36 @@ int hw_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info)
 	info->mult = ci.mult;
 	info->shift = ci.shift;
 	info->mask = ci.mask;
+	return 0;
+}
+
+/*
+ * The internal timer estimated from the clock info page: its conversion
+ * (ns = nsec + ((cycles - last_cycles) * mult + frac) >> shift) run
+ * backwards from the real time now.  rdma-core hands the mapped register
+ * out only through mlx5dv_query_device on a context of its own making,
+ * which DEVX users here do not reach.
+ */
+int hw_read_clock(struct mlx5be_ctx *ctx, uint64_t *cycles)
+{
+	struct mlx5be_clock_info ci;
+	struct timespec ts;
+	unsigned __int128 delta;
+	uint64_t now, ns_delta;
+	int ret = hw_clock_info(ctx, &ci);
+
+	if (ret == -EINVAL || (!ret && !ci.mult))
+		return -EOPNOTSUPP;
+	if (ret)
+		return ret;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	ns_delta = now > ci.nsec ? now - ci.nsec : 0;
+	delta = (unsigned __int128)ns_delta << (ci.shift & 63);
+	delta = delta > ci.frac ? delta - ci.frac : 0;
+	delta /= ci.mult;
+	*cycles = (ci.last_cycles + (uint64_t)delta) &
+		  (ci.mask ? ci.mask : ~UINT64_C(0));
 	return 0;
 }
 
