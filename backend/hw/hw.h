@@ -114,6 +114,8 @@ struct hw_syms {
 					struct mlx5dv_flow_action_attr actions[]);
 	int (*get_clock_info)(struct ibv_context *ctx,
 			      struct mlx5dv_clock_info *info);
+	int (*query_device)(struct ibv_context *ctx,
+			    struct mlx5dv_context *attrs_out);
 };
 
 /* The loaded namespace (hw_load.c); valid once hw_loaded() is true. */

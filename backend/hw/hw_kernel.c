@@ -9,10 +9,10 @@
  * libibverbs.so.1 here, so the inline's logic is written out over the
  * context's ops and the namespace's entries (hw_sym).
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backend/hw/hw.h"
 
@@ -195,32 +195,37 @@ int hw_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info)
 }
 
 /*
- * The internal timer estimated from the clock info page: its conversion
- * (ns = nsec + ((cycles - last_cycles) * mult + frac) >> shift) run
- * backwards from the real time now.  rdma-core hands the mapped register
- * out only through mlx5dv_query_device on a context of its own making,
- * which DEVX users here do not reach.
+ * The internal timer as libmlx5's mlx5_read_clock() reads it: the init
+ * segment page rdma-core mapped at the kernel's core clock offset (handed
+ * out by mlx5dv_query_device), high word, low word, high word again, once
+ * more if the high word moved.  EOPNOTSUPP where nothing is mapped.
  */
 int hw_read_clock(struct mlx5be_ctx *ctx, uint64_t *cycles)
 {
-	struct mlx5be_clock_info ci;
-	struct timespec ts;
-	unsigned __int128 delta;
-	uint64_t now, ns_delta;
-	int ret = hw_clock_info(ctx, &ci);
+	struct mlx5dv_context dv = {
+		.comp_mask = MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK,
+	};
+	const volatile uint32_t *reg;
+	uint32_t hi = 0, lo = 0, hi1;
+	int ret;
 
-	if (ret == -EINVAL || (!ret && !ci.mult))
-		return -EOPNOTSUPP;
+	hw_enter();
+	ret = hw_sym.query_device(ctx->ibctx, &dv);
+	hw_leave();
 	if (ret)
-		return ret;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	ns_delta = now > ci.nsec ? now - ci.nsec : 0;
-	delta = (unsigned __int128)ns_delta << (ci.shift & 63);
-	delta = delta > ci.frac ? delta - ci.frac : 0;
-	delta /= ci.mult;
-	*cycles = (ci.last_cycles + (uint64_t)delta) &
-		  (ci.mask ? ci.mask : ~UINT64_C(0));
+		return hw_ret(ret);
+	if (!(dv.comp_mask & MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK) ||
+	    !dv.hca_core_clock)
+		return -EOPNOTSUPP;
+	reg = dv.hca_core_clock;
+	for (int i = 0; i < 2; i++) {
+		hi = be32toh(reg[0]);
+		lo = be32toh(reg[1]);
+		hi1 = be32toh(reg[0]);
+		if (hi == hi1)
+			break;
+	}
+	*cycles = (uint64_t)hi << 32 | lo;
 	return 0;
 }
 
