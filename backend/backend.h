@@ -242,8 +242,20 @@ struct mlx5be_ops {
 	struct mlx5be_obj *(*steering_root_attach)(struct mlx5be_ctx *ctx,
 						   const struct mlx5be_flow_match *match,
 						   struct mlx5be_obj *dest);
+	/*
+	 * The kernel's clock info page (struct mlx5_ib_clock_info), read as
+	 * mlx5dv_get_clock_info reads it: 0, -EINVAL where the kernel maps
+	 * no such page, -EBUSY while it is being rewritten.
+	 */
 	int (*clock_info)(struct mlx5be_ctx *ctx,
 			  struct mlx5be_clock_info *info);
+	/*
+	 * The device's free-running internal timer now, in cycles of
+	 * device_frequency_khz, as libmlx5 reads the init segment page the
+	 * kernel maps at its core clock offset: 0, or -EOPNOTSUPP where
+	 * there is no such mapping.
+	 */
+	int (*read_clock)(struct mlx5be_ctx *ctx, uint64_t *cycles);
 	/*
 	 * The kernel's in-place change of an MR's PD and access flags
 	 * (mlx5_ib's umr_rereg_pd_access): mkey @mkey (a CREATE_MKEY object

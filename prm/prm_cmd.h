@@ -261,6 +261,29 @@ enum {
 	MLX5_TIMESTAMP_FORMAT_REAL_TIME = 0x2,
 };
 
+/* cmd_hca_cap.sq_ts_format/rq_ts_format, roce_cap.qp_ts_format: the
+ * formats the queues take (kernel mlx5_ifc.h). */
+enum {
+	MLX5_TIMESTAMP_FORMAT_CAP_FREE_RUNNING = 0x0,
+	MLX5_TIMESTAMP_FORMAT_CAP_REAL_TIME = 0x1,
+	MLX5_TIMESTAMP_FORMAT_CAP_FREE_RUNNING_AND_REAL_TIME = 0x2,
+};
+
+/*
+ * The clock registers of the initialization segment (BAR 0; struct
+ * mlx5_init_seg in the kernel's include/linux/mlx5/device.h): big-endian
+ * words.  The internal timer is the free-running counter at
+ * cmd_hca_cap.device_frequency_khz; the real-time clock holds seconds (h)
+ * and nanoseconds (l).  mlx5_ib maps the page of internal_timer_h to user
+ * space at its core clock offset.
+ */
+enum {
+	MLX5_ISEG_INTERNAL_TIMER_H = 0x1000,
+	MLX5_ISEG_INTERNAL_TIMER_L = 0x1004,
+	MLX5_ISEG_REAL_TIME_H = 0x1040,
+	MLX5_ISEG_REAL_TIME_L = 0x1044,
+};
+
 /*
  * qpc.rq_type: how a QP receives (drivers/infiniband/hw/mlx5/qp.c
  * MLX5_NON_ZERO_RQ...MLX5_ZERO_LEN_RQ).

@@ -472,6 +472,11 @@ static int filter_clock_info(struct mlx5be_ctx *ctx,
 	return filter.impl->clock_info(fctx_of(ctx)->inner, info);
 }
 
+static int filter_read_clock(struct mlx5be_ctx *ctx, uint64_t *cycles)
+{
+	return filter.impl->read_clock(fctx_of(ctx)->inner, cycles);
+}
+
 static int filter_async_event_fd(struct mlx5be_ctx *ctx)
 {
 	return filter.impl->async_event_fd(fctx_of(ctx)->inner);
@@ -515,6 +520,7 @@ static struct mlx5be_ops filter_ops = {
 	.gid_l2_addr = filter_gid_l2_addr,
 	.steering_root_attach = filter_steering_root_attach,
 	.clock_info = filter_clock_info,
+	.read_clock = filter_read_clock,
 	.async_event_fd = filter_async_event_fd,
 	.async_event_read = filter_async_event_read,
 };

@@ -114,6 +114,8 @@ struct hw_syms {
 					struct mlx5dv_flow_action_attr actions[]);
 	int (*get_clock_info)(struct ibv_context *ctx,
 			      struct mlx5dv_clock_info *info);
+	int (*query_device)(struct ibv_context *ctx,
+			    struct mlx5dv_context *attrs_out);
 };
 
 /* The loaded namespace (hw_load.c); valid once hw_loaded() is true. */
@@ -256,6 +258,7 @@ struct mlx5be_obj *hw_steering_root_attach(struct mlx5be_ctx *ctx,
 					   const struct mlx5be_flow_match *match,
 					   struct mlx5be_obj *dest);
 int hw_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info);
+int hw_read_clock(struct mlx5be_ctx *ctx, uint64_t *cycles);
 int hw_async_event_fd(struct mlx5be_ctx *ctx);
 int hw_async_event_read(struct mlx5be_ctx *ctx, struct mlx5be_async_event *ev);
 

@@ -9,6 +9,7 @@
  * libibverbs.so.1 here, so the inline's logic is written out over the
  * context's ops and the namespace's entries (hw_sym).
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,41 @@ int hw_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info)
 	info->mult = ci.mult;
 	info->shift = ci.shift;
 	info->mask = ci.mask;
+	return 0;
+}
+
+/*
+ * The internal timer as libmlx5's mlx5_read_clock() reads it: the init
+ * segment page rdma-core mapped at the kernel's core clock offset (handed
+ * out by mlx5dv_query_device), high word, low word, high word again, once
+ * more if the high word moved.  EOPNOTSUPP where nothing is mapped.
+ */
+int hw_read_clock(struct mlx5be_ctx *ctx, uint64_t *cycles)
+{
+	struct mlx5dv_context dv = {
+		.comp_mask = MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK,
+	};
+	const volatile uint32_t *reg;
+	uint32_t hi = 0, lo = 0, hi1;
+	int ret;
+
+	hw_enter();
+	ret = hw_sym.query_device(ctx->ibctx, &dv);
+	hw_leave();
+	if (ret)
+		return hw_ret(ret);
+	if (!(dv.comp_mask & MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK) ||
+	    !dv.hca_core_clock)
+		return -EOPNOTSUPP;
+	reg = dv.hca_core_clock;
+	for (int i = 0; i < 2; i++) {
+		hi = be32toh(reg[0]);
+		lo = be32toh(reg[1]);
+		hi1 = be32toh(reg[0]);
+		if (hi == hi1)
+			break;
+	}
+	*cycles = (uint64_t)hi << 32 | lo;
 	return 0;
 }
 

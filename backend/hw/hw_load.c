@@ -98,6 +98,7 @@ static const struct hw_sym_def {
 	M(destroy_flow_matcher, "mlx5dv_destroy_flow_matcher", "MLX5_1.6"),
 	M(create_flow, "mlx5dv_create_flow", "MLX5_1.6"),
 	M(get_clock_info, "mlx5dv_get_clock_info", "MLX5_1.4"),
+	M(query_device, "mlx5dv_query_device", "MLX5_1.0"),
 #undef V
 #undef M
 };

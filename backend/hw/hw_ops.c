@@ -35,6 +35,7 @@ const struct mlx5be_ops mlx5be_hw_ops = {
 	.gid_l2_addr = hw_gid_l2_addr,
 	.steering_root_attach = hw_steering_root_attach,
 	.clock_info = hw_clock_info,
+	.read_clock = hw_read_clock,
 	.mkey_rereg = NULL,	/* DEVX offers no UMR of the kernel's */
 	/* Our PDs and MRs there are DEVX objects: no uverbs PD or MR handle
 	 * for rdma-core's ibv_import_pd/mr to look up. */

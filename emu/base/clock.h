@@ -9,6 +9,10 @@
  * (the engine jumps to its next timer when nothing else is runnable; a
  * delay fault adds its delay), so a run never waits on wall-clock time and
  * reads the same times each time it is replayed.
+ *
+ * The device's real-time clock (emu_clock_real_ns) follows the host's
+ * CLOCK_REALTIME, as one disciplined by phc2sys would; on the virtual clock
+ * it is the virtual time counted from the epoch.
  */
 #ifndef MLX5EMU_EMU_BASE_CLOCK_H
 #define MLX5EMU_EMU_BASE_CLOCK_H
@@ -18,6 +22,9 @@
 
 /* Now, in nanoseconds. */
 uint64_t emu_clock_ns(void);
+
+/* Real time, in nanoseconds since the epoch. */
+uint64_t emu_clock_real_ns(void);
 
 /* Switch to the virtual clock (at 0) or back to CLOCK_MONOTONIC. */
 void emu_clock_set_virtual(bool on);

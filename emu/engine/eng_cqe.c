@@ -15,6 +15,10 @@
  * unless the CQ ignores overruns (oi), the CQ enters its error state and
  * raises CQ_ERROR (eng_cq.c), as a ConnectX does, and takes no more CQEs.
  * A CQE written may raise the CQ's completion event (eng_cq.c).
+ *
+ * A successful CQE carries the time it is written, in its QP's ts_format
+ * (emu_fw_clock_stamp: the internal timer, or real time as seconds << 32 |
+ * nanoseconds); an error CQE has no timestamp field (mlx5_err_cqe).
  */
 #include <endian.h>
 #include <string.h>
@@ -22,12 +26,8 @@
 #include "emu/engine/eng_int.h"
 #include "emu/mem/mem.h"
 
-static uint64_t eng_cqe_timestamp(void)
-{
-	return eng_clock_ns();
-}
-
-static void eng_cqe_fill(uint8_t *e, const struct eng_cqe *c, uint8_t owner)
+static void eng_cqe_fill(const struct emu_fw *fw, uint8_t *e,
+			 const struct eng_cqe *c, uint8_t owner)
 {
 	struct mlx5_cqe64 *q = (struct mlx5_cqe64 *)(void *)e;
 	bool se = c->se;
@@ -50,7 +50,8 @@ static void eng_cqe_fill(uint8_t *e, const struct eng_cqe *c, uint8_t owner)
 		 * solicited-only waiters wake for them. */
 		se = true;
 	} else {
-		q->timestamp = htobe64(eng_cqe_timestamp());
+		/* Stamped as written: a CQE held back is late, and says so. */
+		q->timestamp = htobe64(emu_fw_clock_stamp(fw, c->ts_format));
 	}
 	q->op_own = (uint8_t)(c->opcode << 4 | (se ? 2 : 0) | owner);
 }
@@ -77,7 +78,7 @@ int eng_cqe_write_copy(struct emu_fw_cq *cq, const struct eng_cqe *c,
 		eng_cq_overrun(cq);
 		return -ENOSPC;
 	}
-	eng_cqe_fill(e, c, (uint8_t)((pi >> cq->log_size) & 1));
+	eng_cqe_fill(cq->obj.fw, e, c, (uint8_t)((pi >> cq->log_size) & 1));
 	slot = cq->buf.addr + (size_t)(pi & (size - 1)) * cq->cqe_size +
 	       (cq->cqe_size - 64u);
 	eng_cq_cqe_coming(cq);

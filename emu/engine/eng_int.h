@@ -510,6 +510,7 @@ struct eng_cqe {
 	uint32_t srqn_uidx;
 	uint8_t l4_l3;			/* l4_hdr_type_etc */
 	bool se;			/* the message was solicited */
+	uint8_t ts_format;		/* the QP's: how the CQE is stamped */
 };
 /* 0, or -ENOSPC (overrun: no CQE written, CQ in error), -EFAULT. */
 int eng_cqe_write(struct emu_fw_cq *cq, const struct eng_cqe *c);
@@ -656,10 +657,11 @@ void eng_dp_qp_free(struct eng_qp *qp);
 
 /* Every CQE of a QP goes through here: the hooks only while they are on. */
 static inline int eng_cqe_qp(struct eng_qp *qp, struct emu_fw_cq *cq,
-			     const struct eng_cqe *c)
+			     struct eng_cqe *c)
 {
 	int ret;
 
+	c->ts_format = qp->fq->ts_format;
 	if (eng_g.dp_now)
 		return eng_dp_cqe(qp, cq, c);
 	ret = eng_cqe_write(cq, c);

@@ -92,6 +92,7 @@ struct emu_fw *emu_fw_create(const struct emu_fw_config *cfg)
 	fw->cfg = *cfg;
 	fw->caps = caps;
 	fw->cfg.caps = caps;
+	fw_clock_init(fw);
 	atomic_init(&fw->hooks, NULL);
 	atomic_init(&fw->engine, NULL);
 	atomic_init(&fw->tracer, NULL);

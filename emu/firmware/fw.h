@@ -86,6 +86,21 @@ const struct emu_fw_config *emu_fw_config_get(const struct emu_fw *fw);
 const struct emu_fw_caps *emu_fw_get_caps(const struct emu_fw *fw);
 
 /*
+ * The device's clocks (fw_clock.c).  The internal timer: the free-running
+ * counter at cmd_hca_cap.device_frequency_khz.  emu_fw_iseg_read32: a read
+ * of the initialization segment's word at @offset (MLX5_ISEG_*, the clock
+ * registers; other words read 0), big-endian as on the bus.
+ * emu_fw_clock_stamp: a CQE's timestamp now, for a queue of ts_format
+ * @ts_format (MLX5_TIMESTAMP_FORMAT_*): the counter, or real time as
+ * seconds << 32 | nanoseconds.  No system call (vDSO clock reads).
+ */
+uint64_t emu_fw_clock_internal(const struct emu_fw *fw);
+/* The internal timer when emu_clock_ns() read @ns. */
+uint64_t emu_fw_clock_cycles(const struct emu_fw *fw, uint64_t ns);
+uint32_t emu_fw_iseg_read32(const struct emu_fw *fw, uint32_t offset);
+uint64_t emu_fw_clock_stamp(const struct emu_fw *fw, unsigned int ts_format);
+
+/*
  * Execute one PRM command, as the device does with a command-queue entry.
  *
  * in/inlen: the input mailbox (big-endian PRM layout; opcode at bits

@@ -120,6 +120,14 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	GEN(rts2rts_qp_udp_sport, 1),	/* RTS2RTS UDP_SPORT (fw_qp_modify.c) */
 	GEN(ece_support, 1),		/* ECE version 1, no option (fw_qp_rules.c) */
 
+	/* ---- clocks (fw_clock.c): the internal timer at 1 GHz, as
+	 * ibv_devinfo shows a ConnectX-6 Dx (hca_core_clock 1000000kHZ);
+	 * CQE timestamps free running or real time, chosen per QP ---- */
+	GEN(device_frequency_khz, 1000000),
+	GEN(device_frequency_mhz, 1000),
+	GEN(sq_ts_format, MLX5_TIMESTAMP_FORMAT_CAP_FREE_RUNNING_AND_REAL_TIME),
+	GEN(rq_ts_format, MLX5_TIMESTAMP_FORMAT_CAP_FREE_RUNNING_AND_REAL_TIME),
+
 	/* ---- DEVX: user contexts and umems ---- */
 	GEN(log_max_uctx, 10),		/* 1024 DEVX contexts */
 	GEN(log_max_umem, 16),
@@ -161,6 +169,7 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	ROCE(r_roce_max_src_udp_port, 0xffff),
 	ROCE(r_roce_min_src_udp_port, 0xc000),
 	ROCE(roce_address_table_size, 256),	/* gid_tbl_len, as upstream */
+	ROCE(qp_ts_format, MLX5_TIMESTAMP_FORMAT_CAP_FREE_RUNNING_AND_REAL_TIME),
 
 	/* ---- atomic page: IB_ATOMIC_HCA as mlx5_ib derives it ---- */
 	ATOMIC(atomic_operations, 0x3),	/* compare-and-swap, fetch-and-add */
@@ -225,6 +234,8 @@ static const char *const fw_cap_numeric[] = {
 	"r_roce_max_src_udp_port", "r_roce_min_src_udp_port",
 	"roce_address_table_size", "device_frequency_khz",
 	"device_frequency_mhz", "cqe_version",
+	/* enumerations: 2 both formats, 1 real time only, 0 free running */
+	"qp_ts_format", "sq_ts_format", "rq_ts_format",
 };
 
 static int fw_cap_index(unsigned int type)

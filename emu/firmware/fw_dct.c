@@ -137,6 +137,8 @@ enum fw_synd fw_cmd_create_dct(struct fw_cmd *cmd)
 	atomic_store(&dct->counter, qc);
 
 	dct->user_index = PRM_GET(dctc, dctc, user_index);
+	/* dctc names no format: the device's default. */
+	dct->ts_format = MLX5_TIMESTAMP_FORMAT_DEFAULT;
 	_Static_assert(PRM_ST_SZ_BYTES(dctc) <= sizeof(dct->ctx), "dctc");
 	memcpy(dct->ctx, dctc, PRM_ST_SZ_BYTES(dctc));
 	PRM_SET(dctc, dct->ctx, state, MLX5_DCTC_STATE_ACTIVE);

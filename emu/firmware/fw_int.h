@@ -114,6 +114,8 @@ struct emu_fw {
 	const struct emu_fw_tracer *_Atomic tracer;	/* emu/trace */
 	const struct emu_fw_engine_ops *_Atomic engine;	/* fw_engine.c */
 	atomic_ulong ncmds, nfailed;
+	uint32_t clock_khz;		/* the internal timer's rate (fw_clock.c) */
+	bool clock_fr;			/* QPs may run free-running stamps */
 };
 
 /* The general capability page and friends. */
@@ -124,6 +126,14 @@ const void *fw_cap_page(const struct emu_fw *fw, unsigned int type);
 	PRM_GET(roce_cap, fw_cap_page((fw), MLX5_CAP_ROCE), fld)
 #define FW_CAP_ATOMIC(fw, fld) \
 	PRM_GET(atomic_caps, fw_cap_page((fw), MLX5_CAP_ATOMIC), fld)
+
+/* ---- clocks (fw_clock.c) ---- */
+
+/* The clocks' parameters from the capability pages (at create). */
+void fw_clock_init(struct emu_fw *fw);
+/* Whether a queue may take @ts_format (MLX5_TIMESTAMP_FORMAT_*) under the
+ * capability @cap (MLX5_TIMESTAMP_FORMAT_CAP_*). */
+bool fw_ts_format_ok(unsigned int ts_format, unsigned int cap);
 
 /* ---- commands ---- */
 

@@ -537,6 +537,7 @@ struct emu_fw_qp {
 	struct emu_fw_ring sq;	/* 64-byte basic blocks */
 	struct emu_fw_ring rq;	/* 16 << log_rq_stride bytes per WQE */
 	uint32_t user_index;	/* reported in CQEs (cqe_version 1) */
+	uint8_t ts_format;	/* its CQEs' timestamps (MLX5_TIMESTAMP_FORMAT_*) */
 	uint32_t ece;		/* the ECE options in force (under lock) */
 	struct emu_fw_qp_attr attr;	/* under lock; see emu_fw_qp_get_attr */
 	/* Engine-owned progress, reported by QUERY_QP: WQE basic blocks and

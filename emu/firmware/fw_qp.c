@@ -134,10 +134,9 @@ static enum fw_synd fw_qpc_features(struct fw_cmd *cmd, const void *qpc)
 	    ((PRM_GET(qpc, qpc, cs_req) || PRM_GET(qpc, qpc, cs_res)) &&
 	     !FW_CAP_GEN(fw, sctr_data_cqe)))
 		return FW_SYND_QP_FEATURE_NOT_SUPPORTED;
-	/* Free-running (0) and default (1) always; real time (2) with
-	 * roce_cap.qp_ts_format real time (1) or both (2). */
-	if (ts > MLX5_TIMESTAMP_FORMAT_REAL_TIME ||
-	    (ts == MLX5_TIMESTAMP_FORMAT_REAL_TIME && tscap == 0))
+	/* Default always; free running and real time as
+	 * roce_cap.qp_ts_format offers them. */
+	if (!fw_ts_format_ok(ts, tscap))
 		return FW_SYND_QP_BAD_TS_FORMAT;
 	return FW_SYND_OK;
 }
@@ -337,6 +336,7 @@ enum fw_synd fw_cmd_create_qp(struct fw_cmd *cmd)
 		goto err;
 
 	qp->user_index = PRM_GET(qpc, qpc, user_index);
+	qp->ts_format = (uint8_t)PRM_GET(qpc, qpc, ts_format);
 	qp->ece = fw_qp_ece(cmd->fw, PRM_GET(create_qp_in, cmd->in, ece));
 	_Static_assert(sizeof(qp->ctx) == PRM_ST_SZ_BYTES(qpc), "qpc size");
 	memcpy(qp->ctx, qpc, sizeof(qp->ctx));

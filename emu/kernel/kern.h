@@ -66,6 +66,22 @@ struct kern_wire_port {
 	unsigned int port;
 };
 
+/*
+ * The device's clock as mlx5_core keeps it (kern_clock.c): the timecounter
+ * over the internal timer and the clock info page mlx5_ib shares with user
+ * space (struct mlx5_ib_clock_info at its start), brought current as the
+ * overflow work does, at most overflow_period apart.
+ */
+struct kern_clock {
+	void *page;			/* NULL: no device_frequency_khz */
+	pthread_mutex_t lock;		/* the writer: the timecounter, page */
+	uint64_t cycle_last, nsec, frac;	/* timecounter */
+	uint32_t mult, shift;
+	uint64_t mask;
+	uint64_t period_ns;		/* overflow_period, in ns */
+	_Atomic uint64_t next_update;	/* emu_clock_ns() due */
+};
+
 /* One emulated device as the kernel holds it, created on first open. */
 struct kern_dev {
 	int index;
@@ -82,10 +98,20 @@ struct kern_dev {
 	 * mlx5_core caches them (mdev->caps). */
 	uint8_t cap_gen[PRM_ST_SZ_BYTES(cmd_hca_cap)];
 	struct kern_wire_port wire[2];		/* kern_wire.c */
+	struct kern_clock clock;		/* kern_clock.c */
 	struct kern_dev *forked_next;		/* a parent's, in a child */
 };
 
 #define KERN_CAP_GEN(kdev, fld) PRM_GET(cmd_hca_cap, (kdev)->cap_gen, fld)
+
+/* kern_clock.c: the clock info page (none without a device frequency);
+ * its update when due, and the page (NULL: none); its release. */
+int kern_clock_init(struct kern_dev *kdev);
+const void *kern_clock_page(struct kern_dev *kdev);
+void kern_clock_fini(struct kern_dev *kdev);
+/* The backend's clock ops. */
+int kern_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info);
+int kern_read_clock(struct mlx5be_ctx *ctx, uint64_t *cycles);
 
 /* kern_wire.c: the device's ports join the wire (after the engine). */
 int kern_wire_attach(struct kern_dev *kdev);

@@ -66,11 +66,6 @@ static struct mlx5be_obj *kern_steering_root_attach(struct mlx5be_ctx *ctx,
 	return NULL;
 }
 
-static int kern_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info)
-{
-	return kern_uctx_lost(ctx->uctx) ? -EIO : -EOPNOTSUPP;
-}
-
 /* The UMR mlx5_ib posts for a rereg of PD and access (emu_fw_mkey_rereg);
  * the mkc rights set_mkc_access_pd_addr_fields derives from the flags. */
 static int kern_mkey_rereg(struct mlx5be_obj *obj, uint32_t pdn,
@@ -139,6 +134,7 @@ const struct mlx5be_ops mlx5be_emu_ops = {
 	.gid_l2_addr = kern_gid_l2_addr,
 	.steering_root_attach = kern_steering_root_attach,
 	.clock_info = kern_clock_info,
+	.read_clock = kern_read_clock,
 	.mkey_rereg = kern_mkey_rereg,
 	.uobj_add = kern_uobj_add,
 	.uobj_set = kern_uobj_set,

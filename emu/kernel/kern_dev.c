@@ -214,7 +214,8 @@ static struct kern_dev *kern_dev_create(int index)
 	if (!kdev->fw)
 		goto err_free;
 	emu_trace_attach(kdev->fw, id->name);	/* when the trace is on */
-	if (kern_dev_query_caps(kdev) || kern_dev_set_gids(kdev, id) ||
+	if (kern_dev_query_caps(kdev) || kern_clock_init(kdev) ||
+	    kern_dev_set_gids(kdev, id) ||
 	    kern_eq_create_all(kdev) || kern_dev_set_mtus(kdev, id))
 		goto err_fw;
 	emu_fault_attach(kdev->fw, index);	/* rules see commands from here */
@@ -232,6 +233,7 @@ static struct kern_dev *kern_dev_create(int index)
 	return kdev;
 
 err_fw:
+	kern_clock_fini(kdev);
 	emu_fw_destroy(kdev->fw);
 err_free:
 	free(kdev);

@@ -218,3 +218,22 @@ bool prov_caps_flow_steering(struct prov_context *pctx)
 	       PROV_CAP_GEN(pctx, nic_flow_table) &&
 	       prov_caps_get(pctx, MLX5_CAP_FLOW_TABLE);
 }
+
+bool prov_caps_ts_fr(unsigned int cap)
+{
+	return cap == MLX5_TIMESTAMP_FORMAT_CAP_FREE_RUNNING ||
+	       cap == MLX5_TIMESTAMP_FORMAT_CAP_FREE_RUNNING_AND_REAL_TIME;
+}
+
+bool prov_caps_ts_rt(unsigned int cap)
+{
+	return cap == MLX5_TIMESTAMP_FORMAT_CAP_REAL_TIME ||
+	       cap == MLX5_TIMESTAMP_FORMAT_CAP_FREE_RUNNING_AND_REAL_TIME;
+}
+
+bool prov_caps_real_time_ts(struct prov_context *pctx)
+{
+	return prov_caps_ts_rt(PROV_CAP_GEN(pctx, sq_ts_format)) &&
+	       prov_caps_ts_rt(PROV_CAP_GEN(pctx, rq_ts_format)) &&
+	       prov_caps_ts_rt(PROV_CAP_ROCE(pctx, qp_ts_format));
+}

@@ -106,4 +106,12 @@ bool prov_caps_mem_mgt_ext(struct prov_context *pctx);
 bool prov_caps_cvlan_strip(struct prov_context *pctx);
 bool prov_caps_flow_steering(struct prov_context *pctx);
 
+/* A ts_format capability (MLX5_TIMESTAMP_FORMAT_CAP_*) offers free-running
+ * or real-time stamps (mlx5_ib's fr_supported(), rt_supported()). */
+bool prov_caps_ts_fr(unsigned int cap);
+bool prov_caps_ts_rt(unsigned int cap);
+/* Real-time stamps on every queue: mlx5_ib's REAL_TIME_TS answer to the
+ * ucontext (sq_ts_format, rq_ts_format and qp_ts_format all offer it). */
+bool prov_caps_real_time_ts(struct prov_context *pctx);
+
 #endif /* MLX5EMU_PROVIDER_CORE_CAPS_H */

@@ -67,10 +67,6 @@
 #define PROV_CQ_FLAGS                                                         \
 	(IBV_CREATE_CQ_ATTR_SINGLE_THREADED | IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
 
-/* ts_format capability values (MLX5_TIMESTAMP_FORMAT_CAP_*). */
-#define PROV_TS_CAP_REAL_TIME 1
-#define PROV_TS_CAP_FREE_RUNNING_AND_REAL_TIME 2
-
 int prov_cq_use(struct ibv_cq *ibcq)
 {
 	struct prov_cq *cq = to_prov_cq(ibcq);
@@ -175,12 +171,7 @@ static int cq_check_wallclock(struct prov_context *pctx, uint64_t wc_flags,
 			      bool *rt_ts)
 {
 	struct mlx5be_clock_info ci = { 0 };
-	unsigned int rq = PROV_CAP_GEN(pctx, rq_ts_format);
-	unsigned int sq = PROV_CAP_GEN(pctx, sq_ts_format);
-	bool rt = (rq == PROV_TS_CAP_REAL_TIME ||
-		   rq == PROV_TS_CAP_FREE_RUNNING_AND_REAL_TIME) &&
-		  (sq == PROV_TS_CAP_REAL_TIME ||
-		   sq == PROV_TS_CAP_FREE_RUNNING_AND_REAL_TIME);
+	bool rt = prov_caps_real_time_ts(pctx);
 
 	*rt_ts = false;
 	if (!(wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK))

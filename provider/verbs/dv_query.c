@@ -34,20 +34,6 @@
  * kernel keeps no dynamic bfregs for the context. */
 #define PROV_NUM_DYN_BFREGS 0
 
-/* rt_supported() in mlx5_ib main.c over the *_ts_format capabilities
- * (kernel mlx5_ifc.h MLX5_TIMESTAMP_FORMAT_CAP_*). */
-enum {
-	PROV_TS_FORMAT_CAP_FREE_RUNNING = 0x0,
-	PROV_TS_FORMAT_CAP_REAL_TIME = 0x1,
-	PROV_TS_FORMAT_CAP_FREE_RUNNING_AND_REAL_TIME = 0x2,
-};
-
-static bool rt_supported(unsigned int ts_cap)
-{
-	return ts_cap == PROV_TS_FORMAT_CAP_REAL_TIME ||
-	       ts_cap == PROV_TS_FORMAT_CAP_FREE_RUNNING_AND_REAL_TIME;
-}
-
 /* get_dc_odp_caps(): the ODP page, read through DEVX on each call. */
 static uint32_t dc_odp_caps(struct prov_context *pctx)
 {
@@ -162,9 +148,7 @@ int mlx5emu_abi_mlx5dv_query_device(struct ibv_context *ctx_in,
 		attrs_out->flags |= MLX5DV_CONTEXT_FLAGS_CQE_128B_COMP;
 	if (resp.cqe_128b_pad)
 		attrs_out->flags |= MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD;
-	if (rt_supported(PROV_CAP_GEN(pctx, sq_ts_format)) &&
-	    rt_supported(PROV_CAP_GEN(pctx, rq_ts_format)) &&
-	    rt_supported(PROV_CAP_ROCE(pctx, qp_ts_format)))
+	if (prov_caps_real_time_ts(pctx))
 		attrs_out->flags |= MLX5DV_CONTEXT_FLAGS_REAL_TIME_TS;
 	if (attrs_out->comp_mask & MLX5DV_CONTEXT_MASK_CQE_COMPRESION) {
 		attrs_out->cqe_comp_caps = resp.cqe_comp_caps;

@@ -57,11 +57,6 @@
 	 IBV_QP_CREATE_CVLAN_STRIPPING | IBV_QP_CREATE_SOURCE_QPN |            \
 	 IBV_QP_CREATE_PCI_WRITE_END_PADDING)
 
-/* ts_format capability values (MLX5_TIMESTAMP_FORMAT_CAP_*). */
-#define PROV_TS_CAP_FREE_RUNNING 0
-#define PROV_TS_CAP_REAL_TIME 1
-#define PROV_TS_CAP_BOTH 2
-
 /* ---- the checks of libmlx5, libibverbs, uverbs and mlx5_ib ---- */
 
 static bool use_scatter_to_cqe(void)
@@ -298,16 +293,6 @@ int prov_qp_check_kernel(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 	return 0;
 }
 
-static bool ts_cap_fr(unsigned int cap)
-{
-	return cap == PROV_TS_CAP_FREE_RUNNING || cap == PROV_TS_CAP_BOTH;
-}
-
-static bool ts_cap_rt(unsigned int cap)
-{
-	return cap == PROV_TS_CAP_REAL_TIME || cap == PROV_TS_CAP_BOTH;
-}
-
 /* mlx5_ib's get_ts_format() for one CQ, or the default without one:
  * 0 and *fmt, or EOPNOTSUPP. */
 static int qp_cq_ts_format(struct ibv_cq *cq, bool fr, bool rt, int *fmt)
@@ -332,7 +317,7 @@ static int qp_ts_format(struct prov_qp *qp, struct ibv_cq *scq,
 			struct ibv_cq *rcq)
 {
 	unsigned int cap = PROV_CAP_ROCE(qp->pctx, qp_ts_format);
-	bool fr = ts_cap_fr(cap), rt = ts_cap_rt(cap);
+	bool fr = prov_caps_ts_fr(cap), rt = prov_caps_ts_rt(cap);
 	int s, r;
 
 	if (qp_cq_ts_format(scq, fr, rt, &s) || qp_cq_ts_format(rcq, fr, rt, &r))
@@ -353,7 +338,7 @@ int prov_qp_set_ts_format(struct prov_qp *qp,
 		return qp_ts_format(qp, attr->send_cq,
 				    attr->qp_type == IBV_QPT_XRC_SEND ? NULL :
 				    attr->recv_cq);
-	qp->ts_format = ts_cap_fr(PROV_CAP_ROCE(qp->pctx, qp_ts_format)) ?
+	qp->ts_format = prov_caps_ts_fr(PROV_CAP_ROCE(qp->pctx, qp_ts_format)) ?
 			MLX5_TIMESTAMP_FORMAT_FREE_RUNNING :
 			MLX5_TIMESTAMP_FORMAT_DEFAULT;
 	return 0;

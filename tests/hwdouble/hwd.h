@@ -64,6 +64,9 @@ struct hwd_ctx {
 	pthread_mutex_t uar_lock;	/* guards the UAR lists below */
 	struct hwd_uar_page *uar_pages;
 	struct hwd_uar *uars, *bf_free, *nc_uar;
+	/* The internal timer's two words, big-endian: a snapshot taken at
+	 * each mlx5dv_query_device (the double maps no device). */
+	uint32_t core_clock[2];
 	struct verbs_context vctx;	/* last: holds the ibv_context */
 };
 
@@ -174,5 +177,7 @@ HWD_EXPORT struct ibv_flow *hwd_create_flow(struct mlx5dv_flow_matcher *matcher,
 					    struct mlx5dv_flow_action_attr actions[]);
 HWD_EXPORT int hwd_get_clock_info(struct ibv_context *ctx,
 				  struct mlx5dv_clock_info *info);
+HWD_EXPORT int hwd_query_device(struct ibv_context *ctx,
+				struct mlx5dv_context *attrs_out);
 
 #endif /* MLX5EMU_TESTS_HWDOUBLE_HWD_H */

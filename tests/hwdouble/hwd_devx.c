@@ -5,6 +5,7 @@
  * with the command it carries.  A destroy is recorded with the destroy
  * command the kernel derived from the create, which it then runs.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,6 +301,28 @@ HWD_EXPORT struct ibv_flow *hwd_create_flow(struct mlx5dv_flow_matcher *matcher,
 {
 	errno = EINVAL;
 	return NULL;
+}
+
+/*
+ * mlx5dv_query_device, for what the hw backend asks of it: the mapped core
+ * clock.  A double maps no device: the register is a snapshot of the
+ * emulator's internal timer taken now, which the caller reads at once.
+ */
+HWD_EXPORT int hwd_query_device(struct ibv_context *ibctx,
+				struct mlx5dv_context *attrs_out)
+{
+	struct hwd_ctx *c = hwd_ctx_of(ibctx);
+	uint64_t want = attrs_out->comp_mask, cycles;
+
+	attrs_out->comp_mask = 0;
+	if ((want & MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK) &&
+	    !hwd_emu.read_clock(c->be, &cycles)) {
+		c->core_clock[0] = htobe32((uint32_t)(cycles >> 32));
+		c->core_clock[1] = htobe32((uint32_t)cycles);
+		attrs_out->hca_core_clock = c->core_clock;
+		attrs_out->comp_mask |= MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK;
+	}
+	return 0;
 }
 
 HWD_EXPORT int hwd_get_clock_info(struct ibv_context *ibctx,

@@ -35,7 +35,7 @@ enum hwd_op_kind {
 	OP_UMEM_DEREG, OP_UAR_ALLOC, OP_UAR_FREE, OP_QUERY_EQN,
 	OP_EVENT_CHANNEL_CREATE, OP_EVENT_CHANNEL_DESTROY, OP_EVENT_SUBSCRIBE,
 	OP_EVENT_SUBSCRIBE_FD,
-	OP_QUERY_PORT, OP_QUERY_GID, OP_GID_L2_ADDR, OP_CLOCK_INFO,
+	OP_QUERY_PORT, OP_QUERY_GID, OP_GID_L2_ADDR, OP_CLOCK_INFO, OP_READ_CLOCK,
 };
 
 /* One call: its arguments by position, its results. */
@@ -143,6 +143,9 @@ static void hwd_op_run(struct hwd_op *o)
 		break;
 	case OP_CLOCK_INFO:
 		o->ret = E->clock_info(o->p0, o->p1);
+		break;
+	case OP_READ_CLOCK:
+		o->ret = E->read_clock(o->p0, o->p1);
 		break;
 	}
 	o->err = errno;
@@ -389,6 +392,12 @@ static int x_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info)
 					 .p1 = info });
 }
 
+static int x_read_clock(struct mlx5be_ctx *ctx, uint64_t *cycles)
+{
+	return hwd_int(&(struct hwd_op){ .kind = OP_READ_CLOCK, .p0 = ctx,
+					 .p1 = cycles });
+}
+
 /* The emulator's ops, run on the double's thread; those that only touch a
  * descriptor or a ucontext's queue of async events (cmd_comp_fd/get,
  * event_channel_fd, event_read, async_event_fd/read) are left out: call
@@ -420,4 +429,5 @@ const struct mlx5be_ops hwd_emu = {
 	.query_gid = x_query_gid,
 	.gid_l2_addr = x_gid_l2_addr,
 	.clock_info = x_clock_info,
+	.read_clock = x_read_clock,
 };

@@ -166,3 +166,9 @@ HWD_EXPORT int mlx5dv_get_clock_info(struct ibv_context *ctx,
 {
 	return hwd_get_clock_info(ctx, info);
 }
+
+HWD_EXPORT int mlx5dv_query_device(struct ibv_context *ctx,
+				   struct mlx5dv_context *attrs_out)
+{
+	return hwd_query_device(ctx, attrs_out);
+}

@@ -239,18 +239,71 @@ START_TEST(qp_create_features)
 }
 END_TEST
 
+/* roce_cap.qp_ts_format 2 (both): every format but the reserved 3; the
+ * format is kept for the engine's stamps. */
 START_TEST(qp_create_ts_format)
 {
+	struct emu_fw_qp *qp;
+	struct fwt_mbox c;
+
 	ck_create_synd(QPT_RC, PRM_SET(qpc, qpc, ts_format,
 				       MLX5_TIMESTAMP_FORMAT_FREE_RUNNING), OK);
 	ck_create_synd(QPT_RC, PRM_SET(qpc, qpc, ts_format,
 				       MLX5_TIMESTAMP_FORMAT_DEFAULT), OK);
-	/* roce_cap.qp_ts_format 0: free running only */
 	ck_create_synd(QPT_RC, PRM_SET(qpc, qpc, ts_format,
-				       MLX5_TIMESTAMP_FORMAT_REAL_TIME),
-		       QP_BAD_TS_FORMAT);
+				       MLX5_TIMESTAMP_FORMAT_REAL_TIME), OK);
 	ck_create_synd(QPT_RC, PRM_SET(qpc, qpc, ts_format, 3),
 		       QP_BAD_TS_FORMAT);
+	qpt_create_mbox(&env, &c, QPT_RC);
+	PRM_SET(qpc, QPT_QPC(&c), ts_format, 2);
+	fwt_exec(fw, &c);
+	ck_fw_ok(&c);
+	qp = qpt_get(fw, PRM_GET(create_qp_out, c.out, qpn));
+	ck_assert_uint_eq(qp->ts_format, MLX5_TIMESTAMP_FORMAT_REAL_TIME);
+	emu_fw_obj_put(&qp->obj);
+}
+END_TEST
+
+static void ts_cap_fr_only(struct emu_fw_caps *caps)
+{
+	ck_assert_int_eq(emu_fw_caps_set(caps, MLX5_CAP_ROCE, "qp_ts_format", 0), 0);
+}
+
+static void ts_cap_rt_only(struct emu_fw_caps *caps)
+{
+	ck_assert_int_eq(emu_fw_caps_set(caps, MLX5_CAP_ROCE, "qp_ts_format", 1), 0);
+}
+
+/* A format the capability does not offer is refused (UCX saw a free
+ * running QP refused on a real-time-only ConnectX-6 Dx); default always. */
+START_TEST(qp_create_ts_format_cap)
+{
+	static const struct {
+		void (*tweak)(struct emu_fw_caps *caps);
+		unsigned int refused;
+	} t[] = {
+		{ ts_cap_fr_only, MLX5_TIMESTAMP_FORMAT_REAL_TIME },
+		{ ts_cap_rt_only, MLX5_TIMESTAMP_FORMAT_FREE_RUNNING },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct emu_fw *f2 = qpt_fw(t[i].tweak);
+		struct qpt_env e2;
+		struct fwt_mbox m;
+
+		qpt_env_init(&e2, f2, true);
+		for (unsigned int ts = 0; ts < 3; ts++) {
+			qpt_create_mbox(&e2, &m, QPT_RC);
+			PRM_SET(qpc, QPT_QPC(&m), ts_format, ts);
+			fwt_exec(f2, &m);
+			if (ts == t[i].refused)
+				ck_fw_synd(&m, QP_BAD_TS_FORMAT);
+			else
+				ck_fw_ok(&m);
+		}
+		emu_fw_destroy(f2);
+		qpt_env_fini(&e2);
+	}
 }
 END_TEST
 
@@ -751,6 +804,7 @@ static Suite *qp_suite(void)
 	tcase_add_test(tc, qp_create_bad_st);
 	tcase_add_test(tc, qp_create_features);
 	tcase_add_test(tc, qp_create_ts_format);
+	tcase_add_test(tc, qp_create_ts_format_cap);
 	tcase_add_test(tc, qp_create_rq_type);
 	tcase_add_test(tc, qp_create_sizes);
 	tcase_add_test(tc, qp_create_size_caps);

@@ -251,12 +251,12 @@ START_TEST(test_ex_create)
 		IBV_WC_STANDARD_FLAGS,
 		IBV_WC_EX_WITH_BYTE_LEN, IBV_WC_EX_WITH_IMM, IBV_WC_EX_WITH_QP_NUM,
 		IBV_WC_EX_WITH_SRC_QP, IBV_WC_EX_WITH_SLID, IBV_WC_EX_WITH_SL,
-		IBV_WC_EX_WITH_DLID_PATH_BITS,
+		IBV_WC_EX_WITH_DLID_PATH_BITS, IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+		IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
 	};
-	/* What the device does not produce: no core clock (hca_core_clock
-	 * 0), no VLAN stripping, no flow steering. */
+	/* What the device does not produce: no VLAN stripping, no flow
+	 * steering. */
 	static const uint64_t absent[] = {
-		IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
 		IBV_WC_EX_WITH_CVLAN, IBV_WC_EX_WITH_FLOW_TAG,
 		IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_CVLAN,
 	};
@@ -264,7 +264,7 @@ START_TEST(test_ex_create)
 	int cookie;
 
 	ck_assert_int_eq(ibv_query_device_ex(ctx, NULL, &dattr), 0);
-	ck_assert_uint_eq(dattr.hca_core_clock, 0);
+	ck_assert_uint_eq(dattr.hca_core_clock, 1000000);	/* kHz */
 	ck_assert(!(dattr.raw_packet_caps & IBV_RAW_PACKET_CAP_CVLAN_STRIPPING));
 	ck_assert(!(dattr.orig_attr.device_cap_flags &
 		    IBV_DEVICE_MANAGED_FLOW_STEERING));
@@ -303,7 +303,10 @@ START_TEST(test_ex_create)
 		ck_assert(!!cq->read_sl == !!(flags[i] & IBV_WC_EX_WITH_SL));
 		ck_assert(!!cq->read_dlid_path_bits ==
 			  !!(flags[i] & IBV_WC_EX_WITH_DLID_PATH_BITS));
-		ck_assert_ptr_null(cq->read_completion_ts);
+		ck_assert(!!cq->read_completion_ts ==
+			  !!(flags[i] & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP));
+		ck_assert(!!cq->read_completion_wallclock_ns ==
+			  !!(flags[i] & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK));
 		ck_assert_ptr_null(cq->read_cvlan);
 		ck_assert_ptr_null(cq->read_flow_tag);
 		ck_assert_int_eq(ibv_destroy_cq(ibcq), 0);
