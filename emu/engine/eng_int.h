@@ -111,8 +111,8 @@ struct eng_pkt {
 	uint64_t swap_add, compare, orig;
 	uint32_t xrc_srqn;
 	struct eng_addr addr;
-	/* DC (in process only): the DCT's access key, and the connection
-	 * (generation) of the DCI the packet belongs to */
+	/* DC: the DCT's access key, and the connection (generation) of the
+	 * DCI the packet belongs to (on the wire: the DCETH) */
 	bool dc;
 	uint32_t dc_gen;
 	uint64_t dc_key;
