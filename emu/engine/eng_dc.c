@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * emu/engine/eng_dc.c -- the dynamically connected transport, in process.
+ * emu/engine/eng_dc.c -- the dynamically connected transport.
  *
  * A DCI is a reliable requester whose WQEs name their target (the
  * datagram segment: address vector, DCT number, DC access key).  As a
@@ -26,10 +26,10 @@
  * access (emu_fw_dct_conn_init), executes it with eng_resp.c's rules:
  * SEND into the DCT's SRQ, RDMA WRITE, READ and atomics.
  *
- * Between processes DC frames would need headers no public specification
- * defines (ConnectX carries the DC key in a header of its own); they are
- * not framed: a DCI whose target is not in this process loses its
- * packets and runs out of retries.
+ * Between processes the same checks run on DC frames (eng_wire.c; the
+ * layout is emulator-chosen, wire_opcode.c): the DCETH gives the key,
+ * the DCI's QPN and the generation, and the context answers with RC
+ * responses to that QPN.
  */
 #include <endian.h>
 #include <stdlib.h>

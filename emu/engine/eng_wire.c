@@ -14,8 +14,9 @@
  * in place around it: one copy on the way out.
  *
  * In: each good frame becomes a packet of one PSN; requests go to the
- * destination QP's responder, responses to its completer; ACKs the batch
- * asked for go out once the batch is done (coalesced).
+ * destination QP's responder, responses to its completer, DC requests to
+ * eng_dc_deliver (the DCT's key and the initiator's context); ACKs the
+ * batch asked for go out once the batch is done (coalesced).
  *
  * Receiving runs in the engine's pass, on whichever thread holds the run
  * lock: no thread of the emulator spins beside the application's.  When
