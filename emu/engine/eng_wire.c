@@ -104,6 +104,7 @@ static void eng_wire_hdr(const struct eng_pkt *p, uint32_t k, bool first,
 		h->dc_key = p->dc_key;
 		h->dc_dci = p->sqpn;
 		h->dc_gen = p->dc_gen;
+		h->dc_psn0 = p->dc_psn0;
 	}
 	oi = emu_wire_opinfo(h->opcode);
 	h->se = last && p->se;
@@ -200,6 +201,7 @@ static void eng_wire_rx_one(void *arg, struct emu_wire_port *wp,
 	p.dc = dc;
 	p.dc_key = h->dc_key;
 	p.dc_gen = h->dc_gen;
+	p.dc_psn0 = h->dc_psn0;
 	p.psn = h->psn;
 	p.npsn = 1;
 	p.va = h->va;

@@ -142,7 +142,7 @@ struct emu_wire_roce {
 	/* extension headers, those the opcode has */
 	uint32_t xrc_srqn;	/* XRCETH */
 	uint64_t dc_key;	/* DCETH (emulator-chosen) */
-	uint32_t dc_dci, dc_gen;
+	uint32_t dc_dci, dc_gen, dc_psn0;
 	uint64_t va;		/* RETH, AtomicETH */
 	uint32_t rkey, dma_len;
 	uint8_t syndrome;	/* AETH */

@@ -14,12 +14,15 @@
  * They carry the RC operations under the transport bits 0b110 (the
  * IBA's manufacturer-specific range, so no receiver takes them for RC),
  * the BTH's destination QP the DCT, and right after the BTH (where XRCETH
- * sits) a 16-byte DCETH:
+ * sits) a 20-byte DCETH:
  *   bytes 0-7    the DC access key
  *   byte  8      reserved, 0
  *   bytes 9-11   the DCI's QP number
  *   bytes 12-15  the DCI's connection generation (eng_dc.c: a new
  *                connection replaces the DCT's context for that DCI)
+ *   byte  16     reserved, 0
+ *   bytes 17-19  the connection's first PSN (only that packet opens a
+ *                context)
  * Their responses are RC's, to the DCI's QP number.
  */
 #include <pthread.h>
@@ -37,7 +40,7 @@ static const uint8_t ext_len[] = {
 	[5] = 4,	/* IETH */
 	[6] = 28,	/* AtomicETH */
 	[7] = 8,	/* AtomicAckETH */
-	[8] = 16,	/* DCETH (emulator-chosen) */
+	[8] = 20,	/* DCETH (emulator-chosen) */
 };
 
 #define SND (EMU_WIRE_F_REQ | EMU_WIRE_F_SEND | EMU_WIRE_F_PAYLOAD | \

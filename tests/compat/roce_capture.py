@@ -41,8 +41,8 @@ ETH_IPV4, ETH_IPV6, ETH_ROCE_V1 = 0x0800, 0x86DD, 0x8915
 RETH, AETH, IMM, IETH, ATOMIC, ATOMIC_ACK, DETH, XRCETH = 16, 4, 4, 4, 28, 8, 8, 4
 # DC requests are the emulator's own framing (emu/wire/README.md): RC's
 # operations under the manufacturer-specific transport bits 0b110, a
-# 16-byte DCETH right after the BTH.
-DCETH = 16
+# 20-byte DCETH right after the BTH.
+DCETH = 20
 RC_LAYOUT = {
     0x00: ("SEND_FIRST", (), True), 0x01: ("SEND_MIDDLE", (), True),
     0x02: ("SEND_LAST", (), True), 0x03: ("SEND_LAST_IMM", (IMM,), True),

@@ -502,7 +502,10 @@ END_TEST
  * DC between the processes: the child's DCT (on an SRQ, key DC_KEY)
  * takes the parent DCI's SEND into the SRQ and its RDMA WRITE into its
  * memory; a SEND with another key is dropped and counted by the DCT at
- * every attempt, and the DCI runs out of retries as in process.
+ * every attempt, and the DCI runs out of retries as in process.  That
+ * SEND opens a second DCI's connection: a good-key WRITE behind it is
+ * not taken either (only a connection's first packet opens it), so no
+ * ACK of the WRITE acknowledges the dropped SEND; the WRITE is flushed.
  */
 #define DC_KEY 0x1234abcd5678ULL
 #define DC_RETRY 2
@@ -615,7 +618,7 @@ START_TEST(dc_two_processes)
 	int up[2], down[2];
 	uint32_t dctn, rkey, go = 1;
 	struct ent_conn c;
-	struct ent_qp dci;
+	struct ent_qp dci, dci2;
 	uint64_t raddr;
 	uint8_t rgid[16] = { [10] = 0xff, [11] = 0xff, [12] = 127, [14] = 1,
 			     [15] = 2 };
@@ -624,14 +627,17 @@ START_TEST(dc_two_processes)
 		snprintf(capture, sizeof(capture), "%s/dc_two_processes.pcap",
 			 dir);
 	fork_child(dct_child_run, dir ? capture : NULL, up, down);
-	ent_qp_create(&pa.d, &dci, &(struct ent_qp_cfg){
-		.type = ENT_DCI, .log_sq = 6, .scq = &pa.cq, .rcq = &pa.cq });
 	ent_conn_default(&c);
 	c.rgid = rgid;
 	c.sgid_index = ENT_GID_V2_V4;
 	c.retry_count = DC_RETRY;
 	c.ack_timeout = 12;	/* 16 ms */
+	ent_qp_create(&pa.d, &dci, &(struct ent_qp_cfg){
+		.type = ENT_DCI, .log_sq = 6, .scq = &pa.cq, .rcq = &pa.cq });
 	ent_qp_to_rts(&dci, NULL, &c);
+	ent_qp_create(&pa.d, &dci2, &(struct ent_qp_cfg){
+		.type = ENT_DCI, .log_sq = 6, .scq = &pa.cq, .rcq = &pa.cq });
+	ent_qp_to_rts(&dci2, NULL, &c);
 	ck_assert(read(up[0], &dctn, 4) == 4);
 	ck_assert(read(up[0], &raddr, 8) == 8);
 	ck_assert(read(up[0], &rkey, 4) == 4);
@@ -649,14 +655,23 @@ START_TEST(dc_two_processes)
 		.wqe_op = MLX5_OPCODE_RDMA_WRITE, .wqe_counter = 2,
 		.byte_cnt = MSG_LEN });
 	/* Another key: the DCT drops it, the DCI gives up.  One packet, so
-	 * the DCT counts one violation per attempt (each frame counts). */
-	dc_post(&dci, MLX5_OPCODE_SEND, dctn, DC_KEY + 1, 2 * MSG_LEN, 64, 0,
+	 * the DCT counts one violation per attempt (each frame counts).  The
+	 * WRITE behind it would land at offset 0 of the child's second
+	 * buffer: it must not. */
+	dc_post(&dci2, MLX5_OPCODE_SEND, dctn, DC_KEY + 1, 2 * MSG_LEN, 64, 0,
 		0);
+	dc_post(&dci2, MLX5_OPCODE_RDMA_WRITE, dctn, DC_KEY, 2 * MSG_LEN, 64,
+		raddr, rkey);
 	ent_cqe_check(ent_cq_next(&pa.cq), &(struct ent_cqe_exp){
-		.opcode = MLX5_CQE_REQ_ERR, .qpn = dci.qpn,
-		.wqe_op = MLX5_OPCODE_SEND, .wqe_counter = 4,
+		.opcode = MLX5_CQE_REQ_ERR, .qpn = dci2.qpn,
+		.wqe_op = MLX5_OPCODE_SEND, .wqe_counter = 0,
 		.syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR,
 		.vendor = 0x81 });
+	ent_cqe_check(ent_cq_next(&pa.cq), &(struct ent_cqe_exp){
+		.opcode = MLX5_CQE_REQ_ERR, .qpn = dci2.qpn,
+		.wqe_op = MLX5_OPCODE_RDMA_WRITE, .wqe_counter = 2,
+		.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+		.vendor = ENT_VENDOR_FLUSH });
 	ck_assert(write(down[1], &go, 4) == 4);
 	close(up[0]);
 	close(down[1]);
