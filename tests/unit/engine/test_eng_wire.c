@@ -501,7 +501,7 @@ END_TEST
 /*
  * DC between the processes: the child's DCT (on an SRQ, key DC_KEY)
  * takes the parent DCI's SEND into the SRQ and its RDMA WRITE into its
- * memory; a SEND with another key is dropped and counted by the DCT at
+ * memory, and answers its READ; a SEND with another key is dropped and counted by the DCT at
  * every attempt, and the DCI runs out of retries as in process.  That
  * SEND opens a second DCI's connection: a good-key WRITE behind it is
  * not taken either (only a connection's first packet opens it), so no
@@ -654,6 +654,17 @@ START_TEST(dc_two_processes)
 		.opcode = MLX5_CQE_REQ, .qpn = dci.qpn,
 		.wqe_op = MLX5_OPCODE_RDMA_WRITE, .wqe_counter = 2,
 		.byte_cnt = MSG_LEN });
+	/* READ back what the WRITE put there: RC READ responses return. */
+	memset(pa.mr.buf + 2 * MSG_LEN, 0, MSG_LEN);
+	dc_post(&dci, MLX5_OPCODE_RDMA_READ, dctn, DC_KEY, 2 * MSG_LEN,
+		MSG_LEN, raddr, rkey);
+	ent_cqe_check(ent_cq_next(&pa.cq), &(struct ent_cqe_exp){
+		.opcode = MLX5_CQE_REQ, .qpn = dci.qpn,
+		.wqe_op = MLX5_OPCODE_RDMA_READ, .wqe_counter = 4,
+		.byte_cnt = MSG_LEN });
+	for (unsigned int i = 0; i < MSG_LEN; i++)
+		ck_assert_uint_eq(pa.mr.buf[2 * MSG_LEN + i],
+				  pattern(MSG_LEN + i));
 	/* Another key: the DCT drops it, the DCI gives up.  One packet, so
 	 * the DCT counts one violation per attempt (each frame counts).  The
 	 * WRITE behind it would land at offset 0 of the child's second
