@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * emu/engine/eng_dc.c -- the dynamically connected transport, in process.
+ * emu/engine/eng_dc.c -- the dynamically connected transport.
  *
  * A DCI is a reliable requester whose WQEs name their target (the
  * datagram segment: address vector, DCT number, DC access key).  As a
@@ -19,17 +19,17 @@
  *            RETRY_EXC_ERR), as on a ConnectX
  *   STATE    a DCT that is not ACTIVE (draining, drained) takes nothing
  *   CONNECT  the initiator's responder context (by source GID and QPN):
- *            a packet of a generation it has not seen replaces it,
- *            starting at its PSN (in process a connection's first packet
- *            always arrives first)
+ *            a packet of a generation it has not seen replaces it; only
+ *            the connection's first packet (the PSN it carries as the
+ *            connection's first) opens one, at that PSN
  * and then the context, an RC responder QP of the DCT's PD, CQ, SRQ and
  * access (emu_fw_dct_conn_init), executes it with eng_resp.c's rules:
  * SEND into the DCT's SRQ, RDMA WRITE, READ and atomics.
  *
- * Between processes DC frames would need headers no public specification
- * defines (ConnectX carries the DC key in a header of its own); they are
- * not framed: a DCI whose target is not in this process loses its
- * packets and runs out of retries.
+ * Between processes the same checks run on DC frames (eng_wire.c; the
+ * layout is emulator-chosen, wire_opcode.c): the DCETH gives the key,
+ * the DCI's QPN, the generation and its first PSN, and the context answers with RC
+ * responses to that QPN.
  */
 #include <endian.h>
 #include <stdlib.h>
@@ -55,6 +55,7 @@ bool eng_dc_req_connect(struct eng_qp *qp, const struct eng_wqe *w)
 	if (++eng_dc_gen == 0)
 		eng_dc_gen = 1;
 	qp->dci.gen = eng_dc_gen;
+	qp->dci.psn0 = atomic_load(&qp->fq->hw.sq_psn) & 0xffffff;
 	qp->route_gen = ~0u;	/* its packets go to the new target */
 	return true;
 }
@@ -146,6 +147,11 @@ bool eng_dc_deliver(struct eng_dev *dev, struct eng_pkt *pkt)
 		eng_dc_conn_free(conn);
 		conn = NULL;
 	}
+	/* A connection opens with its first packet: a later one (its first
+	 * was dropped, say for its key) is not taken, so an ACK of it cannot
+	 * acknowledge what never arrived. */
+	if (!conn && pkt->psn != pkt->dc_psn0)
+		return false;
 	if (!conn)
 		conn = eng_dc_conn_new(dev, dct, pkt);
 	if (!conn)

@@ -195,8 +195,6 @@ int eng_fabric_send(struct eng_qp *src, struct eng_pkt *pkt, uint32_t from,
 		dev = eng_fabric_local(src) ? src->route_dev : NULL;
 		port = src->route.dport;
 	}
-	if (!dev && pkt->dc)	/* DC is not framed (eng_dc.c): lost */
-		return (int)(pkt->npsn - from < max ? pkt->npsn - from : max);
 	if (!dev) {
 		struct emu_wire_port *wp =
 			pkt->addr.port >= 1 && pkt->addr.port <= EMU_FW_MAX_PORTS ?

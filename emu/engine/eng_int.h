@@ -111,10 +111,10 @@ struct eng_pkt {
 	uint64_t swap_add, compare, orig;
 	uint32_t xrc_srqn;
 	struct eng_addr addr;
-	/* DC (in process only): the DCT's access key, and the connection
-	 * (generation) of the DCI the packet belongs to */
+	/* DC: the DCT's access key, and the connection (generation, first
+	 * PSN) of the DCI the packet belongs to (on the wire: the DCETH) */
 	bool dc;
-	uint32_t dc_gen;
+	uint32_t dc_gen, dc_psn0;
 	uint64_t dc_key;
 	/* in process only: the responder found the sender's memory gone */
 	bool src_fault;
@@ -277,6 +277,7 @@ struct eng_qp {
 	struct {
 		bool valid;
 		uint32_t dctn, gen;
+		uint32_t psn0;	/* the connection's first PSN */
 		uint8_t dgid[16];
 	} dci;
 	/* a DCT's connection (eng_dc.c): its own QP object, the DCT, and

@@ -240,6 +240,7 @@ static void eng_req_build(struct eng_qp *qp, const struct eng_wqe *w,
 		p->dc = true;
 		p->dc_key = be64toh(w->av->key.dc_key);
 		p->dc_gen = qp->dci.gen;
+		p->dc_psn0 = qp->dci.psn0;
 	} else if (w->av) {
 		uint32_t dqp = be32toh(w->av->dqp_dct) & 0xffffff;
 		uint32_t qkey = be32toh(w->av->key.qkey.qkey);

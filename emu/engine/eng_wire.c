@@ -14,8 +14,9 @@
  * in place around it: one copy on the way out.
  *
  * In: each good frame becomes a packet of one PSN; requests go to the
- * destination QP's responder, responses to its completer; ACKs the batch
- * asked for go out once the batch is done (coalesced).
+ * destination QP's responder, responses to its completer, DC requests to
+ * eng_dc_deliver (the DCT's key and the initiator's context); ACKs the
+ * batch asked for go out once the batch is done (coalesced).
  *
  * Receiving runs in the engine's pass, on whichever thread holds the run
  * lock: no thread of the emulator spins beside the application's.  When
@@ -95,6 +96,16 @@ static void eng_wire_hdr(const struct eng_pkt *p, uint32_t k, bool first,
 	h->udp_sport = a->udp_sport ? a->udp_sport :
 		       emu_wire_udp_sport(a->flow_label, p->sqpn, p->dqpn);
 	h->opcode = eng_wire_seg_op(p->opcode, first, last);
+	/* A DCI's requests go as DC frames (emulator-chosen, wire_opcode.c);
+	 * their responses are RC's. */
+	if (p->dc && emu_wire_opinfo(h->opcode) &&
+	    (emu_wire_opinfo(h->opcode)->flags & EMU_WIRE_F_REQ)) {
+		h->opcode = (uint8_t)(EMU_WIRE_TR_DC | (h->opcode & 0x1f));
+		h->dc_key = p->dc_key;
+		h->dc_dci = p->sqpn;
+		h->dc_gen = p->dc_gen;
+		h->dc_psn0 = p->dc_psn0;
+	}
 	oi = emu_wire_opinfo(h->opcode);
 	h->se = last && p->se;
 	h->ackreq = oi && (oi->flags & EMU_WIRE_F_REQ) &&
@@ -167,21 +178,30 @@ static void eng_wire_rx_one(void *arg, struct emu_wire_port *wp,
 {
 	struct eng_wire_rx_ctx *c = arg;
 	const struct emu_wire_opinfo *oi = emu_wire_opinfo(h->opcode);
-	struct eng_qp *dst = eng_fabric_qp(c->dev, h->dqpn);
+	bool dc = (h->opcode & 0xe0) == EMU_WIRE_TR_DC;
+	struct eng_qp *dst = dc ? NULL : eng_fabric_qp(c->dev, h->dqpn);
 	struct eng_pkt p;
 
-	if (!dst || c->dev->fatal) {	/* a stopped device receives nothing */
+	/* A stopped device receives nothing. */
+	if ((!dst && !dc) || c->dev->fatal) {
 		emu_wire_port_drop(wp, EMU_WIRE_DROP_NO_QP);
 		return;
 	}
 	ENG_PKT_CLEAR(&p);
-	p.opcode = h->opcode;
+	/* DC: the RC operation, for the DCT (eng_dc.c). */
+	p.opcode = dc ? (uint8_t)(EMU_WIRE_TR_RC | (h->opcode & 0x1f)) :
+			h->opcode;
 	p.se = h->se;
 	p.ackreq = h->ackreq;
 	p.dqpn = h->dqpn;
-	/* The sender's QP: DETH says it for UD; a connection knows it. */
+	/* The sender's QP: DETH says it for UD, DCETH for DC; a connection
+	 * knows it. */
 	p.sqpn = (oi->hdrs & EMU_WIRE_H_DETH) ? h->src_qpn :
-						dst->attr.remote_qpn;
+		 dc ? h->dc_dci : dst->attr.remote_qpn;
+	p.dc = dc;
+	p.dc_key = h->dc_key;
+	p.dc_gen = h->dc_gen;
+	p.dc_psn0 = h->dc_psn0;
 	p.psn = h->psn;
 	p.npsn = 1;
 	p.va = h->va;
@@ -211,6 +231,13 @@ static void eng_wire_rx_one(void *arg, struct emu_wire_port *wp,
 	p.pay = ENG_PAY_BUF;
 	p.buf = payload;
 	p.len = paylen;
+	if (dc) {
+		/* No such DCT, a wrong key, not active: dropped, as in
+		 * process (the key violation counted by the DCT). */
+		if (!eng_dc_deliver(c->dev, &p))
+			emu_wire_port_drop(wp, EMU_WIRE_DROP_NO_QP);
+		return;
+	}
 	eng_fabric_deliver(dst, &p);
 }
 

@@ -56,6 +56,7 @@ enum {				/* extension headers after the BTH */
 	EMU_WIRE_H_IETH = 1 << 5,
 	EMU_WIRE_H_ATOMIC = 1 << 6,	/* AtomicETH */
 	EMU_WIRE_H_ATOMIC_ACK = 1 << 7,	/* AtomicAckETH */
+	EMU_WIRE_H_DCETH = 1 << 8,	/* emulator-chosen (wire_opcode.c) */
 };
 
 enum {				/* what a packet of the opcode is */
@@ -80,6 +81,9 @@ enum {
 	EMU_WIRE_TR_UD = 0x60,
 	EMU_WIRE_TR_CNP = 0x80,
 	EMU_WIRE_TR_XRC = 0xa0,
+	/* Emulator-chosen, in the IBA's manufacturer-specific range (IBA
+	 * 9.2, table 36: 0b110xxxxx): DC requests (wire_opcode.c). */
+	EMU_WIRE_TR_DC = 0xc0,
 };
 
 /* Operations (the low five bits), as RC numbers them. */
@@ -137,6 +141,8 @@ struct emu_wire_roce {
 	uint32_t dqpn, psn;
 	/* extension headers, those the opcode has */
 	uint32_t xrc_srqn;	/* XRCETH */
+	uint64_t dc_key;	/* DCETH (emulator-chosen) */
+	uint32_t dc_dci, dc_gen, dc_psn0;
 	uint64_t va;		/* RETH, AtomicETH */
 	uint32_t rkey, dma_len;
 	uint8_t syndrome;	/* AETH */

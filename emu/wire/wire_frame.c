@@ -50,6 +50,13 @@ static uint8_t *wire_ext_put(uint8_t *p, const struct emu_wire_roce *h,
 		wire_put32(p, h->xrc_srqn & 0xffffff);
 		p += 4;
 	}
+	if (hdrs & EMU_WIRE_H_DCETH) {
+		wire_put64(p, h->dc_key);
+		wire_put32(p + 8, h->dc_dci & 0xffffff);
+		wire_put32(p + 12, h->dc_gen);
+		wire_put32(p + 16, h->dc_psn0 & 0xffffff);
+		p += 20;
+	}
 	if (hdrs & EMU_WIRE_H_DETH) {
 		wire_put32(p, h->qkey);
 		wire_put32(p + 4, h->src_qpn & 0xffffff);
@@ -153,6 +160,13 @@ static void wire_ext_get(const uint8_t *p, struct emu_wire_roce *h,
 	if (hdrs & EMU_WIRE_H_XRCETH) {
 		h->xrc_srqn = wire_get32(p) & 0xffffff;
 		p += 4;
+	}
+	if (hdrs & EMU_WIRE_H_DCETH) {
+		h->dc_key = wire_get64(p);
+		h->dc_dci = wire_get32(p + 8) & 0xffffff;
+		h->dc_gen = wire_get32(p + 12);
+		h->dc_psn0 = wire_get32(p + 16) & 0xffffff;
+		p += 20;
 	}
 	if (hdrs & EMU_WIRE_H_DETH) {
 		h->qkey = wire_get32(p);

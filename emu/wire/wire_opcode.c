@@ -8,6 +8,22 @@
  *
  * RC operations exist on RC and XRC (where requests carry XRCETH, IBA
  * 14.2.6.4); UC has SEND and WRITE; UD has SEND ONLY with DETH.
+ *
+ * DC requests are emulator-chosen: no public source says how a ConnectX
+ * frames them (the IBA and Wireshark's dissector define no DC header).
+ * They carry the RC operations under the transport bits 0b110 (the
+ * IBA's manufacturer-specific range, so no receiver takes them for RC),
+ * the BTH's destination QP the DCT, and right after the BTH (where XRCETH
+ * sits) a 20-byte DCETH:
+ *   bytes 0-7    the DC access key
+ *   byte  8      reserved, 0
+ *   bytes 9-11   the DCI's QP number
+ *   bytes 12-15  the DCI's connection generation (eng_dc.c: a new
+ *                connection replaces the DCT's context for that DCI)
+ *   byte  16     reserved, 0
+ *   bytes 17-19  the connection's first PSN (only that packet opens a
+ *                context)
+ * Their responses are RC's, to the DCI's QP number.
  */
 #include <pthread.h>
 
@@ -24,6 +40,7 @@ static const uint8_t ext_len[] = {
 	[5] = 4,	/* IETH */
 	[6] = 28,	/* AtomicETH */
 	[7] = 8,	/* AtomicAckETH */
+	[8] = 20,	/* DCETH (emulator-chosen) */
 };
 
 #define SND (EMU_WIRE_F_REQ | EMU_WIRE_F_SEND | EMU_WIRE_F_PAYLOAD | \
@@ -103,7 +120,7 @@ static void add(uint8_t tr, const char *trname, uint8_t op, uint16_t extra)
 	o->hdrs = hdrs;
 	o->flags = ops[op].flags;
 	o->hlen = BTH_LEN;
-	for (unsigned int b = 0; b < 8; b++)
+	for (unsigned int b = 0; b < 9; b++)
 		if (hdrs & (1u << b))
 			o->hlen = (uint8_t)(o->hlen + ext_len[b]);
 }
@@ -119,6 +136,8 @@ static void table_init(void)
 		    (ops[op].flags & EMU_WIRE_F_REQ) ? EMU_WIRE_H_XRCETH : 0);
 		if (op <= EMU_WIRE_OP_WRITE_ONLY_IMM)
 			add(EMU_WIRE_TR_UC, "UC", op, 0);
+		if (ops[op].flags & EMU_WIRE_F_REQ)
+			add(EMU_WIRE_TR_DC, "DC", op, EMU_WIRE_H_DCETH);
 	}
 	add(EMU_WIRE_TR_UD, "UD", EMU_WIRE_OP_SEND_ONLY, EMU_WIRE_H_DETH);
 	add(EMU_WIRE_TR_UD, "UD", EMU_WIRE_OP_SEND_ONLY_IMM, EMU_WIRE_H_DETH);

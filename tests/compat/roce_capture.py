@@ -39,6 +39,10 @@ ETH_IPV4, ETH_IPV6, ETH_ROCE_V1 = 0x0800, 0x86DD, 0x8915
 # five bits): RC, UC and XRC share the layout, XRC requests with an XRCETH
 # first.
 RETH, AETH, IMM, IETH, ATOMIC, ATOMIC_ACK, DETH, XRCETH = 16, 4, 4, 4, 28, 8, 8, 4
+# DC requests are the emulator's own framing (emu/wire/README.md): RC's
+# operations under the manufacturer-specific transport bits 0b110, a
+# 20-byte DCETH right after the BTH.
+DCETH = 20
 RC_LAYOUT = {
     0x00: ("SEND_FIRST", (), True), 0x01: ("SEND_MIDDLE", (), True),
     0x02: ("SEND_LAST", (), True), 0x03: ("SEND_LAST_IMM", (IMM,), True),
@@ -57,7 +61,7 @@ RC_LAYOUT = {
 }
 UC_OPCODES = range(0x00, 0x0C)
 UD_LAYOUT = {0x04: ("SEND_ONLY", (DETH,), True), 0x05: ("SEND_ONLY_IMM", (DETH, IMM), True)}
-TRANSPORTS = {0x00: "RC", 0x20: "UC", 0x60: "UD", 0xA0: "XRC"}
+TRANSPORTS = {0x00: "RC", 0x20: "UC", 0x60: "UD", 0xA0: "XRC", 0xC0: "DC"}
 
 # Message order: each opcode's kind and place (first, middle, last, only).
 KINDS = {}
@@ -86,6 +90,11 @@ def opcode_layout(opcode):
         # ACKs: 0x0D..0x12) do not (IBA table 38).
         if entry and base == 0xA0 and not 0x0D <= low <= 0x12:
             entry = (entry[0], (XRCETH,) + entry[1], entry[2])
+    elif base == 0xC0:
+        # Requests only: a DCT answers with RC responses.
+        entry = RC_LAYOUT.get(low) if not 0x0D <= low <= 0x12 else None
+        if entry:
+            entry = (entry[0], (DCETH,) + entry[1], entry[2])
     elif base == 0x20:
         entry = RC_LAYOUT.get(low) if low in UC_OPCODES else None
     elif base == 0x60:

@@ -313,6 +313,31 @@ START_TEST(dc_wrong_key)
 }
 END_TEST
 
+/* A connection whose first message has a wrong key: the good-key WRITE
+ * behind it does not open the connection (only its first packet does),
+ * so nothing lands and no ACK of it completes the dropped SEND. */
+START_TEST(dc_wrong_key_opens_nothing)
+{
+	struct ibv_qp *dci = dci_rts(), *dct = dct_rtr();
+	struct ibv_wc wc;
+
+	fill(0, 64, 5);
+	memset(buf + 4096, 0, 64);
+	dc_post(dci, OP_SEND, dct->qp_num, KEY + 1, 0, 64, 0);
+	dc_post(dci, OP_WRITE, dct->qp_num, KEY, 0, 64, 4096);
+	wc = dp_poll_one(qt_cq);
+	ck_assert_int_eq(wc.status, IBV_WC_RETRY_EXC_ERR);
+	ck_assert_uint_eq(wc.wr_id, OP_SEND);
+	wc = dp_poll_one(qt_cq);
+	ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(wc.wr_id, OP_WRITE);
+	ck_assert_uint_eq(buf[4096], 0);
+	ck_assert_uint_eq(dct_violations(dct), RETRY + 1);
+	ck_assert_int_eq(ibv_destroy_qp(dci), 0);
+	ck_assert_int_eq(ibv_destroy_qp(dct), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("dp_dc");
@@ -323,6 +348,7 @@ int main(void)
 	tcase_add_test(tc, dc_send_write_read);
 	tcase_add_test(tc, dc_connections);
 	tcase_add_test(tc, dc_wrong_key);
+	tcase_add_test(tc, dc_wrong_key_opens_nothing);
 	suite_add_tcase(s, tc);
 	return vt_run(s);
 }

@@ -269,7 +269,7 @@ void ent_qp_create(struct ent_dev *d, struct ent_qp *qp,
 	qp->d = d;
 	qp->cfg = *cfg;
 	rq_len = cfg->srqn || cfg->type == ENT_XRC_INI ||
-		 cfg->type == ENT_XRC_TGT ? 0 :
+		 cfg->type == ENT_XRC_TGT || cfg->type == ENT_DCI ? 0 :
 		 (size_t)(16u << cfg->log_rq_stride) << cfg->log_rq;
 	sq_len = cfg->type == ENT_XRC_TGT ? 0 : (size_t)64 << cfg->log_sq;
 	ent_mem_reg(d, rq_len + sq_len + 4096, &qp->mem);
@@ -313,6 +313,10 @@ void ent_qp_create(struct ent_dev *d, struct ent_qp *qp,
 		PRM_SET(qpc, qpc, st, MLX5_QPC_ST_XRC);
 		PRM_SET(qpc, qpc, rq_type, EMU_FW_RQ_ZERO);
 		PRM_SET(qpc, qpc, xrcd, d->xrcd);
+		break;
+	case ENT_DCI:	/* a send queue only */
+		PRM_SET(qpc, qpc, st, MLX5_QPC_ST_DCI);
+		PRM_SET(qpc, qpc, rq_type, EMU_FW_RQ_ZERO);
 		break;
 	case ENT_XRC_TGT:
 		PRM_SET(qpc, qpc, st, MLX5_QPC_ST_XRC);

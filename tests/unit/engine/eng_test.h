@@ -81,7 +81,7 @@ void ent_mr_init_buf(struct ent_dev *d, struct ent_mr *mr, uint32_t pd,
 #define ENT_MR_ALL (EMU_FW_MKEY_LR | EMU_FW_MKEY_LW | EMU_FW_MKEY_RR | \
 		    EMU_FW_MKEY_RW | EMU_FW_MKEY_A)
 
-enum ent_type { ENT_RC, ENT_UC, ENT_UD, ENT_XRC_INI, ENT_XRC_TGT };
+enum ent_type { ENT_RC, ENT_UC, ENT_UD, ENT_XRC_INI, ENT_XRC_TGT, ENT_DCI };
 
 struct ent_qp_cfg {
 	enum ent_type type;

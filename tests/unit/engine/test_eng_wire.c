@@ -7,7 +7,8 @@
  * parent's frames: a lost frame is resent and the message still
  * completes; a peer that never answers ends in the transport retry
  * counter exceeded error a ConnectX reports.  A SEND_WITH_INV crosses
- * with its IETH and frees the child's type 2 memory window.
+ * with its IETH and frees the child's type 2 memory window.  DC crosses
+ * as well: a DCI in the parent, a DCT on an SRQ in the child.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -260,11 +261,11 @@ static uint32_t peer_window;	/* an INVALIDATE child's window */
  * ack_timeout.  The fork comes before the parent's device starts the
  * engine thread: a child of a process with threads may not start its own
  * (ThreadSanitizer refuses). */
-static void pair_up(const char *capture, uint32_t msgs, unsigned int retry,
-		    unsigned int ack_timeout)
+static void fork_child(void (*run)(int to_parent, int from_parent,
+				    uint16_t udp_port),
+		       const char *capture, int up[2], int down[2])
 {
-	int up[2], down[2], fd;
-	uint32_t rqpn, ready;
+	int fd;
 
 	ck_assert(!pipe(up) && !pipe(down));
 	fd = wire_socket(0, &udp_port);
@@ -274,11 +275,20 @@ static void pair_up(const char *capture, uint32_t msgs, unsigned int retry,
 		close(up[0]);
 		close(down[1]);
 		close(fd);
-		child_run(up[1], down[0], udp_port);
+		run(up[1], down[0], udp_port);
 	}
 	side_init(&pa, 0, fd, udp_port, capture);
 	close(up[1]);
 	close(down[0]);
+}
+
+static void pair_up(const char *capture, uint32_t msgs, unsigned int retry,
+		    unsigned int ack_timeout)
+{
+	int up[2], down[2];
+	uint32_t rqpn, ready;
+
+	fork_child(child_run, capture, up, down);
 	ck_assert(read(up[0], &rqpn, 4) == 4);
 	side_rts(&pa, rqpn, 1, retry, ack_timeout);
 	ck_assert(write(down[1], &pa.qp.qpn, 4) == 4);
@@ -488,6 +498,199 @@ START_TEST(rc_retry_exceeded)
 }
 END_TEST
 
+/*
+ * DC between the processes: the child's DCT (on an SRQ, key DC_KEY)
+ * takes the parent DCI's SEND into the SRQ and its RDMA WRITE into its
+ * memory, and answers its READ; a SEND with another key is dropped and counted by the DCT at
+ * every attempt, and the DCI runs out of retries as in process.  That
+ * SEND opens a second DCI's connection: a good-key WRITE behind it is
+ * not taken either (only a connection's first packet opens it), so no
+ * ACK of the WRITE acknowledges the dropped SEND; the WRITE is flushed.
+ */
+#define DC_KEY 0x1234abcd5678ULL
+#define DC_RETRY 2
+
+static uint32_t dct_create(struct side *s, uint32_t srqn)
+{
+	struct fwt_mbox m;
+	void *c;
+
+	fwt_mbox_init(&m, MLX5_CMD_OP_CREATE_DCT, 0, s->d.uid,
+		      PRM_ST_SZ_BYTES(create_dct_in),
+		      PRM_ST_SZ_BYTES(create_dct_out));
+	c = PRM_ADDR_OF(create_dct_in, m.in, dct_context_entry);
+	PRM_SET(dctc, c, pd, s->d.pd);
+	PRM_SET(dctc, c, srqn_xrqn, srqn);
+	PRM_SET(dctc, c, cqn, s->cq.cqn);
+	PRM_SET64(dctc, c, dc_access_key, DC_KEY);
+	PRM_SET(dctc, c, rre, 1);
+	PRM_SET(dctc, c, rwe, 1);
+	PRM_SET(dctc, c, port, 1);
+	PRM_SET(dctc, c, mtu, MLX5_QPC_MTU_1K_BYTES);
+	PRM_SET(dctc, c, my_addr_index, ENT_GID_V2_V4);
+	PRM_SET(dctc, c, hop_limit, 64);
+	fwt_exec(s->d.fw, &m);
+	ck_fw_ok(&m);
+	return PRM_GET(create_dct_out, m.out, dctn);
+}
+
+static uint32_t dct_violations(struct side *s, uint32_t dctn)
+{
+	struct fwt_mbox m;
+
+	fwt_mbox_init(&m, MLX5_CMD_OP_QUERY_DCT, 0, s->d.uid,
+		      PRM_ST_SZ_BYTES(query_dct_in),
+		      PRM_ST_SZ_BYTES(query_dct_out));
+	PRM_SET(query_dct_in, m.in, dctn, dctn);
+	fwt_exec(s->d.fw, &m);
+	ck_fw_ok(&m);
+	return PRM_GET(dctc, PRM_ADDR_OF(query_dct_out, m.out,
+					 dct_context_entry),
+		       dc_access_key_violation_count);
+}
+
+/* The child: exits 0 when the SEND came into the SRQ whole, the WRITE
+ * landed after it, and the DCT counted DC_RETRY + 1 key violations. */
+static void dct_child_run(int to_parent, int from_parent, uint16_t port)
+{
+	struct ent_srq srq;
+	struct side s;
+	uint64_t addr;
+	uint32_t dctn, go;
+	const uint8_t *cqe;
+	unsigned int bad = 0;
+
+	side_init(&s, 1, wire_socket(1, &port), port, NULL);
+	ent_srq_init(&s.d, &srq, 4, false, &s.cq, 0);
+	ent_srq_post(&srq, s.mr.key, (uint64_t)(uintptr_t)s.mr.buf, MSG_LEN);
+	dctn = dct_create(&s, srq.srqn);
+	addr = (uint64_t)(uintptr_t)s.mr.buf + MSG_LEN;
+	ck_assert(write(to_parent, &dctn, 4) == 4);
+	ck_assert(write(to_parent, &addr, 8) == 8);
+	ck_assert(write(to_parent, &s.mr.key, 4) == 4);
+	cqe = ent_cq_next(&s.cq);
+	if (!cqe || (cqe[63] >> 4) != MLX5_CQE_RESP_SEND ||
+	    (ent_be32(cqe + 56) & 0xffffff) != dctn ||
+	    ent_be32(cqe + 44) != MSG_LEN)
+		_exit(10);
+	ck_assert(read(from_parent, &go, 4) == 4);	/* all done */
+	for (unsigned int i = 0; i < 2 * MSG_LEN; i++)
+		bad += s.mr.buf[i] != pattern(i);
+	if (bad)
+		_exit(2);
+	if (dct_violations(&s, dctn) != DC_RETRY + 1)
+		_exit(3);
+	_exit(0);
+}
+
+/* A DC WQE (libmlx5 44's layout): control, the 48-byte datagram segment
+ * (DC key; DCT number with the extended-AV bit; hop limit; GRH; the
+ * GID), a remote address for a WRITE, one data segment. */
+static void dc_post(struct ent_qp *dci, uint8_t op, uint32_t dctn,
+		    uint64_t key, uint32_t off, uint32_t len, uint64_t raddr,
+		    uint32_t rkey)
+{
+	uint8_t w[128] = { 0 }, *d = w + 64;
+
+	ent_ctrl(w, dci->sq_pi, op, dci->qpn, op == MLX5_OPCODE_SEND ? 5 : 6,
+		 MLX5_WQE_CTRL_CQ_UPDATE, 0);
+	put_be(w + 16, key, 8);
+	put_be(w + 24, 0x80000000u | dctn, 4);
+	w[16 + 27] = 64;
+	put_be(w + 16 + 28, 0x40000000u | ENT_GID_V2_V4 << 20, 4);
+	memcpy(w + 16 + 32, (uint8_t[16]){ [10] = 0xff, [11] = 0xff,
+					   [12] = 127, [14] = 1, [15] = 2 },
+	       16);
+	if (op != MLX5_OPCODE_SEND) {
+		ent_raddr(d, raddr, rkey);
+		d += 16;
+	}
+	ent_dseg(d, len, pa.mr.key,
+		 (uint64_t)(uintptr_t)pa.mr.buf + off);
+	ent_sq_put(dci, w, 2);
+	ent_sq_ring(dci);
+}
+
+START_TEST(dc_two_processes)
+{
+	const char *dir = getenv("MLX5EMU_TEST_CAPTURE_DIR");
+	char capture[512];
+	int up[2], down[2];
+	uint32_t dctn, rkey, go = 1;
+	struct ent_conn c;
+	struct ent_qp dci, dci2;
+	uint64_t raddr;
+	uint8_t rgid[16] = { [10] = 0xff, [11] = 0xff, [12] = 127, [14] = 1,
+			     [15] = 2 };
+
+	if (dir)
+		snprintf(capture, sizeof(capture), "%s/dc_two_processes.pcap",
+			 dir);
+	fork_child(dct_child_run, dir ? capture : NULL, up, down);
+	ent_conn_default(&c);
+	c.rgid = rgid;
+	c.sgid_index = ENT_GID_V2_V4;
+	c.retry_count = DC_RETRY;
+	c.ack_timeout = 12;	/* 16 ms */
+	ent_qp_create(&pa.d, &dci, &(struct ent_qp_cfg){
+		.type = ENT_DCI, .log_sq = 6, .scq = &pa.cq, .rcq = &pa.cq });
+	ent_qp_to_rts(&dci, NULL, &c);
+	ent_qp_create(&pa.d, &dci2, &(struct ent_qp_cfg){
+		.type = ENT_DCI, .log_sq = 6, .scq = &pa.cq, .rcq = &pa.cq });
+	ent_qp_to_rts(&dci2, NULL, &c);
+	ck_assert(read(up[0], &dctn, 4) == 4);
+	ck_assert(read(up[0], &raddr, 8) == 8);
+	ck_assert(read(up[0], &rkey, 4) == 4);
+	for (unsigned int i = 0; i < 3 * MSG_LEN; i++)
+		pa.mr.buf[i] = pattern(i);
+	dc_post(&dci, MLX5_OPCODE_SEND, dctn, DC_KEY, 0, MSG_LEN, 0, 0);
+	dc_post(&dci, MLX5_OPCODE_RDMA_WRITE, dctn, DC_KEY, MSG_LEN, MSG_LEN,
+		raddr, rkey);
+	ent_cqe_check(ent_cq_next(&pa.cq), &(struct ent_cqe_exp){
+		.opcode = MLX5_CQE_REQ, .qpn = dci.qpn,
+		.wqe_op = MLX5_OPCODE_SEND, .wqe_counter = 0,
+		.byte_cnt = MSG_LEN });
+	ent_cqe_check(ent_cq_next(&pa.cq), &(struct ent_cqe_exp){
+		.opcode = MLX5_CQE_REQ, .qpn = dci.qpn,
+		.wqe_op = MLX5_OPCODE_RDMA_WRITE, .wqe_counter = 2,
+		.byte_cnt = MSG_LEN });
+	/* READ back what the WRITE put there: RC READ responses return. */
+	memset(pa.mr.buf + 2 * MSG_LEN, 0, MSG_LEN);
+	dc_post(&dci, MLX5_OPCODE_RDMA_READ, dctn, DC_KEY, 2 * MSG_LEN,
+		MSG_LEN, raddr, rkey);
+	ent_cqe_check(ent_cq_next(&pa.cq), &(struct ent_cqe_exp){
+		.opcode = MLX5_CQE_REQ, .qpn = dci.qpn,
+		.wqe_op = MLX5_OPCODE_RDMA_READ, .wqe_counter = 4,
+		.byte_cnt = MSG_LEN });
+	for (unsigned int i = 0; i < MSG_LEN; i++)
+		ck_assert_uint_eq(pa.mr.buf[2 * MSG_LEN + i],
+				  pattern(MSG_LEN + i));
+	/* Another key: the DCT drops it, the DCI gives up.  One packet, so
+	 * the DCT counts one violation per attempt (each frame counts).  The
+	 * WRITE behind it would land at offset 0 of the child's second
+	 * buffer: it must not. */
+	dc_post(&dci2, MLX5_OPCODE_SEND, dctn, DC_KEY + 1, 2 * MSG_LEN, 64, 0,
+		0);
+	dc_post(&dci2, MLX5_OPCODE_RDMA_WRITE, dctn, DC_KEY, 2 * MSG_LEN, 64,
+		raddr, rkey);
+	ent_cqe_check(ent_cq_next(&pa.cq), &(struct ent_cqe_exp){
+		.opcode = MLX5_CQE_REQ_ERR, .qpn = dci2.qpn,
+		.wqe_op = MLX5_OPCODE_SEND, .wqe_counter = 0,
+		.syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR,
+		.vendor = 0x81 });
+	ent_cqe_check(ent_cq_next(&pa.cq), &(struct ent_cqe_exp){
+		.opcode = MLX5_CQE_REQ_ERR, .qpn = dci2.qpn,
+		.wqe_op = MLX5_OPCODE_RDMA_WRITE, .wqe_counter = 2,
+		.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+		.vendor = ENT_VENDOR_FLUSH });
+	ck_assert(write(down[1], &go, 4) == 4);
+	close(up[0]);
+	close(down[1]);
+	child_done();
+	ent_dev_fini(&pa.d);	/* closes the capture */
+}
+END_TEST
+
 static void teardown(void)
 {
 	emu_fault_clear();
@@ -506,6 +709,7 @@ static Suite *eng_wire_suite(void)
 	tcase_add_test(tc, rc_drop_resends);
 	tcase_add_test(tc, rc_retry_exceeded);
 	tcase_add_test(tc, rc_read_loss_one_retry);
+	tcase_add_test(tc, dc_two_processes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -291,6 +291,61 @@ START_TEST(build_matches_hand_written_bytes)
 }
 END_TEST
 
+/* The emulator-chosen DC frame (wire_opcode.c), by hand: a DC RDMA
+ * WRITE ONLY, IPv4, 4 bytes of payload; from the BTH on. */
+START_TEST(dc_frame_hand_written_bytes)
+{
+	static const uint8_t want[] = {
+		/* BTH: opcode 0xca (0xc0 | WRITE ONLY), pad 0, P_Key ffff,
+		 * the DCT 0x00abcd, AckReq, PSN 0x000010 */
+		0xca, 0x00, 0xff, 0xff, 0x00, 0x00, 0xab, 0xcd,
+		0x80, 0x00, 0x00, 0x10,
+		/* DCETH: key 0x0102030405060708, reserved, DCI 0x000321,
+		 * generation 0x00000007, reserved, first PSN 0x00000e */
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+		0x00, 0x00, 0x03, 0x21, 0x00, 0x00, 0x00, 0x07,
+		0x00, 0x00, 0x00, 0x0e,
+		/* RETH: va 0x1000, rkey 0x55, len 4 */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00,
+		0x00, 0x00, 0x00, 0x55, 0x00, 0x00, 0x00, 0x04,
+		/* payload */
+		'd', 'c', '!', '?',
+	};
+	uint8_t f[EMU_WIRE_FRAME_MAX];
+	struct emu_wire_roce h = {
+		.version = 2,
+		.sgid = { [10] = 0xff, [11] = 0xff, 0x7f, 1, 2, 3 },
+		.dgid = { [10] = 0xff, [11] = 0xff, 0x7f, 1, 2, 4 },
+		.hop_limit = 64, .udp_sport = 0xc000,
+		.opcode = 0xca, .ackreq = true, .pkey = 0xffff,
+		.dqpn = 0xabcd, .psn = 0x10, .dc_key = 0x0102030405060708ull,
+		.dc_dci = 0x321, .dc_gen = 7, .dc_psn0 = 0xe, .va = 0x1000, .rkey = 0x55,
+		.dma_len = 4,
+	}, g;
+	uint32_t len, off, plen;
+
+	ck_assert_str_eq(emu_wire_opinfo(0xca)->name, "DC_WRITE_ONLY");
+	/* Requests only: responses go back as RC's. */
+	ck_assert_ptr_null(emu_wire_opinfo(0xc0 | EMU_WIRE_OP_ACK));
+	ck_assert_ptr_null(emu_wire_opinfo(0xc0 | EMU_WIRE_OP_READ_RESP_ONLY));
+	ck_assert_uint_eq(emu_wire_roce_hlen(&h), 14 + 20 + 8 + 12 + 20 + 16);
+	memcpy(f + emu_wire_roce_hlen(&h), "dc!?", 4);
+	len = emu_wire_roce_build(&h, f, 4);
+	ck_assert_uint_eq(len, 14 + 20 + 8 + sizeof(want) + 4);
+	ck_assert_mem_eq(f + 42, want, sizeof(want));
+	ck_assert_int_eq(emu_wire_roce_parse(f, len, &g, &off, &plen),
+			 EMU_WIRE_DROP_NONE);
+	ck_assert_uint_eq(g.dc_key, 0x0102030405060708ull);
+	ck_assert_uint_eq(g.dc_dci, 0x321);
+	ck_assert_uint_eq(g.dc_gen, 7);
+	ck_assert_uint_eq(g.dc_psn0, 0xe);
+	ck_assert_uint_eq(g.dqpn, 0xabcd);
+	ck_assert_uint_eq(g.rkey, 0x55);
+	ck_assert_uint_eq(off, 42 + 48);
+	ck_assert_uint_eq(plen, 4);
+}
+END_TEST
+
 static uint64_t rng;
 
 static uint32_t rnd(void)
@@ -331,6 +386,10 @@ static void rnd_header(struct emu_wire_roce *h, uint8_t opcode, int framing)
 	h->dqpn = rnd() & 0xffffff;
 	h->psn = rnd() & 0xffffff;
 	h->xrc_srqn = rnd() & 0xffffff;
+	h->dc_key = (uint64_t)rnd() << 32 | rnd();
+	h->dc_dci = rnd() & 0xffffff;
+	h->dc_gen = rnd();
+	h->dc_psn0 = rnd() & 0xffffff;
 	h->va = (uint64_t)rnd() << 32 | rnd();
 	h->rkey = rnd();
 	h->dma_len = rnd();
@@ -366,6 +425,10 @@ static void check_fields(const struct emu_wire_roce *a,
 	if (!emu_wire_gid_is_v4(a->dgid))
 		ck_assert_uint_eq(a->flow_label, b->flow_label);
 	ck_assert_uint_eq(b->xrc_srqn, hdrs & EMU_WIRE_H_XRCETH ? a->xrc_srqn : 0);
+	ck_assert_uint_eq(b->dc_key, hdrs & EMU_WIRE_H_DCETH ? a->dc_key : 0);
+	ck_assert_uint_eq(b->dc_dci, hdrs & EMU_WIRE_H_DCETH ? a->dc_dci : 0);
+	ck_assert_uint_eq(b->dc_gen, hdrs & EMU_WIRE_H_DCETH ? a->dc_gen : 0);
+	ck_assert_uint_eq(b->dc_psn0, hdrs & EMU_WIRE_H_DCETH ? a->dc_psn0 : 0);
 	ck_assert_uint_eq(b->qkey, hdrs & EMU_WIRE_H_DETH ? a->qkey : 0);
 	ck_assert_uint_eq(b->src_qpn, hdrs & EMU_WIRE_H_DETH ? a->src_qpn : 0);
 	ck_assert_uint_eq(b->va, hdrs & (EMU_WIRE_H_RETH | EMU_WIRE_H_ATOMIC) ?
@@ -427,8 +490,8 @@ START_TEST(every_opcode_round_trips)
 					 EMU_WIRE_DROP_NONE);
 		}
 	}
-	/* RC 23, XRC 23, UC 12, UD 2 */
-	ck_assert_int_eq(carried, 60);
+	/* RC 23, XRC 23, UC 12, UD 2, DC 17 (RC's requests) */
+	ck_assert_int_eq(carried, 77);
 }
 END_TEST
 
@@ -518,6 +581,7 @@ int main(void)
 		       "against shared captures not run\n", testdata());
 	}
 	tcase_add_test(tc, build_matches_hand_written_bytes);
+	tcase_add_test(tc, dc_frame_hand_written_bytes);
 	tcase_add_test(tc, every_opcode_round_trips);
 	tcase_add_test(tc, oversized_payload_refused);
 	tcase_add_test(tc, parser_fuzz);
