@@ -313,6 +313,29 @@ START_TEST(transport_retry_exceeded)
 }
 END_TEST
 
+/* Two WQEs outstanding when the retries run out: the oldest completes
+ * with the retry error, the one behind it flushes. */
+START_TEST(transport_retry_exceeded_two)
+{
+	struct ent_conn c;
+
+	teardown();
+	setup();
+	ent_conn_default(&c);
+	c.retry_count = 1;
+	c.ack_timeout = 1;	/* 8 us */
+	make_pair(&c, &c);
+	ck_assert_uint_eq(ent_qp_modify(&bqp, MLX5_CMD_OP_2RST_QP), 0);
+	ent_post1(&aqp, MLX5_OPCODE_SEND, MLX5_WQE_CTRL_CQ_UPDATE, 0, &amr, 0,
+		  8, 0, 0);
+	ent_post1(&aqp, MLX5_OPCODE_RDMA_WRITE, MLX5_WQE_CTRL_CQ_UPDATE, 0,
+		  &amr, 0, 8, (uint64_t)(uintptr_t)bmr.buf, bmr.key);
+	req_err(MLX5_OPCODE_SEND, 0, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR,
+		0x81);
+	req_err(MLX5_OPCODE_RDMA_WRITE, 1, MLX5_CQE_SYNDROME_WR_FLUSH_ERR, 0xF9);
+}
+END_TEST
+
 START_TEST(malformed_wqes)
 {
 	unsigned int i = (unsigned int)_i;
@@ -443,6 +466,7 @@ static Suite *eng_errors_suite(void)
 	tcase_add_test(tc, rnr_retry_exceeded);
 	tcase_add_test(tc, rnr_wait_then_deliver);
 	tcase_add_test(tc, transport_retry_exceeded);
+	tcase_add_test(tc, transport_retry_exceeded_two);
 	tcase_add_loop_test(tc, malformed_wqes, 0, 5);
 	tcase_add_test(tc, modify_to_err_flushes);
 #ifndef EMU_FW_TSAN
