@@ -104,7 +104,11 @@ static int fw_match(struct cds_lfht_node *node, const void *key)
 	const struct emu_fw_obj *obj =
 		EMU_FW_OBJ_OF(node, struct emu_fw_obj, node);
 
-	return obj->id == *(const uint32_t *)key;
+	/* Read during a lookup that may race the insert: the table's own
+	 * publication orders it, but liburcu is not visible to the thread
+	 * sanitizer, so the id is an atomic access on both sides. */
+	return __atomic_load_n(&obj->id, __ATOMIC_RELAXED) ==
+	       *(const uint32_t *)key;
 }
 
 static uint32_t pow2_limit(unsigned int log, uint32_t cap)
@@ -335,7 +339,7 @@ int fw_obj_insert(struct emu_fw_obj *obj)
 		struct cds_lfht_node *old;
 
 		tb->cursor = id == tb->max_id ? tb->min_id : id + 1;
-		obj->id = id;
+		__atomic_store_n(&obj->id, id, __ATOMIC_RELAXED);
 		/* Publish: readers load users (acquire) after the lookup. */
 		atomic_store_explicit(&obj->users, 0, memory_order_release);
 		old = cds_lfht_add_unique(tb->ht, fw_hash(id), fw_match, &id,

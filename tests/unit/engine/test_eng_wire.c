@@ -181,11 +181,16 @@ static bool child_window_valid(struct side *s, uint32_t rkey)
 	enum emu_fw_mkey_res r;
 	uint8_t *host;
 
+	/* A window changes only in engine passes, and the resolver is the
+	 * engine's: stopping the thread (joined) and starting it again
+	 * orders this read with its passes on both sides. */
+	emu_eng_stop();
 	emu_fw_rcu_lock();
 	r = emu_fw_mkey_resolve_qp(s->d.fw, rkey, emu_fw_to_pd(pd), s->qp.qpn,
 				   EMU_FW_MKEY_RW, (uintptr_t)s->mr.buf, 8,
 				   &host);
 	emu_fw_rcu_unlock();
+	ck_assert_int_eq(emu_eng_start(), 0);
 	emu_fw_obj_put(pd);
 	return r == EMU_FW_MKEY_OK;
 }
@@ -574,6 +579,9 @@ static void dct_child_run(int to_parent, int from_parent, uint16_t port)
 	    ent_be32(cqe + 44) != MSG_LEN)
 		_exit(10);
 	ck_assert(read(from_parent, &go, 4) == 4);	/* all done */
+	/* The WRITE has no CQE here: the engine thread, joined, is what
+	 * orders its copy before these reads. */
+	emu_eng_stop();
 	for (unsigned int i = 0; i < 2 * MSG_LEN; i++)
 		bad += s.mr.buf[i] != pattern(i);
 	if (bad)
