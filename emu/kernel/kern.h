@@ -228,8 +228,6 @@ enum {
 };
 /* The node name of a ucap type ("mlx5_perm_ctrl_local"), or NULL. */
 const char *kern_ucap_name(unsigned int type);
-/* Its device numbers; -ENOENT when no device advertises it. */
-int kern_ucap_dev(unsigned int type, unsigned int *major, unsigned int *minor);
 /* Makes the advertised ucaps' nodes in the emulated tree; 0 or -errno. */
 int kern_ucaps_publish(void);
 /* ib_get_ucaps: the ucap types @fds are nodes of; -EBADF, -EINVAL. */

@@ -82,15 +82,6 @@ static int kern_ucap_path(unsigned int type, char *buf, size_t len)
 	return 0;
 }
 
-int kern_ucap_dev(unsigned int type, unsigned int *major, unsigned int *minor)
-{
-	if (type >= KERN_UCAP_MAX || !kern_ucap_advertised(type))
-		return -ENOENT;
-	*major = KERN_UCAP_MAJOR;
-	*minor = type;
-	return 0;
-}
-
 /* mkdir -p of @path's directory part below an existing root. */
 static int kern_ucap_mkdirs(char *path)
 {

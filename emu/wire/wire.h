@@ -82,7 +82,8 @@ enum {
 	EMU_WIRE_TR_CNP = 0x80,
 	EMU_WIRE_TR_XRC = 0xa0,
 	/* Emulator-chosen, in the IBA's manufacturer-specific range (IBA
-	 * 9.2, table 36: 0b110xxxxx): DC requests (wire_opcode.c). */
+	 * 9.2, table 36: transport prefix 0b110): DC requests
+	 * (wire_opcode.c). */
 	EMU_WIRE_TR_DC = 0xc0,
 };
 
