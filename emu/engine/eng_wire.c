@@ -241,6 +241,10 @@ static void eng_wire_rx_one(void *arg, struct emu_wire_port *wp,
 	eng_fabric_deliver(dst, &p);
 }
 
+static const struct emu_wire_rx_ops eng_wire_rx_ops = {
+	.roce = eng_wire_rx_one,
+};
+
 bool eng_wire_rx_due(struct eng *e)
 {
 	uint64_t wall = eng_wire_wall(e);
@@ -266,7 +270,7 @@ unsigned int eng_wire_rx(struct eng *e, unsigned int budget)
 			struct eng_wire_rx_ctx c = { dev, (uint8_t)(p + 1) };
 
 			if (dev->wire[p])
-				got += emu_wire_rx(dev->wire[p], eng_wire_rx_one,
+				got += emu_wire_rx(dev->wire[p], &eng_wire_rx_ops,
 						   &c, budget, e->now_ns);
 		}
 	}

@@ -369,13 +369,22 @@ uint64_t emu_wire_tx_next_due(const struct emu_wire_port *p);
 
 /*
  * Receiving: up to budget datagrams from the link; each is decapsulated,
- * checked (VNI, strict L2, link state, filter), captured, parsed and, if
- * it is a good RoCE frame, handed to fn.  Returns the frames handed.
+ * checked (VNI, strict L2, link state, filter) and captured.  A good RoCE
+ * frame goes to ops->roce, parsed; any other frame to ops->eth whole
+ * (Ethernet header onward, no FCS), which says whether someone took it;
+ * a frame nobody takes is counted as not RoCE.  Returns the frames taken.
  */
 typedef void (*emu_wire_rx_fn)(void *arg, struct emu_wire_port *p,
 			       const struct emu_wire_roce *h,
 			       const uint8_t *payload, uint32_t paylen);
-unsigned int emu_wire_rx(struct emu_wire_port *p, emu_wire_rx_fn fn, void *arg,
+typedef bool (*emu_wire_rx_eth_fn)(void *arg, struct emu_wire_port *p,
+				   const uint8_t *frame, uint32_t len);
+struct emu_wire_rx_ops {
+	emu_wire_rx_fn roce;
+	emu_wire_rx_eth_fn eth;		/* NULL: RoCE only */
+};
+unsigned int emu_wire_rx(struct emu_wire_port *p,
+			 const struct emu_wire_rx_ops *ops, void *arg,
 			 unsigned int budget, uint64_t now_ns);
 
 /* ---- counters ---- */

@@ -370,7 +370,8 @@ uint64_t emu_wire_tx_next_due(const struct emu_wire_port *p)
 /* One datagram: the VXLAN header, then the inner frame. */
 static enum emu_wire_drop wire_rx_one(struct emu_wire_port *p,
 				      struct emu_wire_dgram *d,
-				      emu_wire_rx_fn fn, void *arg)
+				      const struct emu_wire_rx_ops *ops,
+				      void *arg)
 {
 	uint8_t *f = d->buf + EMU_WIRE_VXLAN_HLEN;
 	uint32_t len, payoff, paylen, delay_us = 0;
@@ -411,13 +412,16 @@ static enum emu_wire_drop wire_rx_one(struct emu_wire_port *p,
 		break;
 	}
 	why = emu_wire_roce_parse(f, len, &h, &payoff, &paylen);
+	if (why == EMU_WIRE_DROP_NOT_ROCE && ops->eth)
+		return ops->eth(arg, p, f, len) ? EMU_WIRE_DROP_NONE : why;
 	if (why)
 		return why;
-	fn(arg, p, &h, f + payoff, paylen);
+	ops->roce(arg, p, &h, f + payoff, paylen);
 	return EMU_WIRE_DROP_NONE;
 }
 
-unsigned int emu_wire_rx(struct emu_wire_port *p, emu_wire_rx_fn fn, void *arg,
+unsigned int emu_wire_rx(struct emu_wire_port *p,
+			 const struct emu_wire_rx_ops *ops, void *arg,
 			 unsigned int budget, uint64_t now_ns)
 {
 	unsigned int handed = 0, got = 0;
@@ -437,7 +441,7 @@ unsigned int emu_wire_rx(struct emu_wire_port *p, emu_wire_rx_fn fn, void *arg,
 			break;
 		for (int i = 0; i < r; i++) {
 			enum emu_wire_drop why = wire_rx_one(p, &p->rx_d[i],
-							     fn, arg);
+							     ops, arg);
 
 			if (why)
 				emu_wire_port_drop(p, why);
