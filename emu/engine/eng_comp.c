@@ -357,8 +357,8 @@ static bool eng_comp_place(struct eng_qp *qp, struct eng_infl *r,
 		one.len = 8;
 		p = &one;
 	}
-	res = eng_mr_scatter(qp, qp->fq->pd, sge, nsge, offset, p,
-			     &src_fault);
+	res = eng_mr_scatter(qp->dev->fw, qp->fq->obj.id, qp->fq->pd, sge,
+			     nsge, offset, p, &src_fault);
 	if (res == ENG_MR_OK)
 		return true;
 	if (src_fault) {

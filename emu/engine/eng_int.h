@@ -431,6 +431,14 @@ enum eng_wqe_res {
 };
 enum eng_wqe_res eng_wqe_read(struct eng_qp *qp, uint16_t idx,
 			      struct eng_wqe *w);
+/* Copy WQE idx of a send ring (control segment decoded, nothing else
+ * checked beyond the DS count): what every send queue reads first. */
+enum eng_wqe_res eng_wqe_fetch(const struct emu_fw_ring *sq, uint16_t idx,
+			       struct eng_wqe *w);
+/* The data part of w->raw[off, end): one inline segment, or data
+ * segments (w->sge, w->len). */
+enum eng_wqe_res eng_wqe_data(struct eng_wqe *w, unsigned int off,
+			      unsigned int end);
 
 /* ---- eng_opcode.c: what each WQE opcode is ---- */
 enum {
@@ -476,9 +484,11 @@ enum eng_mr_res {
 enum eng_mr_res eng_mr_gather(struct eng_qp *qp, const struct eng_wqe *w,
 			      struct eng_pkt *pkt);
 /* Copy a payload into a scatter list of (lkey, addr, len) with local
- * write rights on @pd; skip @skip bytes of the list first (UD GRH, or
- * what earlier packets of the message placed). */
-enum eng_mr_res eng_mr_scatter(struct eng_qp *qp, const struct emu_fw_pd *pd,
+ * write rights on @pd, for queue @qpn (windows bound to a QP); skip @skip
+ * bytes of the list first (UD GRH, or what earlier packets of the message
+ * placed). */
+enum eng_mr_res eng_mr_scatter(struct emu_fw *fw, uint32_t qpn,
+			       const struct emu_fw_pd *pd,
 			       const struct eng_sge *sge, unsigned int nsge,
 			       uint32_t skip, const struct eng_pkt *pkt,
 			       bool *src_fault);
@@ -493,6 +503,11 @@ int eng_mr_copy_range(uint8_t *dst, const struct eng_pkt *pkt, uint32_t from,
 enum eng_recv_res { ENG_RECV_OK, ENG_RECV_NONE, ENG_RECV_FAULT };
 enum eng_recv_res eng_recv_take(struct eng_qp *qp, struct emu_fw_srq *srq,
 				struct eng_rwqe *r);
+/* The next WQE of a cyclic receive ring whose doorbell record's word 0
+ * counts posted WQEs; *counter counts those taken. */
+enum eng_recv_res eng_recv_cyclic(const struct emu_fw_ring *rq,
+				  const struct emu_fw_buf *dbr,
+				  atomic_uint *counter, struct eng_rwqe *r);
 /* Give back a WQE taken for a message that did not land. */
 void eng_recv_untake(struct eng_qp *qp, const struct eng_rwqe *r);
 /* Flush every receive WQE the RQ holds (QP in ERR); how many. */

@@ -117,12 +117,12 @@ int eng_mr_copy_payload(uint8_t *dst, const struct eng_pkt *pkt,
 	return eng_mr_copy_range(dst, pkt, 0, pkt->len, src_fault);
 }
 
-enum eng_mr_res eng_mr_scatter(struct eng_qp *qp, const struct emu_fw_pd *pd,
+enum eng_mr_res eng_mr_scatter(struct emu_fw *fw, uint32_t qpn,
+			       const struct emu_fw_pd *pd,
 			       const struct eng_sge *sge, unsigned int nsge,
 			       uint32_t skip, const struct eng_pkt *pkt,
 			       bool *src_fault)
 {
-	struct emu_fw *fw = qp->dev->fw;
 	uint32_t room = 0, from = 0;
 
 	*src_fault = false;
@@ -143,7 +143,7 @@ enum eng_mr_res eng_mr_scatter(struct eng_qp *qp, const struct emu_fw_pd *pd,
 			continue;
 		if (n > pkt->len - from)
 			n = pkt->len - from;
-		r = emu_fw_mkey_resolve_qp(fw, sge[i].lkey, pd, qp->fq->obj.id,
+		r = emu_fw_mkey_resolve_qp(fw, sge[i].lkey, pd, qpn,
 					   EMU_FW_MKEY_LW, sge[i].addr + s, n,
 					   &host);
 		if (r != EMU_FW_MKEY_OK)

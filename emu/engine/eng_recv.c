@@ -52,18 +52,19 @@ static void eng_rwqe_parse(const uint8_t *raw, unsigned int off,
 	}
 }
 
-static enum eng_recv_res eng_recv_rq(struct eng_qp *qp, struct eng_rwqe *r)
+enum eng_recv_res eng_recv_cyclic(const struct emu_fw_ring *rq,
+				  const struct emu_fw_buf *dbr,
+				  atomic_uint *counter, struct eng_rwqe *r)
 {
-	const struct emu_fw_ring *rq = &qp->fq->rq;
-	uint32_t ci = atomic_load(&qp->fq->hw.rq_counter);
+	uint32_t ci = atomic_load(counter);
 	unsigned int stride = 1u << rq->log_stride;
 	uint8_t raw[ENG_RWQE_MAX];
 	bool fault;
 	uint16_t pi;
 
-	if (!rq->cnt || !qp->fq->dbr.addr)
+	if (!rq->cnt || !dbr->addr)
 		return ENG_RECV_NONE;
-	pi = eng_dbr_word(&qp->fq->dbr, EMU_FW_DBR_RCV, &fault);
+	pi = eng_dbr_word(dbr, EMU_FW_DBR_RCV, &fault);
 	if (fault)
 		return ENG_RECV_FAULT;
 	if (pi == (uint16_t)ci)
@@ -75,8 +76,14 @@ static enum eng_recv_res eng_recv_rq(struct eng_qp *qp, struct eng_rwqe *r)
 	r->idx = (uint16_t)ci;
 	r->srq = NULL;
 	eng_rwqe_parse(raw, 0, stride, r);
-	atomic_store(&qp->fq->hw.rq_counter, ci + 1);
+	atomic_store(counter, ci + 1);
 	return ENG_RECV_OK;
+}
+
+static enum eng_recv_res eng_recv_rq(struct eng_qp *qp, struct eng_rwqe *r)
+{
+	return eng_recv_cyclic(&qp->fq->rq, &qp->fq->dbr, &qp->fq->hw.rq_counter,
+			       r);
 }
 
 static enum eng_recv_res eng_recv_srq(struct emu_fw_srq *srq,

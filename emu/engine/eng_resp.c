@@ -534,8 +534,8 @@ static enum eng_resp_state eng_resp_execute(struct eng_resp *r)
 			if (r->ud && !eng_resp_write_grh(r))
 				return RESP_ERR_RWQE_PROT;
 		}
-		mr = eng_mr_scatter(r->qp, r->pd, m->rwqe.sge,
-				    m->rwqe.nsge, (r->ud ? 40 : 0) + m->offset, p,
+		mr = eng_mr_scatter(r->qp->dev->fw, r->qp->fq->obj.id, r->pd,
+				    m->rwqe.sge, m->rwqe.nsge, (r->ud ? 40 : 0) + m->offset, p,
 				    &src_fault);
 		if (mr == ENG_MR_LEN)
 			return RESP_ERR_LENGTH;

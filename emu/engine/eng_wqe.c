@@ -55,9 +55,8 @@ static int eng_wqe_copy(const struct emu_fw_ring *sq, uint16_t idx,
 	return 0;
 }
 
-/* The data part: inline, or data segments. */
-static enum eng_wqe_res eng_wqe_data(struct eng_wqe *w, unsigned int off,
-				     unsigned int end)
+enum eng_wqe_res eng_wqe_data(struct eng_wqe *w, unsigned int off,
+			      unsigned int end)
 {
 	uint64_t total = 0;
 
@@ -230,10 +229,9 @@ static enum eng_wqe_res eng_wqe_parse(struct eng_qp *qp, struct eng_wqe *w)
 	return eng_wqe_data(w, off, end);
 }
 
-enum eng_wqe_res eng_wqe_read(struct eng_qp *qp, uint16_t idx,
-			      struct eng_wqe *w)
+enum eng_wqe_res eng_wqe_fetch(const struct emu_fw_ring *sq, uint16_t idx,
+			       struct eng_wqe *w)
 {
-	const struct emu_fw_ring *sq = &qp->fq->sq;
 	const uint8_t *c = w->raw;
 
 	w->len = 0;
@@ -258,5 +256,13 @@ enum eng_wqe_res eng_wqe_read(struct eng_qp *qp, uint16_t idx,
 		return ENG_WQE_BAD;
 	if (eng_wqe_copy(sq, idx, 1, w->nbb, w->raw))
 		return ENG_WQE_FAULT;
-	return eng_wqe_parse(qp, w);
+	return ENG_WQE_OK;
+}
+
+enum eng_wqe_res eng_wqe_read(struct eng_qp *qp, uint16_t idx,
+			      struct eng_wqe *w)
+{
+	enum eng_wqe_res res = eng_wqe_fetch(&qp->fq->sq, idx, w);
+
+	return res == ENG_WQE_OK ? eng_wqe_parse(qp, w) : res;
 }
