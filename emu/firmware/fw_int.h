@@ -218,6 +218,17 @@ void fw_srq_release(struct emu_fw_obj *obj);
 void fw_srq_fini(struct emu_fw_obj *obj);
 void fw_qp_release(struct emu_fw_obj *obj);	/* QPs and DCTs */
 void fw_qp_fini(struct emu_fw_obj *obj);
+/* Ethernet queues (fw_eth_*.c). */
+void fw_tis_release(struct emu_fw_obj *obj);
+void fw_tis_fini(struct emu_fw_obj *obj);
+void fw_sq_release(struct emu_fw_obj *obj);
+void fw_sq_fini(struct emu_fw_obj *obj);
+void fw_rq_release(struct emu_fw_obj *obj);
+void fw_rq_fini(struct emu_fw_obj *obj);
+void fw_rqt_release(struct emu_fw_obj *obj);
+void fw_rqt_fini(struct emu_fw_obj *obj);
+void fw_tir_release(struct emu_fw_obj *obj);
+void fw_tir_fini(struct emu_fw_obj *obj);
 
 /* The first QP number handed out (0 and 1 are QP0/QP1 on hardware, and
  * the kernel keeps a few more). */
@@ -296,6 +307,9 @@ void fw_engine_run_locked(struct emu_fw *fw, void (*fn)(void *), void *fnarg);
 void fw_engine_port_changed(struct emu_fw *fw, unsigned int port, bool up);
 /* A CQ was just published. */
 void fw_engine_cq_created(struct emu_fw_cq *cq);
+/* Ethernet queues: an SQ or RQ changed state or is dying (as QPs). */
+void fw_engine_sq_changed(struct emu_fw_sq *sq);
+void fw_engine_rq_changed(struct emu_fw_rq *rq);
 
 /* ---- ports (fw_vport.c) ---- */
 
