@@ -268,6 +268,12 @@ enum fw_synd fw_cmd_obj_own(struct fw_cmd *cmd, enum emu_fw_obj_type type,
 enum fw_synd fw_cmd_obj_destroy(struct fw_cmd *cmd, enum emu_fw_obj_type type,
 				uint32_t id, enum fw_synd invalid,
 				enum fw_synd in_use);
+/* The same with dying(obj) called once it is marked dying, before it is
+ * removed (fw_cmd_obj_destroy's lets the engine passes finish). */
+enum fw_synd fw_cmd_obj_destroy_cb(struct fw_cmd *cmd,
+				   enum emu_fw_obj_type type, uint32_t id,
+				   enum fw_synd invalid, enum fw_synd in_use,
+				   void (*dying)(struct emu_fw_obj *obj));
 
 /* ---- memory the device reaches (fw_umem.c) ---- */
 
@@ -291,6 +297,17 @@ enum fw_synd fw_buf_resolve(struct fw_cmd *cmd, const struct fw_buf_desc *d,
 enum fw_synd fw_dbr_resolve(struct fw_cmd *cmd, bool umem_valid,
 			    uint32_t umem_id, uint64_t addr,
 			    struct emu_fw_buf *buf);
+/*
+ * A work queue context (struct wq at byte wq_off of cmd->in, its page list
+ * following it) as a buffer description of len bytes; its doorbell record;
+ * whether it asks for what no work queue here does (signature, end
+ * padding, striding, hairpin, header-data split, SHAMPO): RMP, SQ, RQ.
+ */
+void fw_wq_buf_desc(const struct fw_cmd *cmd, size_t wq_off, size_t len,
+		    struct fw_buf_desc *d);
+enum fw_synd fw_wq_dbr_resolve(struct fw_cmd *cmd, const void *wq,
+			       struct emu_fw_buf *buf);
+bool fw_wq_unsupported(const void *wq);
 /* Drop the umem use of a resolved range (once per range; buf is left as
  * it was, for readers still using it). */
 void fw_buf_release(struct emu_fw_buf *buf);

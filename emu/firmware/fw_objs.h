@@ -652,7 +652,9 @@ struct emu_fw_sq {
 	/* MLX5_SQC_STATE_* (RST, RDY, ERR); release on change. */
 	atomic_uint state;
 	atomic_uint gen;	/* bumped by every MODIFY_SQ */
+	struct emu_fw_pd *pd;	/* wq.pd: the lkeys of its WQEs */
 	struct emu_fw_cq *cq;	/* its send completions */
+	struct emu_fw_uar *uar;	/* wq.uar_page: its doorbells */
 	struct emu_fw_tis *tis;	/* tis_num_0 */
 	struct emu_fw_buf buf;	/* the ring's memory */
 	struct emu_fw_buf dbr;	/* dbr[1] (EMU_FW_DBR_SND): WQEBB counter */
@@ -684,6 +686,7 @@ struct emu_fw_rq {
 	/* MLX5_RQC_STATE_* (RST, RDY, ERR); release on change. */
 	atomic_uint state;
 	atomic_uint gen;	/* bumped by every MODIFY_RQ */
+	struct emu_fw_pd *pd;	/* wq.pd: the lkeys of its WQEs */
 	struct emu_fw_cq *cq;	/* its receive completions */
 	struct emu_fw_buf buf;
 	struct emu_fw_buf dbr;	/* dbr[0] (EMU_FW_DBR_RCV): WQE counter */
