@@ -590,4 +590,93 @@ enum {
 
 #define MLX5E_PROT_MASK(link_mode) (UINT32_C(1) << (link_mode))
 
+/* ---- Ethernet queues: TIR, TIS, RQ, SQ, RQT (include/linux/mlx5/mlx5_ifc.h
+ * unless said otherwise) ---- */
+
+/* tirc.disp_type */
+enum {
+	MLX5_TIRC_DISP_TYPE_DIRECT = 0x0,
+	MLX5_TIRC_DISP_TYPE_INDIRECT = 0x1,
+};
+
+/* tirc.rx_hash_fn */
+enum {
+	MLX5_RX_HASH_FN_NONE = 0x0,
+	MLX5_RX_HASH_FN_INVERTED_XOR8 = 0x1,
+	MLX5_RX_HASH_FN_TOEPLITZ = 0x2,
+};
+
+/* tirc.self_lb_block bits */
+enum {
+	MLX5_TIRC_SELF_LB_BLOCK_BLOCK_UNICAST = 0x1,
+	MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST = 0x2,
+};
+
+/* tirc.packet_merge_mask (LRO) bits */
+enum {
+	MLX5_TIRC_PACKET_MERGE_MASK_IPV4_LRO = 0x1,
+	MLX5_TIRC_PACKET_MERGE_MASK_IPV6_LRO = 0x2,
+};
+
+/* rx_hash_field_select: l3_prot_type, l4_prot_type, selected_fields bits */
+enum {
+	MLX5_L3_PROT_TYPE_IPV4 = 0,
+	MLX5_L3_PROT_TYPE_IPV6 = 1,
+};
+
+enum {
+	MLX5_L4_PROT_TYPE_TCP = 0,
+	MLX5_L4_PROT_TYPE_UDP = 1,
+};
+
+enum {
+	MLX5_HASH_FIELD_SEL_SRC_IP = 1 << 0,
+	MLX5_HASH_FIELD_SEL_DST_IP = 1 << 1,
+	MLX5_HASH_FIELD_SEL_L4_SPORT = 1 << 2,
+	MLX5_HASH_FIELD_SEL_L4_DPORT = 1 << 3,
+	MLX5_HASH_FIELD_SEL_IPSEC_SPI = 1 << 4,
+};
+
+/* wq.wq_type of the striding receive queues (beside LINKED_LIST/CYCLIC) */
+enum {
+	MLX5_WQ_TYPE_LINKED_LIST_STRIDING_RQ = 0x2,
+	MLX5_WQ_TYPE_CYCLIC_STRIDING_RQ = 0x3,
+};
+
+/* rqc.mem_rq_type */
+enum {
+	MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_INLINE = 0x0,
+	MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_RMP = 0x1,
+};
+
+/* modify_rq_in.modify_bitmask */
+enum {
+	MLX5_MODIFY_RQ_IN_MODIFY_BITMASK_WQ_LWM = 1ULL << 0,
+	MLX5_MODIFY_RQ_IN_MODIFY_BITMASK_VSD = 1ULL << 1,
+	MLX5_MODIFY_RQ_IN_MODIFY_BITMASK_SCATTER_FCS = 1ULL << 2,
+	MLX5_MODIFY_RQ_IN_MODIFY_BITMASK_RQ_COUNTER_SET_ID = 1ULL << 3,
+};
+
+/* modify_sq_in.modify_bitmask */
+enum {
+	MLX5_MODIFY_SQ_IN_MODIFY_BITMASK_PACKET_PACING_RATE_LIMIT_INDEX = 1ULL << 0,
+	MLX5_MODIFY_SQ_IN_MODIFY_BITMASK_QOS_QUEUE_GROUP_ID = 1ULL << 2,
+};
+
+/* sqc.min_wqe_inline_mode (include/linux/mlx5/device.h enum
+ * mlx5_inline_modes) */
+enum {
+	MLX5_INLINE_MODE_NONE = 0x0,
+	MLX5_INLINE_MODE_L2 = 0x1,
+	MLX5_INLINE_MODE_IP = 0x2,
+	MLX5_INLINE_MODE_TCP_UDP = 0x3,
+};
+
+/* per_protocol_networking_offload_caps.wqe_inline_mode (device.h) */
+enum {
+	MLX5_CAP_INLINE_MODE_L2 = 0x0,
+	MLX5_CAP_INLINE_MODE_VPORT_CONTEXT = 0x1,
+	MLX5_CAP_INLINE_MODE_NOT_REQUIRED = 0x2,
+};
+
 #endif /* MLX5EMU_PRM_PRM_CMD_H */

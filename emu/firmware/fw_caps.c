@@ -160,7 +160,18 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	GEN(max_flow_counter_15_0, 4096),
 
 	/* ---- Ethernet page: only how much of a packet a WQE inlines ---- */
-	ETH(wqe_inline_mode, 2),	/* MLX5_CAP_INLINE_MODE_NOT_REQUIRED */
+	ETH(wqe_inline_mode, MLX5_CAP_INLINE_MODE_NOT_REQUIRED),
+
+	/* ---- Ethernet queue objects (fw_eth_*.c): no offload here ---- */
+	GEN(log_max_tis, 12),		/* 4096 TISes */
+	GEN(log_max_sq, 14),		/* as many SQs as QPs */
+	GEN(log_max_rq, 14),		/* as many RQs as QPs */
+	GEN(log_max_rqt, 12),		/* 4096 RQTs */
+	GEN(log_max_rqt_size, 11),	/* 2048 entries per RQT */
+	GEN(log_max_tir, 14),		/* 16384 TIRs */
+	GEN(log_max_tis_per_sq, 0),	/* one TIS (tis_lst_sz 1) per SQ */
+	GEN(log_max_wq_sz, 15),		/* as log_max_qp_sz */
+	ETH(self_lb_en_modifiable, 1),	/* MODIFY_TIR self_lb_en */
 
 	/* ---- RoCE page ---- */
 	ROCE(roce_version, 0x5),	/* 1 << RoCE v1 (0) | 1 << RoCE v2 (2) */

@@ -17,6 +17,7 @@
 
 #include "emu/base/clock.h"
 #include "emu/firmware/fw_int.h"
+#include "emu/firmware/fw_eth_int.h"
 
 #define FW_OPMOD_ANY UINT32_MAX	/* the handler checks op_mod itself */
 #define OPM(n) (UINT32_C(1) << (n))
@@ -239,6 +240,48 @@ static const struct fw_cmd_desc fw_cmds[MLX5_CMD_OP_DESTROY_UMEM + 1] = {
 	    IN(arm_dct_in), OUT(arm_dct_out), OPM(0)),
 	CMD(DESTROY_DCT, fw_cmd_destroy_dct, DESTROY, EMU_FW_OBJ_QP,
 	    IN(destroy_dct_in), OUT(destroy_dct_out), OPM(0)),
+
+	/* Ethernet queues: TIS, SQ, RQ, RQT, TIR (fw_eth_*.c). */
+	CREATE(CREATE_TIS, DESTROY_TIS, fw_cmd_create_tis, EMU_FW_OBJ_TIS,
+	       IN(create_tis_in), OUT(create_tis_out)),
+	CMD(MODIFY_TIS, fw_cmd_modify_tis, MODIFY, EMU_FW_OBJ_TIS,
+	    IN(modify_tis_in), OUT(modify_tis_out), OPM(0)),
+	CMD(QUERY_TIS, fw_cmd_query_tis, QUERY, EMU_FW_OBJ_TIS,
+	    IN(query_tis_in), OUT(query_tis_out), OPM(0)),
+	CMD(DESTROY_TIS, fw_cmd_destroy_tis, DESTROY, EMU_FW_OBJ_TIS,
+	    IN(destroy_tis_in), OUT(destroy_tis_out), OPM(0)),
+	CREATE(CREATE_SQ, DESTROY_SQ, fw_cmd_create_sq, EMU_FW_OBJ_SQ,
+	       IN(create_sq_in), OUT(create_sq_out)),
+	CMD(MODIFY_SQ, fw_cmd_modify_sq, MODIFY, EMU_FW_OBJ_SQ,
+	    IN(modify_sq_in), OUT(modify_sq_out), OPM(0)),
+	CMD(QUERY_SQ, fw_cmd_query_sq, QUERY, EMU_FW_OBJ_SQ,
+	    IN(query_sq_in), OUT(query_sq_out), OPM(0)),
+	CMD(DESTROY_SQ, fw_cmd_destroy_sq, DESTROY, EMU_FW_OBJ_SQ,
+	    IN(destroy_sq_in), OUT(destroy_sq_out), OPM(0)),
+	CREATE(CREATE_RQ, DESTROY_RQ, fw_cmd_create_rq, EMU_FW_OBJ_RQ,
+	       IN(create_rq_in), OUT(create_rq_out)),
+	CMD(MODIFY_RQ, fw_cmd_modify_rq, MODIFY, EMU_FW_OBJ_RQ,
+	    IN(modify_rq_in), OUT(modify_rq_out), OPM(0)),
+	CMD(QUERY_RQ, fw_cmd_query_rq, QUERY, EMU_FW_OBJ_RQ,
+	    IN(query_rq_in), OUT(query_rq_out), OPM(0)),
+	CMD(DESTROY_RQ, fw_cmd_destroy_rq, DESTROY, EMU_FW_OBJ_RQ,
+	    IN(destroy_rq_in), OUT(destroy_rq_out), OPM(0)),
+	CREATE(CREATE_RQT, DESTROY_RQT, fw_cmd_create_rqt, EMU_FW_OBJ_RQT,
+	       IN(create_rqt_in), OUT(create_rqt_out)),
+	CMD(MODIFY_RQT, fw_cmd_modify_rqt, MODIFY, EMU_FW_OBJ_RQT,
+	    IN(modify_rqt_in), OUT(modify_rqt_out), OPM(0)),
+	CMD(QUERY_RQT, fw_cmd_query_rqt, QUERY, EMU_FW_OBJ_RQT,
+	    IN(query_rqt_in), OUT(query_rqt_out), OPM(0)),
+	CMD(DESTROY_RQT, fw_cmd_destroy_rqt, DESTROY, EMU_FW_OBJ_RQT,
+	    IN(destroy_rqt_in), OUT(destroy_rqt_out), OPM(0)),
+	CREATE(CREATE_TIR, DESTROY_TIR, fw_cmd_create_tir, EMU_FW_OBJ_TIR,
+	       IN(create_tir_in), OUT(create_tir_out)),
+	CMD(MODIFY_TIR, fw_cmd_modify_tir, MODIFY, EMU_FW_OBJ_TIR,
+	    IN(modify_tir_in), OUT(modify_tir_out), OPM(0)),
+	CMD(QUERY_TIR, fw_cmd_query_tir, QUERY, EMU_FW_OBJ_TIR,
+	    IN(query_tir_in), OUT(query_tir_out), OPM(0)),
+	CMD(DESTROY_TIR, fw_cmd_destroy_tir, DESTROY, EMU_FW_OBJ_TIR,
+	    IN(destroy_tir_in), OUT(destroy_tir_out), OPM(0)),
 };
 
 #define FW_NCMDS (sizeof(fw_cmds) / sizeof(fw_cmds[0]))

@@ -62,3 +62,23 @@ void fw_engine_cq_created(struct emu_fw_cq *cq)
 	if (ops && ops->cq_created)
 		ops->cq_created(ops->arg, cq);
 }
+
+/* ---- Ethernet queues ---- */
+
+void fw_engine_sq_changed(struct emu_fw_sq *sq)
+{
+	const struct emu_fw_engine_ops *ops =
+		atomic_load_explicit(&sq->obj.fw->engine, memory_order_acquire);
+
+	if (ops && ops->sq_changed)
+		ops->sq_changed(ops->arg, sq);
+}
+
+void fw_engine_rq_changed(struct emu_fw_rq *rq)
+{
+	const struct emu_fw_engine_ops *ops =
+		atomic_load_explicit(&rq->obj.fw->engine, memory_order_acquire);
+
+	if (ops && ops->rq_changed)
+		ops->rq_changed(ops->arg, rq);
+}

@@ -218,6 +218,17 @@ void fw_srq_release(struct emu_fw_obj *obj);
 void fw_srq_fini(struct emu_fw_obj *obj);
 void fw_qp_release(struct emu_fw_obj *obj);	/* QPs and DCTs */
 void fw_qp_fini(struct emu_fw_obj *obj);
+/* Ethernet queues (fw_eth_*.c). */
+void fw_tis_release(struct emu_fw_obj *obj);
+void fw_tis_fini(struct emu_fw_obj *obj);
+void fw_sq_release(struct emu_fw_obj *obj);
+void fw_sq_fini(struct emu_fw_obj *obj);
+void fw_rq_release(struct emu_fw_obj *obj);
+void fw_rq_fini(struct emu_fw_obj *obj);
+void fw_rqt_release(struct emu_fw_obj *obj);
+void fw_rqt_fini(struct emu_fw_obj *obj);
+void fw_tir_release(struct emu_fw_obj *obj);
+void fw_tir_fini(struct emu_fw_obj *obj);
 
 /* The first QP number handed out (0 and 1 are QP0/QP1 on hardware, and
  * the kernel keeps a few more). */
@@ -257,6 +268,12 @@ enum fw_synd fw_cmd_obj_own(struct fw_cmd *cmd, enum emu_fw_obj_type type,
 enum fw_synd fw_cmd_obj_destroy(struct fw_cmd *cmd, enum emu_fw_obj_type type,
 				uint32_t id, enum fw_synd invalid,
 				enum fw_synd in_use);
+/* The same with dying(obj) called once it is marked dying, before it is
+ * removed (fw_cmd_obj_destroy's lets the engine passes finish). */
+enum fw_synd fw_cmd_obj_destroy_cb(struct fw_cmd *cmd,
+				   enum emu_fw_obj_type type, uint32_t id,
+				   enum fw_synd invalid, enum fw_synd in_use,
+				   void (*dying)(struct emu_fw_obj *obj));
 
 /* ---- memory the device reaches (fw_umem.c) ---- */
 
@@ -280,6 +297,17 @@ enum fw_synd fw_buf_resolve(struct fw_cmd *cmd, const struct fw_buf_desc *d,
 enum fw_synd fw_dbr_resolve(struct fw_cmd *cmd, bool umem_valid,
 			    uint32_t umem_id, uint64_t addr,
 			    struct emu_fw_buf *buf);
+/*
+ * A work queue context (struct wq at byte wq_off of cmd->in, its page list
+ * following it) as a buffer description of len bytes; its doorbell record;
+ * whether it asks for what no work queue here does (signature, end
+ * padding, striding, hairpin, header-data split, SHAMPO): RMP, SQ, RQ.
+ */
+void fw_wq_buf_desc(const struct fw_cmd *cmd, size_t wq_off, size_t len,
+		    struct fw_buf_desc *d);
+enum fw_synd fw_wq_dbr_resolve(struct fw_cmd *cmd, const void *wq,
+			       struct emu_fw_buf *buf);
+bool fw_wq_unsupported(const void *wq);
 /* Drop the umem use of a resolved range (once per range; buf is left as
  * it was, for readers still using it). */
 void fw_buf_release(struct emu_fw_buf *buf);
@@ -296,6 +324,9 @@ void fw_engine_run_locked(struct emu_fw *fw, void (*fn)(void *), void *fnarg);
 void fw_engine_port_changed(struct emu_fw *fw, unsigned int port, bool up);
 /* A CQ was just published. */
 void fw_engine_cq_created(struct emu_fw_cq *cq);
+/* Ethernet queues: an SQ or RQ changed state or is dying (as QPs). */
+void fw_engine_sq_changed(struct emu_fw_sq *sq);
+void fw_engine_rq_changed(struct emu_fw_rq *rq);
 
 /* ---- ports (fw_vport.c) ---- */
 

@@ -81,6 +81,28 @@ static const struct fw_obj_type_info fw_types[EMU_FW_OBJ_NTYPES] = {
 		.name = "QP", .size = sizeof(struct emu_fw_qp),
 		.release = fw_qp_release, .fini = fw_qp_fini, .grace = true,
 	},
+	/* Ethernet queues: readers reach memory through SQs and RQs, and
+	 * through RQTs and TIRs to RQs. */
+	[EMU_FW_OBJ_TIS] = {
+		.name = "TIS", .size = sizeof(struct emu_fw_tis),
+		.release = fw_tis_release, .fini = fw_tis_fini,
+	},
+	[EMU_FW_OBJ_SQ] = {
+		.name = "SQ", .size = sizeof(struct emu_fw_sq),
+		.release = fw_sq_release, .fini = fw_sq_fini, .grace = true,
+	},
+	[EMU_FW_OBJ_RQ] = {
+		.name = "RQ", .size = sizeof(struct emu_fw_rq),
+		.release = fw_rq_release, .fini = fw_rq_fini, .grace = true,
+	},
+	[EMU_FW_OBJ_RQT] = {
+		.name = "RQT", .size = sizeof(struct emu_fw_rqt),
+		.release = fw_rqt_release, .fini = fw_rqt_fini, .grace = true,
+	},
+	[EMU_FW_OBJ_TIR] = {
+		.name = "TIR", .size = sizeof(struct emu_fw_tir),
+		.release = fw_tir_release, .fini = fw_tir_fini, .grace = true,
+	},
 };
 
 const char *emu_fw_obj_type_name(enum emu_fw_obj_type type)
@@ -188,6 +210,27 @@ static void fw_table_params(struct emu_fw *fw, enum emu_fw_obj_type t,
 		*min_id = FW_QPN_MIN;
 		*max_id = id24;
 		*limit = pow2_limit(FW_CAP_GEN(fw, log_max_qp), id24);
+		break;
+	/* Ethernet queues: 24-bit numbers. */
+	case EMU_FW_OBJ_TIS:
+		*max_id = id24;
+		*limit = pow2_limit(FW_CAP_GEN(fw, log_max_tis), id24);
+		break;
+	case EMU_FW_OBJ_SQ:
+		*max_id = id24;
+		*limit = pow2_limit(FW_CAP_GEN(fw, log_max_sq), id24);
+		break;
+	case EMU_FW_OBJ_RQ:
+		*max_id = id24;
+		*limit = pow2_limit(FW_CAP_GEN(fw, log_max_rq), id24);
+		break;
+	case EMU_FW_OBJ_RQT:
+		*max_id = id24;
+		*limit = pow2_limit(FW_CAP_GEN(fw, log_max_rqt), id24);
+		break;
+	case EMU_FW_OBJ_TIR:
+		*max_id = id24;
+		*limit = pow2_limit(FW_CAP_GEN(fw, log_max_tir), id24);
 		break;
 	default:
 		*max_id = 0;
@@ -572,9 +615,25 @@ enum fw_synd fw_cmd_obj_own(struct fw_cmd *cmd, enum emu_fw_obj_type type,
 	return FW_SYND_OK;
 }
 
+static void fw_obj_dying_sync(struct emu_fw_obj *obj)
+{
+	/* Lookups no longer find it; let an engine pass that did finish
+	 * before what it holds is released. */
+	fw_engine_sync(obj->fw);
+}
+
 enum fw_synd fw_cmd_obj_destroy(struct fw_cmd *cmd, enum emu_fw_obj_type type,
 				uint32_t id, enum fw_synd invalid,
 				enum fw_synd in_use)
+{
+	return fw_cmd_obj_destroy_cb(cmd, type, id, invalid, in_use,
+				     fw_obj_dying_sync);
+}
+
+enum fw_synd fw_cmd_obj_destroy_cb(struct fw_cmd *cmd,
+				   enum emu_fw_obj_type type, uint32_t id,
+				   enum fw_synd invalid, enum fw_synd in_use,
+				   void (*dying)(struct emu_fw_obj *obj))
 {
 	struct emu_fw_obj *obj = NULL;
 	enum fw_synd s = fw_cmd_obj_own(cmd, type, id, invalid, &obj);
@@ -591,9 +650,7 @@ enum fw_synd fw_cmd_obj_destroy(struct fw_cmd *cmd, enum emu_fw_obj_type type,
 		emu_fw_obj_put(obj);
 		return invalid;
 	}
-	/* Lookups no longer find it; let an engine pass that did finish
-	 * before what it holds is released. */
-	fw_engine_sync(cmd->fw);
+	dying(obj);
 	fw_obj_remove(obj);
 	emu_fw_obj_put(obj);
 	return FW_SYND_OK;

@@ -112,6 +112,12 @@ enum emu_fw_obj_type {
 	EMU_FW_OBJ_XRCD,	/* XRC domain */
 	EMU_FW_OBJ_SRQ,		/* SRQs, XRC SRQs and RMPs: one number space */
 	EMU_FW_OBJ_QP,		/* QPs and DCTs: one number space (QPN) */
+	/* Ethernet queues (fw_eth_*.c). */
+	EMU_FW_OBJ_TIS,		/* id = tisn */
+	EMU_FW_OBJ_SQ,		/* id = sqn */
+	EMU_FW_OBJ_RQ,		/* id = rqn */
+	EMU_FW_OBJ_RQT,		/* id = rqtn */
+	EMU_FW_OBJ_TIR,		/* id = tirn */
 	EMU_FW_OBJ_NTYPES
 };
 
@@ -611,6 +617,169 @@ void emu_fw_dct_conn_fini(struct emu_fw_qp *conn);
 bool emu_fw_srq_limit_fire(struct emu_fw_srq *srq, uint32_t available);
 void emu_fw_srq_set_error(struct emu_fw_srq *srq);
 
+/* ---- Ethernet queues: TIS, SQ, RQ, RQT, TIR (fw_eth_*.c) ----
+ *
+ * The same rules as the queues above: what an engine needs is fixed at
+ * create unless said otherwise; the state is an atomic the engine reads
+ * without a lock; the objects used (TD, CQ, TIS, RQ, RQT, queue counter)
+ * hold a use while the user exists; the rings and doorbell records are
+ * application memory, read only through the checked access layer.  A
+ * destroy of an SQ, RQ, RQT or TIR answers after a grace period, so inside
+ * emu_fw_rcu_lock() an engine may keep using what it loaded.
+ */
+
+/* A transport interface send: what an SQ's packets leave with. */
+struct emu_fw_tis {
+	struct emu_fw_obj obj;	/* id = tisn */
+	pthread_mutex_t lock;	/* serialises MODIFY/QUERY of ctx */
+	struct emu_fw_td *td;	/* transport_domain */
+	/* MODIFY_TIS may change these (bitmask prio, lag_tx_port_affinity,
+	 * strict_lag_tx_port_affinity). */
+	atomic_uint prio;	/* 802.1p priority of its packets */
+	atomic_uint lag_tx_port_affinity;	/* 0: any; 1..num_lag_ports */
+	atomic_bool strict_lag_tx_port_affinity;
+	uint8_t ctx[160];	/* tisc as created/modified, for QUERY_TIS */
+};
+
+/*
+ * A send queue: a cyclic ring of 64-byte WQE basic blocks (log_wq_stride
+ * 6), the doorbell record's dbr[EMU_FW_DBR_SND] its producer counter in
+ * WQEBBs (big-endian, 16 bits significant), as for a QP's send queue.
+ */
+struct emu_fw_sq {
+	struct emu_fw_obj obj;	/* id = sqn */
+	pthread_mutex_t lock;	/* serialises MODIFY/QUERY, uses */
+	/* MLX5_SQC_STATE_* (RST, RDY, ERR); release on change. */
+	atomic_uint state;
+	atomic_uint gen;	/* bumped by every MODIFY_SQ */
+	struct emu_fw_pd *pd;	/* wq.pd: the lkeys of its WQEs */
+	struct emu_fw_cq *cq;	/* its send completions */
+	struct emu_fw_uar *uar;	/* wq.uar_page: its doorbells */
+	struct emu_fw_tis *tis;	/* tis_num_0 */
+	struct emu_fw_buf buf;	/* the ring's memory */
+	struct emu_fw_buf dbr;	/* dbr[1] (EMU_FW_DBR_SND): WQEBB counter */
+	struct emu_fw_ring ring;	/* log_stride 6 */
+	uint32_t user_index;	/* reported in CQEs (cqe_version 1) */
+	uint8_t min_wqe_inline_mode;	/* MLX5_INLINE_MODE_* */
+	uint8_t ts_format;	/* MLX5_TIMESTAMP_FORMAT_* */
+	bool flush_in_error_en;	/* ERR: flush posted WQEs with CQEs */
+	bool allow_swp;		/* software parser offsets in WQEs */
+	/* Engine-owned progress, reported by QUERY_SQ (wq.hw_counter): WQE
+	 * basic blocks consumed, free-running; MODIFY_SQ RST->RDY clears it. */
+	struct {
+		atomic_uint wqebb_counter;
+	} hw;
+	/* The engine's state of this SQ (owned and changed by the engine
+	 * under its run lock; NULL while the engine does not run it). */
+	void *engine;
+	uint8_t ctx[240];	/* sqc as created/modified, for QUERY_SQ */
+};
+
+/*
+ * A receive queue: a cyclic ring of (1 << log_wq_stride)-byte WQEs (each
+ * a list of 16-byte scatter entries), dbr[EMU_FW_DBR_RCV] the producer
+ * counter in WQEs (big-endian, 16 bits significant).
+ */
+struct emu_fw_rq {
+	struct emu_fw_obj obj;	/* id = rqn */
+	pthread_mutex_t lock;	/* serialises MODIFY/QUERY, uses */
+	/* MLX5_RQC_STATE_* (RST, RDY, ERR); release on change. */
+	atomic_uint state;
+	atomic_uint gen;	/* bumped by every MODIFY_RQ */
+	struct emu_fw_pd *pd;	/* wq.pd: the lkeys of its WQEs */
+	struct emu_fw_cq *cq;	/* its receive completions */
+	struct emu_fw_buf buf;
+	struct emu_fw_buf dbr;	/* dbr[0] (EMU_FW_DBR_RCV): WQE counter */
+	struct emu_fw_ring ring;
+	uint32_t user_index;	/* reported in CQEs (cqe_version 1) */
+	uint8_t ts_format;	/* MLX5_TIMESTAMP_FORMAT_* */
+	bool flush_in_error_en;
+	atomic_bool vsd;	/* VLAN strip disabled (MODIFY_RQ may change) */
+	/* Counts out_of_buffer drops (MODIFY_RQ may replace it; NULL:
+	 * none): load once inside the RCU read side. */
+	struct emu_fw_q_counter *_Atomic counter;
+	/* Engine-owned, reported by QUERY_RQ: the next WQE to use (head,
+	 * free-running) and WQEs consumed (wq.hw_counter); MODIFY_RQ
+	 * RST->RDY clears both. */
+	struct {
+		atomic_uint head;
+		atomic_uint consumed;
+	} hw;
+	void *engine;		/* as emu_fw_sq.engine */
+	uint8_t ctx[240];	/* rqc as created/modified, for QUERY_RQ */
+};
+
+/*
+ * The RQ list of an RQT, replaced as a whole by MODIFY_RQT: load
+ * emu_fw_rqt.list once inside the RCU read side and use that list (and
+ * its RQs) until the unlock; a replaced list is freed after a grace
+ * period, and each of its RQs stays readable until then.
+ */
+struct emu_fw_rqt_list {
+	struct rcu_head rcu;
+	uint32_t size;		/* rqt_actual_size: entries in rq[] */
+	struct emu_fw_rq *rq[];	/* each holds a use on its RQ */
+};
+
+/* A receive queue table: where an indirect TIR spreads packets. */
+struct emu_fw_rqt {
+	struct emu_fw_obj obj;	/* id = rqtn */
+	pthread_mutex_t lock;	/* serialises MODIFY/QUERY */
+	uint32_t max_size;	/* rqt_max_size: at most this many entries */
+	struct emu_fw_rqt_list *_Atomic list;
+};
+
+/* One rx_hash_field_select, decoded. */
+struct emu_fw_hash_sel {
+	uint8_t l3_prot_type;	/* MLX5_L3_PROT_TYPE_* */
+	uint8_t l4_prot_type;	/* MLX5_L4_PROT_TYPE_* */
+	uint32_t selected_fields;	/* MLX5_HASH_FIELD_SEL_* */
+};
+
+/* An indirect TIR's hashing, replaced as a whole by MODIFY_TIR (hash):
+ * same rule as emu_fw_rqt_list. */
+struct emu_fw_tir_hash {
+	struct rcu_head rcu;
+	uint8_t fn;		/* MLX5_RX_HASH_FN_* */
+	bool symmetric;		/* rx_hash_symmetric */
+	uint8_t key[40];	/* rx_hash_toeplitz_key, as given */
+	struct emu_fw_hash_sel outer, inner;
+};
+
+/* A transport interface receive: where a steering rule delivers. */
+struct emu_fw_tir {
+	struct emu_fw_obj obj;	/* id = tirn */
+	pthread_mutex_t lock;	/* serialises MODIFY/QUERY */
+	uint8_t disp_type;	/* MLX5_TIRC_DISP_TYPE_DIRECT/INDIRECT */
+	struct emu_fw_rq *rq;	/* DIRECT: inline_rqn */
+	struct emu_fw_rqt *rqt;	/* INDIRECT: indirect_table */
+	struct emu_fw_td *td;	/* transport_domain */
+	bool tunneled_offload_en;
+	/* MLX5_TIRC_SELF_LB_BLOCK_* bits (MODIFY_TIR self_lb_en). */
+	atomic_uint self_lb_block;
+	/* INDIRECT: the hash (MODIFY_TIR hash); DIRECT: NULL. */
+	struct emu_fw_tir_hash *_Atomic hash;
+	uint8_t ctx[240];	/* tirc as created/modified, for QUERY_TIR */
+};
+
+static inline unsigned int emu_fw_sq_state(const struct emu_fw_sq *sq)
+{
+	return atomic_load_explicit(&sq->state, memory_order_acquire);
+}
+
+static inline unsigned int emu_fw_rq_state(const struct emu_fw_rq *rq)
+{
+	return atomic_load_explicit(&rq->state, memory_order_acquire);
+}
+
+/*
+ * What the engine may do to an SQ's or RQ's state: move it from RDY to ERR
+ * (a WQE it could not execute).  0, or -EINVAL if it is not RDY (nothing
+ * changes).  Serialised with MODIFY_SQ/MODIFY_RQ on the queue's lock.
+ */
+int emu_fw_sq_set_error(struct emu_fw_sq *sq);
+int emu_fw_rq_set_error(struct emu_fw_rq *rq);
+
 /* ---- the engine's view of commands (fw_engine.c) ---- */
 
 /*
@@ -637,6 +806,11 @@ struct emu_fw_engine_ops {
 	/* A CQ was created (published): the engine watches its arm
 	 * requests from now on; no firmware lock held. */
 	void (*cq_created)(void *arg, struct emu_fw_cq *cq);
+	/* Ethernet queues: as qp_changed, for an SQ or RQ (after a state
+	 * change; on destroy once it is dying, before its uses and memory
+	 * are released).  Optional. */
+	void (*sq_changed)(void *arg, struct emu_fw_sq *sq);
+	void (*rq_changed)(void *arg, struct emu_fw_rq *rq);
 	void *arg;
 };
 
@@ -759,5 +933,11 @@ enum emu_fw_umr_res emu_fw_mkey_invalidate(struct emu_fw *fw,
 #define emu_fw_to_xrcd(o) EMU_FW_OBJ_OF(o, struct emu_fw_xrcd, obj)
 #define emu_fw_to_srq(o) EMU_FW_OBJ_OF(o, struct emu_fw_srq, obj)
 #define emu_fw_to_qp(o) EMU_FW_OBJ_OF(o, struct emu_fw_qp, obj)
+/* Ethernet queues. */
+#define emu_fw_to_tis(o) EMU_FW_OBJ_OF(o, struct emu_fw_tis, obj)
+#define emu_fw_to_sq(o) EMU_FW_OBJ_OF(o, struct emu_fw_sq, obj)
+#define emu_fw_to_rq(o) EMU_FW_OBJ_OF(o, struct emu_fw_rq, obj)
+#define emu_fw_to_rqt(o) EMU_FW_OBJ_OF(o, struct emu_fw_rqt, obj)
+#define emu_fw_to_tir(o) EMU_FW_OBJ_OF(o, struct emu_fw_tir, obj)
 
 #endif /* MLX5EMU_FW_OBJS_H */

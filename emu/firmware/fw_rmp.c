@@ -20,26 +20,8 @@
 
 #include "emu/firmware/fw_qp_int.h"
 
-#define RMP_PAS_BYTE_OFF (PRM_BYTE_OFF(create_rmp_in, ctx) + \
-			  PRM_BYTE_OFF(rmpc, wq) + PRM_BYTE_OFF(wq, pas))
-
-static bool fw_wq_features(const void *wq)
-{
-	/* Linked list or cyclic; not the striding kinds. */
-	return PRM_GET(wq, wq, wq_type) > MLX5_WQ_TYPE_CYCLIC ||
-	       PRM_GET(wq, wq, wq_signature) ||
-	       PRM_GET(wq, wq, end_padding_mode) ||
-	       PRM_GET(wq, wq, cd_slave) ||
-	       PRM_GET(wq, wq, hds_skip_first_sge) ||
-	       PRM_GET(wq, wq, log2_hds_buf_size) ||
-	       PRM_GET(wq, wq, log_hairpin_num_packets) ||
-	       PRM_GET(wq, wq, log_hairpin_data_sz) ||
-	       PRM_GET(wq, wq, log_wqe_num_of_strides) ||
-	       PRM_GET(wq, wq, two_byte_shift_en) ||
-	       PRM_GET(wq, wq, log_wqe_stride_size) ||
-	       PRM_GET(wq, wq, headers_mkey) ||
-	       PRM_GET(wq, wq, shampo_enable);
-}
+#define RMP_WQ_BYTE_OFF (PRM_BYTE_OFF(create_rmp_in, ctx) + \
+			 PRM_BYTE_OFF(rmpc, wq))
 
 enum fw_synd fw_cmd_create_rmp(struct fw_cmd *cmd)
 {
@@ -49,7 +31,10 @@ enum fw_synd fw_cmd_create_rmp(struct fw_cmd *cmd)
 	struct emu_fw_srq *srq = NULL;
 	enum fw_synd s;
 
-	if (PRM_GET(rmpc, rmpc, basic_cyclic_rcv_wqe) || fw_wq_features(wq))
+	/* Linked list or cyclic; not the striding kinds. */
+	if (PRM_GET(rmpc, rmpc, basic_cyclic_rcv_wqe) ||
+	    PRM_GET(wq, wq, wq_type) > MLX5_WQ_TYPE_CYCLIC ||
+	    fw_wq_unsupported(wq))
 		return FW_SYND_SRQ_FEATURE_NOT_SUPPORTED;
 	if (PRM_GET(rmpc, rmpc, state) != MLX5_RMPC_STATE_RDY)
 		return FW_SYND_SRQ_BAD_STATE;
@@ -58,15 +43,8 @@ enum fw_synd fw_cmd_create_rmp(struct fw_cmd *cmd)
 	p.log_stride = PRM_GET(wq, wq, log_wq_stride);
 	p.lwm = PRM_GET(wq, wq, lwm);
 	p.pd = PRM_GET(wq, wq, pd);
-	p.buf.umem_valid = PRM_GET(wq, wq, wq_umem_valid);
-	p.buf.umem_id = PRM_GET(wq, wq, wq_umem_id);
-	p.buf.umem_offset = PRM_GET64(wq, wq, wq_umem_offset);
-	p.buf.page_offset = PRM_GET(wq, wq, page_offset);
-	p.buf.log_page_size = PRM_GET(wq, wq, log_wq_pg_sz);
-	p.buf.len = (size_t)1 << (p.log_size + p.log_stride);
-	p.buf.pas = (const uint8_t *)cmd->in + RMP_PAS_BYTE_OFF;
-	p.buf.npas = cmd->inlen > RMP_PAS_BYTE_OFF ?
-		     (cmd->inlen - RMP_PAS_BYTE_OFF) / 8 : 0;
+	fw_wq_buf_desc(cmd, RMP_WQ_BYTE_OFF,
+		       (size_t)1 << (p.log_size + p.log_stride), &p.buf);
 	p.dbr_umem_valid = PRM_GET(wq, wq, dbr_umem_valid);
 	p.dbr_umem_id = PRM_GET(wq, wq, dbr_umem_id);
 	p.dbr_addr = PRM_GET64(wq, wq, dbr_addr);

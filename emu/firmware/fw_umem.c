@@ -283,3 +283,46 @@ void fw_buf_release(struct emu_fw_buf *buf)
 	if (buf->umem)
 		fw_obj_unuse(&buf->umem->obj);
 }
+
+/* ---- work queue contexts (wq): RMPs, SQs, RQs ---- */
+
+void fw_wq_buf_desc(const struct fw_cmd *cmd, size_t wq_off, size_t len,
+		    struct fw_buf_desc *d)
+{
+	const void *wq = (const uint8_t *)cmd->in + wq_off;
+	size_t pas_off = wq_off + PRM_BYTE_OFF(wq, pas);
+
+	memset(d, 0, sizeof(*d));
+	d->umem_valid = PRM_GET(wq, wq, wq_umem_valid);
+	d->umem_id = PRM_GET(wq, wq, wq_umem_id);
+	d->umem_offset = PRM_GET64(wq, wq, wq_umem_offset);
+	d->page_offset = PRM_GET(wq, wq, page_offset);
+	d->log_page_size = PRM_GET(wq, wq, log_wq_pg_sz);
+	d->len = len;
+	d->pas = (const uint8_t *)cmd->in + pas_off;
+	d->npas = cmd->inlen > pas_off ? (cmd->inlen - pas_off) / 8 : 0;
+}
+
+enum fw_synd fw_wq_dbr_resolve(struct fw_cmd *cmd, const void *wq,
+			       struct emu_fw_buf *buf)
+{
+	return fw_dbr_resolve(cmd, PRM_GET(wq, wq, dbr_umem_valid),
+			      PRM_GET(wq, wq, dbr_umem_id),
+			      PRM_GET64(wq, wq, dbr_addr), buf);
+}
+
+bool fw_wq_unsupported(const void *wq)
+{
+	return PRM_GET(wq, wq, wq_signature) ||
+	       PRM_GET(wq, wq, end_padding_mode) ||
+	       PRM_GET(wq, wq, cd_slave) ||
+	       PRM_GET(wq, wq, hds_skip_first_sge) ||
+	       PRM_GET(wq, wq, log2_hds_buf_size) ||
+	       PRM_GET(wq, wq, log_hairpin_num_packets) ||
+	       PRM_GET(wq, wq, log_hairpin_data_sz) ||
+	       PRM_GET(wq, wq, log_wqe_num_of_strides) ||
+	       PRM_GET(wq, wq, two_byte_shift_en) ||
+	       PRM_GET(wq, wq, log_wqe_stride_size) ||
+	       PRM_GET(wq, wq, headers_mkey) ||
+	       PRM_GET(wq, wq, shampo_enable);
+}
