@@ -679,4 +679,49 @@ enum {
 	MLX5_CAP_INLINE_MODE_NOT_REQUIRED = 0x2,
 };
 
+/* fte_match_set_lyr_2_4.l4_type (mlx5_ifc.h enum mlx5_packet_l4_type). */
+enum {
+	MLX5_PACKET_L4_TYPE_NONE = 0,
+	MLX5_PACKET_L4_TYPE_TCP = 1,
+	MLX5_PACKET_L4_TYPE_UDP = 2,
+};
+
+/* cqe64_eth.l4_hdr_type (include/linux/mlx5/device.h). */
+enum {
+	CQE_L4_HDR_TYPE_NONE = 0x0,
+	CQE_L4_HDR_TYPE_TCP_NO_ACK = 0x1,
+	CQE_L4_HDR_TYPE_UDP = 0x2,
+	CQE_L4_HDR_TYPE_TCP_ACK_NO_DATA = 0x3,
+	CQE_L4_HDR_TYPE_TCP_ACK_AND_DATA = 0x4,
+};
+
+/* cqe64_eth.rss_*_type (device.h; the kernel's en/xdp.c names the codes). */
+enum {
+	CQE_RSS_IP_NONE = 0,
+	CQE_RSS_IPV4 = 1,
+	CQE_RSS_IPV6 = 2,
+};
+
+enum {
+	CQE_RSS_L4_NONE = 0,
+	CQE_RSS_L4_TCP = 1,
+	CQE_RSS_L4_UDP = 2,
+	CQE_RSS_L4_IPSEC = 3,
+};
+
+/*
+ * The Ethernet segment (mlx5dv.h struct mlx5_wqe_eth_seg): cs_flags' inner
+ * bits and, in place of inline_hdr_sz/inline_hdr_start, the VLAN to insert
+ * (kernel qp.h: insert.type, insert.vlan_tci; en_tx.c sets one or the other).
+ */
+enum {
+	MLX5_ETH_WQE_L3_INNER_CSUM = 1 << 4,
+	MLX5_ETH_WQE_L4_INNER_CSUM = 1 << 5,
+};
+
+enum {
+	MLX5_ETH_WQE_SVLAN = 1 << 0,
+	MLX5_ETH_WQE_INSERT_VLAN = 1 << 15,
+};
+
 #endif /* MLX5EMU_PRM_PRM_CMD_H */

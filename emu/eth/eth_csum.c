@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/eth/eth_csum.c -- the Internet checksum (RFC 1071): IPv4 headers,
+ * TCP and UDP over IPv4 and IPv6 with their pseudo headers; the receive
+ * verdicts a ConnectX puts in a CQE and the transmit offload an Ethernet
+ * segment's cs_flags ask for.
+ *
+ * Receive (hds_ip_ext): L3_OK for an IPv4 header whose checksum holds and
+ * for any well-formed IPv6 header (it has none; the kernel's mlx5e needs
+ * L3_OK and L4_OK together before it trusts a TCP/IPv6 checksum, en_rx.c
+ * mlx5e_handle_csum).  L4_OK for TCP or UDP whose checksum holds; a UDP
+ * checksum of 0 over IPv4 means "none" (RFC 768) and is good, over IPv6 it
+ * is not allowed (RFC 8200 8.1) and is bad.  A fragment's L4 checksum
+ * cannot be checked from one fragment: never L4_OK.  check_sum is the sum
+ * of the IP packet's bytes, IP header first, neither the Ethernet header
+ * and tags nor padding (mlx5e adds those itself: mlx5e_skb_csum_fixup).
+ */
+#include <string.h>
+
+#include <infiniband/mlx5dv.h>
+
+#include "prm/prm_cmd.h"
+
+#include "eth.h"
+#include "eth_int.h"
+
+uint32_t emu_eth_csum_add(uint32_t sum, const uint8_t *p, size_t n)
+{
+	/*
+	 * Big-endian 32-bit words summed into 64 bits fold to the same one's
+	 * complement sum as 16-bit words: 2^16 is 1 modulo 0xffff.
+	 */
+	uint64_t acc = sum;
+
+	while (n >= 16) {
+		acc += (uint64_t)eth_get32(p) + eth_get32(p + 4) +
+		       eth_get32(p + 8) + eth_get32(p + 12);
+		p += 16;
+		n -= 16;
+	}
+	while (n >= 4) {
+		acc += eth_get32(p);
+		p += 4;
+		n -= 4;
+	}
+	if (n >= 2) {
+		acc += eth_get16(p);
+		p += 2;
+		n -= 2;
+	}
+	if (n)
+		acc += (uint32_t)p[0] << 8;
+	acc = (acc & 0xffffffff) + (acc >> 32);
+	acc = (acc & 0xffffffff) + (acc >> 32);
+	return (uint32_t)acc;
+}
+
+uint16_t emu_eth_csum_fold(uint32_t sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+uint32_t emu_eth_csum_pseudo(const uint8_t *f, const struct emu_eth_hdrs *h,
+			     uint32_t l4_len)
+{
+	uint32_t sum = h->ip_proto;
+
+	/*
+	 * IPv6: the header's destination, not a routing header's final one
+	 * (the sender of a frame with a routing header computes it so).
+	 */
+	if (h->l3 == EMU_ETH_L3_IPV4) {
+		sum += emu_eth_csum_fold(emu_eth_csum_add(0, f + h->l3_off + 12, 8));
+		sum += l4_len;
+	} else {
+		sum += emu_eth_csum_fold(emu_eth_csum_add(0, f + h->l3_off + 8, 32));
+		sum += (l4_len >> 16) + (l4_len & 0xffff);
+	}
+	return sum;
+}
+
+/* The bytes a TCP or UDP checksum covers. */
+static uint32_t eth_l4_len(const uint8_t *f, const struct emu_eth_hdrs *h)
+{
+	uint32_t room = h->l3_end - h->l4_off;
+
+	if (h->l4 == EMU_ETH_L4_UDP) {
+		uint32_t ulen = eth_get16(f + h->l4_off + 4);
+
+		return ulen < room ? ulen : room;
+	}
+	return room;
+}
+
+static uint32_t eth_l4_csum_off(const struct emu_eth_hdrs *h)
+{
+	return h->l4_off + (h->l4 == EMU_ETH_L4_TCP ? 16 : 6);
+}
+
+static uint16_t eth_swab16(uint16_t v)
+{
+	return (uint16_t)(v << 8 | v >> 8);
+}
+
+void emu_eth_csum_verify(const uint8_t *f, const struct emu_eth_pkt *p,
+			 struct emu_eth_csum_ok *ok)
+{
+	const struct emu_eth_hdrs *h = &p->outer;
+	uint32_t start, l4len, hs, ps, rest = 0;
+
+	memset(ok, 0, sizeof(*ok));
+	if (h->l3 == EMU_ETH_L3_NONE)
+		return;
+	start = h->l3_off + h->l3_hlen;
+	hs = emu_eth_csum_fold(emu_eth_csum_add(0, f + h->l3_off, h->l3_hlen));
+	ok->l3_ok = h->l3 == EMU_ETH_L3_IPV6 || hs == 0xffff;
+	l4len = h->l4 == EMU_ETH_L4_NONE ? h->l3_end - start : eth_l4_len(f, h);
+	ps = emu_eth_csum_fold(emu_eth_csum_add(0, f + start, l4len));
+	if (start + l4len < h->l3_end) {
+		rest = emu_eth_csum_fold(emu_eth_csum_add(0, f + start + l4len,
+						  h->l3_end - start - l4len));
+		if (l4len & 1)
+			rest = eth_swab16((uint16_t)rest);
+	}
+	ok->check_sum = emu_eth_csum_fold(hs + ps + rest);
+
+	if (h->l4 == EMU_ETH_L4_NONE || h->frag)
+		return;
+	if (h->l4 == EMU_ETH_L4_UDP && !eth_get16(f + eth_l4_csum_off(h))) {
+		ok->l4_ok = h->l3 == EMU_ETH_L3_IPV4;
+		return;
+	}
+	ok->l4_ok = emu_eth_csum_fold(ps + emu_eth_csum_pseudo(f, h, l4len)) ==
+		    0xffff;
+}
+
+static bool eth_tx_l3(uint8_t *f, const struct emu_eth_hdrs *h)
+{
+	uint8_t *ip = f + h->l3_off;
+
+	if (h->l3 != EMU_ETH_L3_IPV4)
+		return false;
+	eth_put16(ip + 10, 0);
+	eth_put16(ip + 10, (uint16_t)~emu_eth_csum_fold(
+				   emu_eth_csum_add(0, ip, h->l3_hlen)));
+	return true;
+}
+
+static bool eth_tx_l4(uint8_t *f, const struct emu_eth_hdrs *h)
+{
+	uint32_t l4len, coff;
+	uint16_t c;
+
+	if (h->l4 == EMU_ETH_L4_NONE || h->frag)
+		return false;
+	l4len = eth_l4_len(f, h);
+	coff = eth_l4_csum_off(h);
+	eth_put16(f + coff, 0);
+	c = (uint16_t)~emu_eth_csum_fold(emu_eth_csum_pseudo(f, h, l4len) +
+			emu_eth_csum_fold(emu_eth_csum_add(0, f + h->l4_off, l4len)));
+	/* UDP sends a computed 0 as all ones: 0 means "no checksum". */
+	if (h->l4 == EMU_ETH_L4_UDP && !c)
+		c = 0xffff;
+	eth_put16(f + coff, c);
+	return true;
+}
+
+uint8_t emu_eth_tx_csum(uint8_t *f, size_t len, uint8_t cs_flags)
+{
+	struct emu_eth_pkt p;
+	uint8_t done = 0;
+
+	if (!cs_flags || emu_eth_parse(f, len, &p))
+		return 0;
+	/* Inner first: the outer UDP checksum covers the inner headers. */
+	if (p.tunneled) {
+		if ((cs_flags & MLX5_ETH_WQE_L3_INNER_CSUM) &&
+		    eth_tx_l3(f, &p.inner))
+			done |= MLX5_ETH_WQE_L3_INNER_CSUM;
+		if ((cs_flags & MLX5_ETH_WQE_L4_INNER_CSUM) &&
+		    eth_tx_l4(f, &p.inner))
+			done |= MLX5_ETH_WQE_L4_INNER_CSUM;
+	}
+	if ((cs_flags & MLX5_ETH_WQE_L3_CSUM) && eth_tx_l3(f, &p.outer))
+		done |= MLX5_ETH_WQE_L3_CSUM;
+	if ((cs_flags & MLX5_ETH_WQE_L4_CSUM) && eth_tx_l4(f, &p.outer))
+		done |= MLX5_ETH_WQE_L4_CSUM;
+	return done;
+}
