@@ -15,6 +15,7 @@
  * of the IP packet's bytes, IP header first, neither the Ethernet header
  * and tags nor padding (mlx5e adds those itself: mlx5e_skb_csum_fixup).
  */
+#include <endian.h>
 #include <string.h>
 
 #include <infiniband/mlx5dv.h>
@@ -27,32 +28,56 @@
 uint32_t emu_eth_csum_add(uint32_t sum, const uint8_t *p, size_t n)
 {
 	/*
-	 * Big-endian 32-bit words summed into 64 bits fold to the same one's
-	 * complement sum as 16-bit words: 2^16 is 1 modulo 0xffff.
+	 * Native-order words, 8 bytes a load: the one's complement sum is
+	 * byte-order independent up to swapping the folded result (RFC 1071
+	 * 2.B), and 32-bit words fold like 16-bit ones (2^16 is 1 modulo
+	 * 0xffff).
 	 */
-	uint64_t acc = sum;
+	uint64_t acc = 0, acc2 = 0, w, w2;
+	uint32_t w32;
+	uint16_t w16;
 
+	/* Two independent sums: the additions of one do not wait on the other. */
 	while (n >= 16) {
-		acc += (uint64_t)eth_get32(p) + eth_get32(p + 4) +
-		       eth_get32(p + 8) + eth_get32(p + 12);
+		memcpy(&w, p, 8);
+		memcpy(&w2, p + 8, 8);
+		acc += (w & 0xffffffff) + (w >> 32);
+		acc2 += (w2 & 0xffffffff) + (w2 >> 32);
 		p += 16;
 		n -= 16;
 	}
-	while (n >= 4) {
-		acc += eth_get32(p);
+	acc += acc2 & 0xffffffff;
+	acc += acc2 >> 32;
+	while (n >= 8) {
+		memcpy(&w, p, 8);
+		acc += (w & 0xffffffff) + (w >> 32);
+		p += 8;
+		n -= 8;
+	}
+	if (n >= 4) {
+		memcpy(&w32, p, 4);
+		acc += w32;
 		p += 4;
 		n -= 4;
 	}
 	if (n >= 2) {
-		acc += eth_get16(p);
+		memcpy(&w16, p, 2);
+		acc += w16;
 		p += 2;
 		n -= 2;
 	}
-	if (n)
-		acc += (uint32_t)p[0] << 8;
+	if (n) {
+		/* The odd byte is the high half of a big-endian word. */
+		const uint8_t last[2] = { p[0], 0 };
+
+		memcpy(&w16, last, 2);
+		acc += w16;
+	}
 	acc = (acc & 0xffffffff) + (acc >> 32);
 	acc = (acc & 0xffffffff) + (acc >> 32);
-	return (uint32_t)acc;
+	w16 = emu_eth_csum_fold((uint32_t)acc);
+	acc = (uint64_t)sum + be16toh(w16);
+	return (uint32_t)((acc & 0xffffffff) + (acc >> 32));
 }
 
 uint16_t emu_eth_csum_fold(uint32_t sum)
