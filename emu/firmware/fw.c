@@ -101,12 +101,14 @@ struct emu_fw *emu_fw_create(const struct emu_fw_config *cfg)
 	err = fw_ports_init(fw);
 	if (err)
 		goto err_free;
+	fw_steer_init(fw);
 	err = fw_tables_init(fw);
 	if (err)
-		goto err_ports;
+		goto err_steer;
 	return fw;
 
-err_ports:
+err_steer:
+	fw_steer_fini(fw);
 	fw_ports_fini(fw);
 err_free:
 	emu_fw_caps_free(caps);
@@ -120,6 +122,7 @@ void emu_fw_destroy(struct emu_fw *fw)
 	if (!fw)
 		return;
 	fw_tables_fini(fw);
+	fw_steer_fini(fw);
 	fw_ports_fini(fw);
 	emu_fw_caps_free(fw->caps);
 	free(fw);

@@ -47,7 +47,7 @@ static const struct fw_cap_type fw_cap_types[] = {
 	{ MLX5_CAP_ODP, "odp_cap", { "pg" } },
 	{ MLX5_CAP_ATOMIC, "atomic_caps", { "atomic" } },
 	{ MLX5_CAP_ROCE, "roce_cap", { "roce" } },
-	{ MLX5_CAP_FLOW_TABLE, NULL, { "nic_flow_table" } },
+	{ MLX5_CAP_FLOW_TABLE, "flow_table_nic_cap", { "nic_flow_table" } },
 	{ MLX5_CAP_ESWITCH_FLOW_TABLE, NULL, { "eswitch_manager" } },
 	{ MLX5_CAP_ESWITCH, NULL, { "eswitch_manager" } },
 	{ MLX5_CAP_QOS, NULL, { "qos" } },
@@ -81,6 +81,38 @@ struct fw_cap_default {
 			      per_protocol_networking_offload_caps, fld, v)
 #define ROCE(fld, v) CAP_FIELD(MLX5_CAP_ROCE, roce_cap, fld, v)
 #define ATOMIC(fld, v) CAP_FIELD(MLX5_CAP_ATOMIC, atomic_caps, fld, v)
+#define NIC_RX(fld, v) CAP_FIELD(MLX5_CAP_FLOW_TABLE, flow_table_nic_cap, \
+				 flow_table_properties_nic_receive.fld, v)
+#define NIC_TX(fld, v) CAP_FIELD(MLX5_CAP_FLOW_TABLE, flow_table_nic_cap, \
+				 flow_table_properties_nic_transmit.fld, v)
+/* What a NIC RX and a NIC TX table share: tables, groups, entries
+ * (allow, drop, forward to one destination, one counter), the miss
+ * forward, entry and table modify, the root reset; the match fields the
+ * engine's frame parser fills, each matched under any bit mask. */
+#define NIC_FT(M)							\
+	M(ft_support, 1),						\
+	M(flow_counter, 1),						\
+	M(flow_modify_en, 1),						\
+	M(modify_root, 1),						\
+	M(identified_miss_table, 1),					\
+	M(flow_table_modify, 1),					\
+	M(reset_root_to_default, 1),					\
+	M(log_max_ft_size, 16),						\
+	M(max_ft_level, EMU_FW_STEER_MAX_LEVEL),			\
+	M(log_max_ft_num, 10),						\
+	M(log_max_flow_counter, 0),	/* EMU_FW_STEER_MAX_COUNTERS */	\
+	M(log_max_destination, 0),	/* EMU_FW_STEER_MAX_DEST */	\
+	NIC_FT_FIELDS(M, ft_field_support),				\
+	NIC_FT_FIELDS(M, ft_field_bitmask_support)
+#define NIC_FT_FIELDS(M, f)						\
+	M(f.outer_dmac, 1), M(f.outer_smac, 1), M(f.outer_ether_type, 1),	\
+	M(f.outer_ip_version, 1), M(f.outer_first_prio, 1),		\
+	M(f.outer_first_cfi, 1), M(f.outer_first_vid, 1),		\
+	M(f.outer_ipv4_ttl, 1), M(f.outer_sip, 1), M(f.outer_dip, 1),	\
+	M(f.outer_frag, 1), M(f.outer_ip_protocol, 1), M(f.outer_ip_ecn, 1), \
+	M(f.outer_ip_dscp, 1), M(f.outer_udp_sport, 1),			\
+	M(f.outer_udp_dport, 1), M(f.outer_tcp_sport, 1),		\
+	M(f.outer_tcp_dport, 1), M(f.outer_tcp_flags, 1)
 
 static const struct fw_cap_default fw_cap_defaults[] = {
 	/* ---- identity: what a ConnectX-6 Dx RoCE function is ---- */
@@ -188,6 +220,12 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	ATOMIC(atomic_size_dc, 0x8),	/* 8 bytes, DC as RC */
 	ATOMIC(supported_atomic_req_8B_endianness_mode_1, 1),
 	ATOMIC(atomic_req_8B_endianness_mode, 1),	/* host endianness */
+
+	/* ---- NIC flow tables (fw_flow_table.c ... fw_steer.c) ---- */
+	GEN(nic_flow_table, 1),
+	NIC_FT(NIC_RX),
+	NIC_RX(flow_tag, 1),		/* reported in receive CQEs */
+	NIC_FT(NIC_TX),
 };
 
 /*

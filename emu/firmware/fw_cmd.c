@@ -282,6 +282,56 @@ static const struct fw_cmd_desc fw_cmds[MLX5_CMD_OP_DESTROY_UMEM + 1] = {
 	    IN(query_tir_in), OUT(query_tir_out), OPM(0)),
 	CMD(DESTROY_TIR, fw_cmd_destroy_tir, DESTROY, EMU_FW_OBJ_TIR,
 	    IN(destroy_tir_in), OUT(destroy_tir_out), OPM(0)),
+	/* NIC flow steering: tables, groups, entries, the roots. */
+	CREATE(CREATE_FLOW_TABLE, DESTROY_FLOW_TABLE, fw_cmd_create_flow_table,
+	       EMU_FW_OBJ_FLOW_TABLE, IN(create_flow_table_in),
+	       OUT(create_flow_table_out)),
+	CMD(MODIFY_FLOW_TABLE, fw_cmd_modify_flow_table, MODIFY,
+	    EMU_FW_OBJ_FLOW_TABLE, IN(modify_flow_table_in),
+	    OUT(modify_flow_table_out), OPM(0)),
+	CMD(QUERY_FLOW_TABLE, fw_cmd_query_flow_table, QUERY,
+	    EMU_FW_OBJ_FLOW_TABLE, IN(query_flow_table_in),
+	    OUT(query_flow_table_out), OPM(0)),
+	CMD(DESTROY_FLOW_TABLE, fw_cmd_destroy_flow_table, DESTROY,
+	    EMU_FW_OBJ_FLOW_TABLE, IN(destroy_flow_table_in),
+	    OUT(destroy_flow_table_out), OPM(0)),
+	CREATE(CREATE_FLOW_GROUP, DESTROY_FLOW_GROUP, fw_cmd_create_flow_group,
+	       EMU_FW_OBJ_FLOW_GROUP, IN(create_flow_group_in),
+	       OUT(create_flow_group_out)),
+	CMD(QUERY_FLOW_GROUP, fw_cmd_query_flow_group, QUERY,
+	    EMU_FW_OBJ_FLOW_GROUP, IN(query_flow_group_in),
+	    OUT(query_flow_group_out), OPM(0)),
+	CMD(DESTROY_FLOW_GROUP, fw_cmd_destroy_flow_group, DESTROY,
+	    EMU_FW_OBJ_FLOW_GROUP, IN(destroy_flow_group_in),
+	    OUT(destroy_flow_group_out), OPM(0)),
+	/* op_mod 0 creates an entry, 1 modifies it (flow_modify_en). */
+	[MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY] = {
+		.handler = fw_cmd_set_fte, .inlen = IN(set_fte_in),
+		.outlen = OUT(set_fte_out),
+		.destroy_op = MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY,
+		.cls = EMU_FW_CMD_CREATE, .obj = NO_OBJ,
+		.op_mods = OPM(0) | OPM(1),
+	},
+	CMD(QUERY_FLOW_TABLE_ENTRY, fw_cmd_query_fte, QUERY, NO_OBJ,
+	    IN(query_fte_in), OUT(query_fte_out), OPM(0)),
+	CMD(DELETE_FLOW_TABLE_ENTRY, fw_cmd_delete_fte, DESTROY, NO_OBJ,
+	    IN(delete_fte_in), OUT(delete_fte_out), OPM(0)),
+	/* The kernel's own root; op_mod 1 disconnects it. */
+	[MLX5_CMD_OP_SET_FLOW_TABLE_ROOT] = {
+		.handler = fw_cmd_set_flow_table_root,
+		.inlen = IN(set_flow_table_root_in),
+		.outlen = OUT(set_flow_table_root_out),
+		.cls = EMU_FW_CMD_GENERAL, .obj = NO_OBJ,
+		.op_mods = OPM(0) | OPM(1), .kernel_only = true,
+	},
+	/* The vport context mlx5_core sets; DEVX may not. */
+	[MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT] = {
+		.handler = fw_cmd_modify_nic_vport_context,
+		.inlen = IN(modify_nic_vport_context_in),
+		.outlen = OUT(modify_nic_vport_context_out),
+		.cls = EMU_FW_CMD_GENERAL, .obj = NO_OBJ,
+		.op_mods = OPM(0), .kernel_only = true,
+	},
 };
 
 #define FW_NCMDS (sizeof(fw_cmds) / sizeof(fw_cmds[0]))

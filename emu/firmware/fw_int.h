@@ -116,6 +116,24 @@ struct emu_fw {
 	atomic_ulong ncmds, nfailed;
 	uint32_t clock_khz;		/* the internal timer's rate (fw_clock.c) */
 	bool clock_fr;			/* QPs may run free-running stamps */
+	/* NIC flow steering (fw_steer.c): the lock every steering command
+	 * holds, and the function's root tables (NIC RX, NIC TX), each
+	 * holding a use of its table; NULL: no root. */
+	pthread_mutex_t steer_lock;
+	struct emu_fw_flow_table *_Atomic steer_root[2];
+	/* The NIC vport context MODIFY_NIC_VPORT_CONTEXT sets (fw_vport.c),
+	 * under steer_lock. */
+	struct fw_nic_vport {
+		bool promisc_uc, promisc_mc, promisc_all;
+		bool disable_uc_local_lb, disable_mc_local_lb;
+		bool roce_en;
+		bool perm_set;		/* permanent_address was set */
+		uint8_t perm_mac[6];
+		uint16_t mtu;		/* 0: the port's */
+		uint8_t list_type;	/* MLX5_NVPRT_LIST_TYPE_UC/MC */
+		uint16_t n_uc, n_mc;
+		uint8_t (*uc)[6], (*mc)[6];
+	} nic_vport;
 };
 
 /* The general capability page and friends. */
@@ -126,6 +144,12 @@ const void *fw_cap_page(const struct emu_fw *fw, unsigned int type);
 	PRM_GET(roce_cap, fw_cap_page((fw), MLX5_CAP_ROCE), fld)
 #define FW_CAP_ATOMIC(fw, fld) \
 	PRM_GET(atomic_caps, fw_cap_page((fw), MLX5_CAP_ATOMIC), fld)
+#define FW_CAP_NIC_RX(fw, fld) \
+	PRM_GET(flow_table_nic_cap, fw_cap_page((fw), MLX5_CAP_FLOW_TABLE), \
+		flow_table_properties_nic_receive.fld)
+#define FW_CAP_NIC_TX(fw, fld) \
+	PRM_GET(flow_table_nic_cap, fw_cap_page((fw), MLX5_CAP_FLOW_TABLE), \
+		flow_table_properties_nic_transmit.fld)
 
 /* ---- clocks (fw_clock.c) ---- */
 
@@ -208,6 +232,26 @@ enum fw_synd fw_cmd_query_dct(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_drain_dct(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_arm_dct(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_destroy_dct(struct fw_cmd *cmd);
+
+/* NIC flow steering (fw_flow_table.c, fw_flow_group.c, fw_fte.c,
+ * fw_steer.c). */
+enum fw_synd fw_cmd_create_flow_table(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_modify_flow_table(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_query_flow_table(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_destroy_flow_table(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_create_flow_group(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_query_flow_group(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_destroy_flow_group(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_set_fte(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_query_fte(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_delete_fte(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_set_flow_table_root(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_modify_nic_vport_context(struct fw_cmd *cmd); /* fw_vport.c */
+void fw_ft_release(struct emu_fw_obj *obj);
+void fw_ft_fini(struct emu_fw_obj *obj);
+void fw_fg_release(struct emu_fw_obj *obj);
+void fw_steer_init(struct emu_fw *fw);
+void fw_steer_fini(struct emu_fw *fw);
 
 /* Per-type release/fini callbacks (see struct fw_obj_type_info). */
 void fw_mkey_release(struct emu_fw_obj *obj);

@@ -103,6 +103,15 @@ static const struct fw_obj_type_info fw_types[EMU_FW_OBJ_NTYPES] = {
 		.name = "TIR", .size = sizeof(struct emu_fw_tir),
 		.release = fw_tir_release, .fini = fw_tir_fini, .grace = true,
 	},
+	/* NIC flow steering: no application memory behind them. */
+	[EMU_FW_OBJ_FLOW_TABLE] = {
+		.name = "FLOW_TABLE", .size = sizeof(struct emu_fw_flow_table),
+		.release = fw_ft_release, .fini = fw_ft_fini,
+	},
+	[EMU_FW_OBJ_FLOW_GROUP] = {
+		.name = "FLOW_GROUP", .size = sizeof(struct emu_fw_flow_group),
+		.release = fw_fg_release,
+	},
 };
 
 const char *emu_fw_obj_type_name(enum emu_fw_obj_type type)
@@ -231,6 +240,14 @@ static void fw_table_params(struct emu_fw *fw, enum emu_fw_obj_type t,
 	case EMU_FW_OBJ_TIR:
 		*max_id = id24;
 		*limit = pow2_limit(FW_CAP_GEN(fw, log_max_tir), id24);
+		break;
+	case EMU_FW_OBJ_FLOW_TABLE:	/* table_id: 24 bits */
+		*max_id = id24;
+		*limit = pow2_limit(FW_CAP_NIC_RX(fw, log_max_ft_num), id24);
+		break;
+	case EMU_FW_OBJ_FLOW_GROUP:	/* group_id: 32 bits, kept to 24 */
+		*max_id = id24;
+		*limit = id24;
 		break;
 	default:
 		*max_id = 0;

@@ -118,6 +118,9 @@ enum emu_fw_obj_type {
 	EMU_FW_OBJ_RQ,		/* id = rqn */
 	EMU_FW_OBJ_RQT,		/* id = rqtn */
 	EMU_FW_OBJ_TIR,		/* id = tirn */
+	/* NIC flow steering: entries live in their table. */
+	EMU_FW_OBJ_FLOW_TABLE,
+	EMU_FW_OBJ_FLOW_GROUP,
 	EMU_FW_OBJ_NTYPES
 };
 
@@ -917,6 +920,123 @@ enum emu_fw_umr_res emu_fw_mkey_invalidate(struct emu_fw *fw,
 					   const struct emu_fw_pd *pd,
 					   uint32_t qpn, uint32_t rkey);
 
+
+/* ---- NIC flow steering (fw_flow_table.c, fw_flow_group.c, fw_fte.c,
+ * fw_steer.c) ----
+ *
+ * Tables and groups are objects (ids from their tables, owned by a uid);
+ * a table's entries live in its slot array, one per flow index, each
+ * published with a release store and replaced or removed whole (the old
+ * entry freed after a grace period), so the lookup reads them without a
+ * lock.  Every steering command runs under the device's steering lock.
+ * Uses: a group uses its table; an entry uses its group, the tables it
+ * forwards to and its flow counters; a table uses the table it misses to;
+ * a root uses its table.  A used table or group cannot be destroyed.
+ */
+
+/* The match parameter the lookup compares: fte_match_param, 0x200 bytes. */
+#define EMU_FW_MATCH_BYTES 0x200
+#define EMU_FW_MATCH_WORDS (EMU_FW_MATCH_BYTES / 8)
+/* Forwarding destinations and counters one entry may name (the
+ * capability page says the same: log_max_destination, log_max_flow_counter
+ * of the NIC tables). */
+#define EMU_FW_STEER_MAX_DEST 1
+#define EMU_FW_STEER_MAX_COUNTERS 1
+/* Deepest level a table may have (max_ft_level): a chain of forwards
+ * visits at most this many + 1 tables, since every hop goes deeper. */
+#define EMU_FW_STEER_MAX_LEVEL 63
+
+struct emu_fw_flow_table;
+struct emu_fw_flow_group;
+
+struct emu_fw_fte {
+	struct rcu_head rcu;
+	struct emu_fw_flow_group *group;
+	uint32_t flow_index;
+	uint16_t action;	/* MLX5_FLOW_CONTEXT_ACTION_* */
+	uint32_t flow_tag;
+	uint8_t n_dest, n_counter;
+	struct {
+		uint8_t type;	/* MLX5_IFC_FLOW_DESTINATION_TYPE_* */
+		uint32_t id;
+		struct emu_fw_flow_table *ft;	/* type FLOW_TABLE */
+	} dest[EMU_FW_STEER_MAX_DEST];
+	struct emu_fw_flow_counter *counter[EMU_FW_STEER_MAX_COUNTERS];
+	/* The value as given (QUERY answers it) and masked by the group's
+	 * criteria (what the lookup compares). */
+	uint8_t value[EMU_FW_MATCH_BYTES];
+	uint64_t masked[EMU_FW_MATCH_WORDS];
+};
+
+struct emu_fw_flow_group {
+	struct emu_fw_obj obj;	/* id = group_id; users = its entries */
+	struct emu_fw_flow_table *ft;
+	uint32_t start, end;	/* flow indexes, inclusive */
+	uint8_t criteria_enable;	/* MLX5_MATCH_* */
+	uint8_t criteria[EMU_FW_MATCH_BYTES];
+	/* The criteria as 64-bit words, and which words are not zero (the
+	 * lookup compares only those). */
+	uint64_t mask[EMU_FW_MATCH_WORDS];
+	uint8_t nwords;
+	uint8_t word[EMU_FW_MATCH_WORDS];
+	atomic_uint n_fte;	/* entries in the group (the lookup skips 0) */
+};
+
+/* A table's groups in flow-index order, replaced whole on change. */
+struct emu_fw_flow_groups {
+	struct rcu_head rcu;
+	unsigned int n;
+	struct emu_fw_flow_group *g[];
+};
+
+struct emu_fw_flow_table {
+	struct emu_fw_obj obj;	/* id = table_id; users: groups, forwards,
+				 * misses, the root */
+	uint8_t type;		/* MLX5_FLOW_TABLE_TYPE_NIC_RX / _TX */
+	uint8_t level;
+	uint8_t log_size;
+	/* table_miss_action forward: the table (NULL: default miss). */
+	struct emu_fw_flow_table *_Atomic miss;
+	struct emu_fw_flow_groups *_Atomic groups;	/* NULL: none */
+	struct emu_fw_fte *_Atomic *fte;	/* 1 << log_size slots */
+	/* Under the steering lock: why it is used (DESTROY's syndrome). */
+	unsigned int n_groups, n_refs;
+	bool root;
+};
+
+/* What the lookup decided for a frame. */
+enum emu_fw_steer_action {
+	/* Nothing matched on the way (no root, or a table's default miss):
+	 * a received frame is dropped and counted; a sent one leaves. */
+	EMU_FW_STEER_NONE,
+	EMU_FW_STEER_DROP,	/* an entry dropped it */
+	EMU_FW_STEER_FWD,	/* forwarded to dest[] */
+	EMU_FW_STEER_ALLOW,	/* an entry allowed it without a destination */
+};
+
+struct emu_fw_steer_res {
+	uint8_t action;		/* enum emu_fw_steer_action */
+	uint32_t flow_tag;	/* the last entry on the way that set one */
+	unsigned int n_dest;
+	struct {
+		uint8_t type;	/* MLX5_IFC_FLOW_DESTINATION_TYPE_TIR */
+		uint32_t id;	/* tirn */
+	} dest[EMU_FW_STEER_MAX_DEST];
+};
+
+/*
+ * Steer one frame: @match is its fte_match_param (EMU_FW_MATCH_BYTES,
+ * big-endian as the PRM lays it out), @frame_bytes what counters add.
+ * Starts at the root of @table_type (MLX5_FLOW_TABLE_TYPE_NIC_RX/TX) of
+ * @vport (0: the function's own), searches each table's groups in
+ * flow-index order and applies the first entry that matches, follows
+ * forwards and misses to deeper tables.  0, or -EINVAL (no such vport or
+ * type).  Caller is inside emu_fw_rcu_lock(); no lock, no allocation.
+ */
+int emu_fw_steer_lookup(struct emu_fw *fw, unsigned int vport,
+			unsigned int table_type, const void *match,
+			uint32_t frame_bytes, struct emu_fw_steer_res *res);
+
 #define EMU_FW_OBJ_OF(ptr, type, member) \
 	((type *)((uint8_t *)(ptr) - offsetof(type, member)))
 #define emu_fw_to_cq(o) EMU_FW_OBJ_OF(o, struct emu_fw_cq, obj)
@@ -939,5 +1059,7 @@ enum emu_fw_umr_res emu_fw_mkey_invalidate(struct emu_fw *fw,
 #define emu_fw_to_rq(o) EMU_FW_OBJ_OF(o, struct emu_fw_rq, obj)
 #define emu_fw_to_rqt(o) EMU_FW_OBJ_OF(o, struct emu_fw_rqt, obj)
 #define emu_fw_to_tir(o) EMU_FW_OBJ_OF(o, struct emu_fw_tir, obj)
+#define emu_fw_to_ft(o) EMU_FW_OBJ_OF(o, struct emu_fw_flow_table, obj)
+#define emu_fw_to_fg(o) EMU_FW_OBJ_OF(o, struct emu_fw_flow_group, obj)
 
 #endif /* MLX5EMU_FW_OBJS_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * emu/firmware/fw_vport.c -- the function's vport and its Ethernet ports:
- * QUERY_VPORT_STATE, QUERY_NIC_VPORT_CONTEXT, QUERY_HCA_VPORT_CONTEXT,
+ * QUERY_VPORT_STATE, QUERY/MODIFY_NIC_VPORT_CONTEXT, QUERY_HCA_VPORT_CONTEXT,
  * QUERY_HCA_VPORT_GID, QUERY_ROCE_ADDRESS and SET_ROCE_ADDRESS.
  *
  * The device is no vport group manager: other_vport queries are refused.
@@ -32,6 +32,7 @@ enum {
 int fw_ports_init(struct emu_fw *fw)
 {
 	fw->roce_table_size = FW_CAP_ROCE(fw, roce_address_table_size);
+	fw->nic_vport.roce_en = FW_CAP_GEN(fw, roce);
 	for (unsigned int p = 0; p < fw->cfg.num_ports; p++) {
 		struct fw_port *port = &fw->port[p];
 
@@ -59,6 +60,8 @@ int fw_ports_init(struct emu_fw *fw)
 
 void fw_ports_fini(struct emu_fw *fw)
 {
+	free(fw->nic_vport.uc);
+	free(fw->nic_vport.mc);
 	for (unsigned int p = 0; p < fw->cfg.num_ports; p++) {
 		free(fw->port[p].roce);
 		fw->port[p].roce = NULL;
@@ -175,36 +178,191 @@ enum fw_synd fw_cmd_query_vport_state(struct fw_cmd *cmd)
 	return FW_SYND_OK;
 }
 
+static void fw_mac_put(void *layout, const uint8_t *mac)
+{
+	PRM_SET(mac_address_layout, layout, mac_addr_47_32,
+		(uint32_t)mac[0] << 8 | mac[1]);
+	PRM_SET(mac_address_layout, layout, mac_addr_31_0,
+		(uint32_t)mac[2] << 24 | (uint32_t)mac[3] << 16 |
+		(uint32_t)mac[4] << 8 | mac[5]);
+}
+
+static void fw_mac_get(const void *layout, uint8_t *mac)
+{
+	uint32_t hi = PRM_GET(mac_address_layout, layout, mac_addr_47_32);
+	uint32_t lo = PRM_GET(mac_address_layout, layout, mac_addr_31_0);
+
+	mac[0] = (uint8_t)(hi >> 8);
+	mac[1] = (uint8_t)hi;
+	mac[2] = (uint8_t)(lo >> 24);
+	mac[3] = (uint8_t)(lo >> 16);
+	mac[4] = (uint8_t)(lo >> 8);
+	mac[5] = (uint8_t)lo;
+}
+
+/* The address list of @ctx: where entry i lies. */
+static void *fw_vport_list_entry(void *ctx, unsigned int i)
+{
+	return (uint8_t *)ctx + PRM_BYTE_OFF(nic_vport_context,
+					     current_uc_mac_address) +
+	       (size_t)i * PRM_ST_SZ_BYTES(mac_address_layout);
+}
+
+/*
+ * What MODIFY_NIC_VPORT_CONTEXT set, else the port's: the MAC
+ * (permanent_address is the vport's address), the MTU, roce_en; the
+ * promiscuous and local-loopback bits; the address list of the type
+ * asked for, as many entries as the outbox holds (allowed_list_size says
+ * how many there are).
+ */
 enum fw_synd fw_cmd_query_nic_vport_context(struct fw_cmd *cmd)
 {
-	const struct emu_fw *fw = cmd->fw;
+	struct emu_fw *fw = cmd->fw;
 	struct fw_port *port = &cmd->fw->port[0];
+	const struct fw_nic_vport *nv = &fw->nic_vport;
 	void *ctx = PRM_ADDR_OF(query_nic_vport_context_out, cmd->out,
 				nic_vport_context);
+	unsigned int type = PRM_GET(query_nic_vport_context_in, cmd->in,
+				    allowed_list_type);
+	size_t room = (cmd->outlen - PRM_ST_SZ_BYTES(query_nic_vport_context_out)) /
+		      PRM_ST_SZ_BYTES(mac_address_layout);
+	unsigned int n;
 	uint16_t mtu;
-	void *perm = PRM_ADDR_OF(nic_vport_context, ctx, permanent_address);
 
 	if (PRM_GET(query_nic_vport_context_in, cmd->in, other_vport))
 		return FW_SYND_OTHER_VPORT_NOT_SUPPORTED;
-	PRM_SET(nic_vport_context, ctx, roce_en, FW_CAP_GEN(fw, roce));
 	/* The MTU the port runs with (the driver programs both alike). */
 	pthread_mutex_lock(&port->lock);
 	mtu = port->oper_mtu;
 	pthread_mutex_unlock(&port->lock);
-	PRM_SET(nic_vport_context, ctx, mtu, mtu);
 	PRM_SET64(nic_vport_context, ctx, system_image_guid,
 		  fw->cfg.system_image_guid);
 	PRM_SET64(nic_vport_context, ctx, port_guid, fw_port_guid(fw, 0));
 	PRM_SET64(nic_vport_context, ctx, node_guid, fw->cfg.node_guid);
-	PRM_SET(nic_vport_context, ctx, allowed_list_type,
-		PRM_GET(query_nic_vport_context_in, cmd->in,
-			allowed_list_type));
-	PRM_SET(mac_address_layout, perm, mac_addr_47_32,
-		(uint32_t)port->mac[0] << 8 | port->mac[1]);
-	PRM_SET(mac_address_layout, perm, mac_addr_31_0,
-		(uint32_t)port->mac[2] << 24 | (uint32_t)port->mac[3] << 16 |
-		(uint32_t)port->mac[4] << 8 | port->mac[5]);
+	PRM_SET(nic_vport_context, ctx, allowed_list_type, type);
+
+	pthread_mutex_lock(&fw->steer_lock);
+	PRM_SET(nic_vport_context, ctx, roce_en, nv->roce_en);
+	PRM_SET(nic_vport_context, ctx, mtu, nv->mtu ? nv->mtu : mtu);
+	fw_mac_put(PRM_ADDR_OF(nic_vport_context, ctx, permanent_address),
+		   nv->perm_set ? nv->perm_mac : port->mac);
+	PRM_SET(nic_vport_context, ctx, promisc_uc, nv->promisc_uc);
+	PRM_SET(nic_vport_context, ctx, promisc_mc, nv->promisc_mc);
+	PRM_SET(nic_vport_context, ctx, promisc_all, nv->promisc_all);
+	PRM_SET(nic_vport_context, ctx, disable_uc_local_lb,
+		nv->disable_uc_local_lb);
+	PRM_SET(nic_vport_context, ctx, disable_mc_local_lb,
+		nv->disable_mc_local_lb);
+	if (type == MLX5_NVPRT_LIST_TYPE_UC || type == MLX5_NVPRT_LIST_TYPE_MC) {
+		const uint8_t (*list)[6] = type == MLX5_NVPRT_LIST_TYPE_UC ?
+					   nv->uc : nv->mc;
+
+		n = type == MLX5_NVPRT_LIST_TYPE_UC ? nv->n_uc : nv->n_mc;
+		PRM_SET(nic_vport_context, ctx, allowed_list_size, n);
+		for (unsigned int i = 0; i < n && i < room; i++)
+			fw_mac_put(fw_vport_list_entry(ctx, i), list[i]);
+	}
+	pthread_mutex_unlock(&fw->steer_lock);
 	return FW_SYND_OK;
+}
+
+/* Replace the address list of @type with the @n entries of @ctx. */
+static enum fw_synd fw_vport_set_list(struct emu_fw *fw, const void *ctx,
+				      unsigned int type, unsigned int n)
+{
+	struct fw_nic_vport *nv = &fw->nic_vport;
+	uint8_t (*list)[6] = NULL;
+
+	if (n) {
+		list = calloc(n, sizeof(*list));
+		if (!list)
+			return FW_SYND_INTERNAL_NOMEM;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		fw_mac_get(fw_vport_list_entry((void *)ctx, i), list[i]);
+	if (type == MLX5_NVPRT_LIST_TYPE_UC) {
+		free(nv->uc);
+		nv->uc = list;
+		nv->n_uc = (uint16_t)n;
+	} else {
+		free(nv->mc);
+		nv->mc = list;
+		nv->n_mc = (uint16_t)n;
+	}
+	return FW_SYND_OK;
+}
+
+/*
+ * The kernel's own vport settings (mlx5_modify_nic_vport_*): each part
+ * field_select names is checked first, then all are set.  Parts this
+ * function may not change (node and port GUIDs, min inline, affiliation,
+ * change events) are refused.
+ */
+enum fw_synd fw_cmd_modify_nic_vport_context(struct fw_cmd *cmd)
+{
+	const void *sel = PRM_ADDR_OF(modify_nic_vport_context_in, cmd->in,
+				      field_select);
+	const void *ctx = PRM_ADDR_OF(modify_nic_vport_context_in, cmd->in,
+				      nic_vport_context);
+	struct emu_fw *fw = cmd->fw;
+	struct fw_nic_vport *nv = &fw->nic_vport;
+	unsigned int type = PRM_GET(nic_vport_context, ctx, allowed_list_type);
+	unsigned int n = PRM_GET(nic_vport_context, ctx, allowed_list_size);
+	unsigned int mtu = PRM_GET(nic_vport_context, ctx, mtu);
+	bool list = PRM_GET(modify_nic_vport_field_select, sel, addresses_list);
+	enum fw_synd s = FW_SYND_OK;
+
+	if (PRM_GET(modify_nic_vport_context_in, cmd->in, other_vport))
+		return FW_SYND_OTHER_VPORT_NOT_SUPPORTED;
+	if (PRM_GET(modify_nic_vport_field_select, sel, affiliation) ||
+	    PRM_GET(modify_nic_vport_field_select, sel, node_guid) ||
+	    PRM_GET(modify_nic_vport_field_select, sel, port_guid) ||
+	    PRM_GET(modify_nic_vport_field_select, sel, min_inline) ||
+	    PRM_GET(modify_nic_vport_field_select, sel, change_event))
+		return FW_SYND_VPORT_BAD_SELECT;
+	if (PRM_GET(modify_nic_vport_field_select, sel, mtu) &&
+	    (mtu < 64 || mtu > EMU_FW_PORT_MAX_MTU))
+		return FW_SYND_VPORT_BAD_MTU;
+	if (list) {
+		unsigned int log_max = type == MLX5_NVPRT_LIST_TYPE_UC ?
+			FW_CAP_GEN(fw, log_max_current_uc_list) :
+			FW_CAP_GEN(fw, log_max_current_mc_list);
+
+		if ((type != MLX5_NVPRT_LIST_TYPE_UC &&
+		     type != MLX5_NVPRT_LIST_TYPE_MC) || n > (1u << log_max) ||
+		    cmd->inlen < PRM_ST_SZ_BYTES(modify_nic_vport_context_in) +
+				 (size_t)n * PRM_ST_SZ_BYTES(mac_address_layout))
+			return FW_SYND_VPORT_BAD_LIST;
+	}
+
+	pthread_mutex_lock(&fw->steer_lock);
+	if (list)
+		s = fw_vport_set_list(fw, ctx, type, n);
+	if (s)
+		goto out;
+	if (PRM_GET(modify_nic_vport_field_select, sel, mtu))
+		nv->mtu = (uint16_t)mtu;
+	if (PRM_GET(modify_nic_vport_field_select, sel, roce_en))
+		nv->roce_en = PRM_GET(nic_vport_context, ctx, roce_en);
+	if (PRM_GET(modify_nic_vport_field_select, sel, permanent_address)) {
+		fw_mac_get(PRM_ADDR_OF(nic_vport_context, ctx,
+				       permanent_address), nv->perm_mac);
+		nv->perm_set = true;
+	}
+	if (PRM_GET(modify_nic_vport_field_select, sel, promisc)) {
+		nv->promisc_uc = PRM_GET(nic_vport_context, ctx, promisc_uc);
+		nv->promisc_mc = PRM_GET(nic_vport_context, ctx, promisc_mc);
+		nv->promisc_all = PRM_GET(nic_vport_context, ctx, promisc_all);
+	}
+	if (PRM_GET(modify_nic_vport_field_select, sel, disable_uc_local_lb))
+		nv->disable_uc_local_lb = PRM_GET(nic_vport_context, ctx,
+						  disable_uc_local_lb);
+	if (PRM_GET(modify_nic_vport_field_select, sel, disable_mc_local_lb))
+		nv->disable_mc_local_lb = PRM_GET(nic_vport_context, ctx,
+						  disable_mc_local_lb);
+out:
+	pthread_mutex_unlock(&fw->steer_lock);
+	return s;
 }
 
 enum fw_synd fw_cmd_query_hca_vport_context(struct fw_cmd *cmd)

@@ -384,6 +384,9 @@ static const uint16_t k_kernel_only[] = {
 	MLX5_CMD_OP_CREATE_UCTX,
 	MLX5_CMD_OP_DESTROY_UCTX,
 	MLX5_CMD_OP_CREATE_UMEM,
+	/* The kernel-owned steering root (mlx5_core's fs_cmd.c): in no devx.c
+	 * list, so every DEVX method refuses it with EINVAL. */
+	MLX5_CMD_OP_SET_FLOW_TABLE_ROOT,
 };
 
 static bool op_in(const uint16_t *ops, size_t n, uint16_t op)

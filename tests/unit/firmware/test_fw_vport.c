@@ -56,6 +56,136 @@ START_TEST(nic_vport_context)
 }
 END_TEST
 
+static void *query_nvc(struct fwt_mbox *m, unsigned int list_type,
+		       size_t extra)
+{
+	fwt_mbox_init(m, MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT, 0, 0,
+		      PRM_ST_SZ_BYTES(query_nic_vport_context_in),
+		      PRM_ST_SZ_BYTES(query_nic_vport_context_out) + extra);
+	PRM_SET(query_nic_vport_context_in, m->in, allowed_list_type,
+		list_type);
+	fwt_exec(fw, m);
+	ck_fw_ok(m);
+	return PRM_ADDR_OF(query_nic_vport_context_out, m->out,
+			   nic_vport_context);
+}
+
+/* A MODIFY_NIC_VPORT_CONTEXT mailbox (uid, @extra list bytes); its
+ * context, for the caller to fill with field_select. */
+static void *modify_nvc(struct fwt_mbox *m, uint16_t uid, size_t extra)
+{
+	fwt_mbox_init(m, MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT, 0, uid,
+		      PRM_ST_SZ_BYTES(modify_nic_vport_context_in) + extra,
+		      PRM_ST_SZ_BYTES(modify_nic_vport_context_out));
+	return PRM_ADDR_OF(modify_nic_vport_context_in, m->in,
+			   nic_vport_context);
+}
+
+START_TEST(nic_vport_modify)
+{
+	struct fwt_mbox m;
+	void *ctx, *sel;
+	uint8_t *e;
+
+	/* field_select at bit 0x60; promisc is its bit 0x1b: byte 0xf */
+	ck_assert_uint_eq(PRM_BIT_OFF(modify_nic_vport_context_in,
+				      field_select.promisc), 0x7b);
+	ctx = modify_nvc(&m, 0, 0);
+	sel = PRM_ADDR_OF(modify_nic_vport_context_in, m.in, field_select);
+	((uint8_t *)m.in)[0xf] |= 0x10;		/* promisc, by hand */
+	PRM_SET(modify_nic_vport_field_select, sel, mtu, 1);
+	PRM_SET(modify_nic_vport_field_select, sel, disable_uc_local_lb, 1);
+	PRM_SET(nic_vport_context, ctx, promisc_mc, 1);
+	PRM_SET(nic_vport_context, ctx, promisc_all, 1);
+	PRM_SET(nic_vport_context, ctx, mtu, 9000);
+	PRM_SET(nic_vport_context, ctx, disable_uc_local_lb, 1);
+	PRM_SET(nic_vport_context, ctx, disable_mc_local_lb, 1); /* not selected */
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
+	ctx = query_nvc(&m, 0, 0);
+	ck_assert_uint_eq(PRM_GET(nic_vport_context, ctx, promisc_uc), 0);
+	ck_assert_uint_eq(PRM_GET(nic_vport_context, ctx, promisc_mc), 1);
+	ck_assert_uint_eq(PRM_GET(nic_vport_context, ctx, promisc_all), 1);
+	ck_assert_uint_eq(PRM_GET(nic_vport_context, ctx, mtu), 9000);
+	ck_assert_uint_eq(PRM_GET(nic_vport_context, ctx, disable_uc_local_lb),
+			  1);
+	ck_assert_uint_eq(PRM_GET(nic_vport_context, ctx, disable_mc_local_lb),
+			  0);
+
+	/* the permanent address and a unicast list of one */
+	ctx = modify_nvc(&m, 0, 8);
+	sel = PRM_ADDR_OF(modify_nic_vport_context_in, m.in, field_select);
+	PRM_SET(modify_nic_vport_field_select, sel, permanent_address, 1);
+	PRM_SET(modify_nic_vport_field_select, sel, addresses_list, 1);
+	e = PRM_ADDR_OF(nic_vport_context, ctx, permanent_address);
+	e[2] = 0x02; e[7] = 0x99;
+	PRM_SET(nic_vport_context, ctx, allowed_list_type,
+		MLX5_NVPRT_LIST_TYPE_UC);
+	PRM_SET(nic_vport_context, ctx, allowed_list_size, 1);
+	/* the list: after the 0x100-byte context, 8 bytes an entry */
+	e = (uint8_t *)ctx + 0x100;
+	e[2] = 0x02; e[3] = 0x11; e[7] = 0x77;
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
+	ctx = query_nvc(&m, MLX5_NVPRT_LIST_TYPE_UC, 8);
+	e = PRM_ADDR_OF(nic_vport_context, ctx, permanent_address);
+	ck_assert_uint_eq(e[2], 0x02);
+	ck_assert_uint_eq(e[7], 0x99);
+	ck_assert_uint_eq(PRM_GET(nic_vport_context, ctx, allowed_list_size),
+			  1);
+	e = (uint8_t *)ctx + 0x100;
+	ck_assert_uint_eq(e[3], 0x11);
+	ck_assert_uint_eq(e[7], 0x77);
+	ctx = query_nvc(&m, MLX5_NVPRT_LIST_TYPE_MC, 8);
+	ck_assert_uint_eq(PRM_GET(nic_vport_context, ctx, allowed_list_size),
+			  0);
+}
+END_TEST
+
+START_TEST(nic_vport_modify_refusals)
+{
+	struct fwt_mbox m;
+	void *ctx, *sel;
+
+	/* the kernel's command */
+	modify_nvc(&m, fwt_uctx(fw), 0);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, UID_NOT_ALLOWED);
+	ctx = modify_nvc(&m, 0, 0);
+	sel = PRM_ADDR_OF(modify_nic_vport_context_in, m.in, field_select);
+	PRM_SET(modify_nic_vport_field_select, sel, node_guid, 1);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, VPORT_BAD_SELECT);
+	ctx = modify_nvc(&m, 0, 0);
+	sel = PRM_ADDR_OF(modify_nic_vport_context_in, m.in, field_select);
+	PRM_SET(modify_nic_vport_field_select, sel, mtu, 1);
+	PRM_SET(modify_nic_vport_field_select, sel, promisc, 1);
+	PRM_SET(nic_vport_context, ctx, promisc_all, 1);
+	PRM_SET(nic_vport_context, ctx, mtu, EMU_FW_PORT_MAX_MTU + 1);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, VPORT_BAD_MTU);
+	/* a list longer than log_max_current_uc_list allows, a VLAN list */
+	ctx = modify_nvc(&m, 0, 8 * 64);
+	sel = PRM_ADDR_OF(modify_nic_vport_context_in, m.in, field_select);
+	PRM_SET(modify_nic_vport_field_select, sel, addresses_list, 1);
+	PRM_SET(nic_vport_context, ctx, allowed_list_size, 64);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, VPORT_BAD_LIST);
+	PRM_SET(nic_vport_context, ctx, allowed_list_size, 0);
+	PRM_SET(nic_vport_context, ctx, allowed_list_type,
+		MLX5_NVPRT_LIST_TYPE_VLAN);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, VPORT_BAD_LIST);
+	PRM_SET(modify_nic_vport_context_in, m.in, other_vport, 1);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, OTHER_VPORT_NOT_SUPPORTED);
+	/* none of it changed anything */
+	ctx = query_nvc(&m, 0, 0);
+	ck_assert_uint_eq(PRM_GET(nic_vport_context, ctx, promisc_all), 0);
+	ck_assert_uint_eq(PRM_GET(nic_vport_context, ctx, mtu), 1500 + 22);
+}
+END_TEST
+
 START_TEST(hca_vport_context)
 {
 	struct fwt_mbox m;
@@ -300,6 +430,8 @@ static Suite *fw_vport_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, nic_vport_context);
+	tcase_add_test(tc, nic_vport_modify);
+	tcase_add_test(tc, nic_vport_modify_refusals);
 	tcase_add_test(tc, hca_vport_context);
 	tcase_add_test(tc, vport_state);
 	tcase_add_test(tc, roce_address);

@@ -191,7 +191,7 @@ static const char *const exp_kernel_only[] = {
 	"QUERY_HCA_VPORT_PKEY", "SET_PP_RATE_LIMIT", "ACCESS_REG", "MAD_IFC",
 	"QUERY_MAD_DEMUX", "SET_MAD_DEMUX", "SET_DELAY_DROP_PARAMS",
 	"CREATE_LAG", "MODIFY_LAG", "DESTROY_LAG", "CREATE_VPORT_LAG",
-	"DESTROY_VPORT_LAG",
+	"DESTROY_VPORT_LAG", "SET_FLOW_TABLE_ROOT",
 };
 
 #define LIST(a) { a, sizeof(a) / sizeof(a[0]) }
@@ -262,7 +262,7 @@ START_TEST(test_classify_every_known_opcode)
 	ck_assert_uint_eq(n[KERN_CMD_MODIFY], 25);
 	ck_assert_uint_eq(n[KERN_CMD_QUERY], 25);
 	ck_assert_uint_eq(n[KERN_CMD_DESTROY], 30);
-	ck_assert_uint_eq(n[KERN_CMD_KERNEL_ONLY], 41);
+	ck_assert_uint_eq(n[KERN_CMD_KERNEL_ONLY], 42);
 }
 END_TEST
 

@@ -88,8 +88,11 @@ static void expected_attr(struct ibv_device_attr_ex *e)
 		e->raw_packet_caps |= IBV_RAW_PACKET_CAP_DELAY_DROP;
 	if (QT_GEN(&caps, end_pad))
 		e->device_cap_flags_ex |= IBV_DEVICE_PCI_WRITE_END_PADDING;
-	/* The emulated device has no flow-table page (no nic_flow_table). */
-	ck_assert_int_eq(QT_GEN(&caps, nic_flow_table), 0);
+	/* mlx5_ib: the NIC RX namespace exists on an Ethernet port with
+	 * nic_flow_table (and its page). */
+	if (QT_GEN(&caps, port_type) == MLX5_CAP_PORT_TYPE_ETH &&
+	    QT_GEN(&caps, nic_flow_table))
+		a->device_cap_flags |= IBV_DEVICE_MANAGED_FLOW_STEERING;
 	e->device_cap_flags_ex |= a->device_cap_flags;
 
 	rq_sg = QT_GEN(&caps, max_wqe_sz_rq) / 16;

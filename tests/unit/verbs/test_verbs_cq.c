@@ -253,11 +253,11 @@ START_TEST(test_ex_create)
 		IBV_WC_EX_WITH_SRC_QP, IBV_WC_EX_WITH_SLID, IBV_WC_EX_WITH_SL,
 		IBV_WC_EX_WITH_DLID_PATH_BITS, IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
 		IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+		IBV_WC_EX_WITH_FLOW_TAG,	/* NIC flow tables advertised */
 	};
-	/* What the device does not produce: no VLAN stripping, no flow
-	 * steering. */
+	/* What the device does not produce: no VLAN stripping. */
 	static const uint64_t absent[] = {
-		IBV_WC_EX_WITH_CVLAN, IBV_WC_EX_WITH_FLOW_TAG,
+		IBV_WC_EX_WITH_CVLAN,
 		IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_CVLAN,
 	};
 	struct ibv_device_attr_ex dattr;
@@ -266,8 +266,8 @@ START_TEST(test_ex_create)
 	ck_assert_int_eq(ibv_query_device_ex(ctx, NULL, &dattr), 0);
 	ck_assert_uint_eq(dattr.hca_core_clock, 1000000);	/* kHz */
 	ck_assert(!(dattr.raw_packet_caps & IBV_RAW_PACKET_CAP_CVLAN_STRIPPING));
-	ck_assert(!(dattr.orig_attr.device_cap_flags &
-		    IBV_DEVICE_MANAGED_FLOW_STEERING));
+	ck_assert(dattr.orig_attr.device_cap_flags &
+		  IBV_DEVICE_MANAGED_FLOW_STEERING);
 	for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++) {
 		struct ibv_cq_init_attr_ex attr = { .cqe = 10, .wc_flags = absent[i] };
 

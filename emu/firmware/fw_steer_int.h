@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/firmware/fw_steer_int.h -- what the NIC flow steering files share
+ * (fw_flow_table.c, fw_flow_group.c, fw_fte.c, fw_steer.c).  Every helper
+ * here runs under the device's steering lock.
+ */
+#ifndef MLX5EMU_FW_STEER_INT_H
+#define MLX5EMU_FW_STEER_INT_H
+
+#include "emu/firmware/fw_int.h"
+
+/* A table type this device steers (NIC RX or TX, as advertised). */
+bool fw_steer_type_ok(const struct emu_fw *fw, unsigned int type);
+
+/*
+ * The table @id of @type a command operates on: owned by cmd->uid.  The
+ * steering lock keeps it published while held, so no reference is kept.
+ */
+enum fw_synd fw_ft_own(struct fw_cmd *cmd, unsigned int type, uint32_t id,
+		       struct emu_fw_flow_table **ftp);
+
+/*
+ * A table another steering object points to (a miss or a forward from
+ * @from): of the same type, deeper than @from, of cmd->uid or the
+ * kernel's (the kernel itself may point to any uid's table: mlx5_ib hooks
+ * DEVX tables below its own).  On success it has one more use, counted in
+ * n_refs; drop with fw_ft_unref.
+ */
+enum fw_synd fw_ft_ref(struct fw_cmd *cmd, const struct emu_fw_flow_table *from,
+		       uint32_t id, enum fw_synd bad,
+		       struct emu_fw_flow_table **ftp);
+void fw_ft_unref(struct emu_fw_flow_table *ft);
+
+/* The group holding @flow_index, or NULL. */
+struct emu_fw_flow_group *fw_ft_group_at(const struct emu_fw_flow_table *ft,
+					 uint32_t flow_index);
+
+/* Free a replaced group list after a grace period (NULL: nothing). */
+void fw_groups_defer_free(struct emu_fw_flow_groups *gs);
+
+/* Drop what an entry holds (group, tables, counters) and free it after
+ * a grace period (now: at device teardown, when no reader is left). */
+void fw_fte_release(struct emu_fw_fte *fte, bool now);
+
+/* The fte_match_param blocks this device matches (MLX5_MATCH_*). */
+#define FW_STEER_MATCH_BLOCKS						\
+	(MLX5_MATCH_OUTER_HEADERS | MLX5_MATCH_MISC_PARAMETERS |	\
+	 MLX5_MATCH_INNER_HEADERS | MLX5_MATCH_MISC_PARAMETERS_2 |	\
+	 MLX5_MATCH_MISC_PARAMETERS_3)
+/* Bytes of one block of fte_match_param. */
+#define FW_STEER_BLOCK_BYTES PRM_ST_SZ_BYTES(fte_match_set_lyr_2_4)
+
+#endif /* MLX5EMU_FW_STEER_INT_H */
