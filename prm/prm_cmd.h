@@ -722,6 +722,8 @@ enum {
 enum {
 	MLX5_ETH_WQE_SVLAN = 1 << 0,
 	MLX5_ETH_WQE_INSERT_VLAN = 1 << 15,
+};
+
 /* ---- NIC flow steering (mlx5_ifc.h, include/linux/mlx5/fs.h) ---- */
 
 /* table_type of the flow steering commands (enum fs_flow_table_type). */
