@@ -44,15 +44,22 @@ enum {
 };
 
 /*
- * A TIR destination: the TIR objects belong to the Ethernet queue files
- * (struct emu_fw_tir); until that table is joined here, every tirn is
- * taken as it comes.  This is the one place the steering resolves a TIR.
+ * A TIR destination must exist and be the caller's, or any uid's for the
+ * kernel (uid 0), whose root rules forward to the TIRs of applications.
+ * The entry holds no use of it: the TIR is looked up per frame, and one
+ * destroyed meanwhile takes nothing more (as its rules must be removed
+ * first on a ConnectX, and mlx5_ib removes them first).
  */
 static bool fw_steer_dest_tir_ok(struct fw_cmd *cmd, uint32_t tirn)
 {
-	(void)cmd;
-	(void)tirn;
-	return true;
+	struct emu_fw_obj *o;
+	bool ok;
+
+	emu_fw_rcu_lock();
+	o = emu_fw_obj_lookup_rcu(cmd->fw, EMU_FW_OBJ_TIR, tirn);
+	ok = o && (!cmd->uid || o->uid == cmd->uid);
+	emu_fw_rcu_unlock();
+	return ok;
 }
 
 /* Writes nothing in the entry: a lookup may still be reading it. */

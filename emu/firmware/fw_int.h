@@ -134,7 +134,18 @@ struct emu_fw {
 		uint16_t n_uc, n_mc;
 		uint8_t (*uc)[6], (*mc)[6];
 	} nic_vport;
+	/* What the engine reads of it per frame (fw_vport_rx.c), and the
+	 * frames the NIC RX steering discarded. */
+	struct {
+		atomic_uint flags;
+		_Atomic uint64_t mac;
+		atomic_uint_fast64_t steer_discard;
+	} vport_rx;
 };
+
+/* fw_vport_rx.c: the copy of the vport context the engine reads, brought
+ * up to date under steer_lock after every change. */
+void fw_vport_rx_update(struct emu_fw *fw);
 
 /* The general capability page and friends. */
 const void *fw_cap_page(const struct emu_fw *fw, unsigned int type);

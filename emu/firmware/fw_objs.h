@@ -1037,6 +1037,17 @@ int emu_fw_steer_lookup(struct emu_fw *fw, unsigned int vport,
 			unsigned int table_type, const void *match,
 			uint32_t frame_bytes, struct emu_fw_steer_res *res);
 
+/*
+ * The vport of @port, per frame, without a lock (fw_vport_rx.c): whether
+ * it takes a frame for @frame's destination MAC (@self: the frame comes
+ * from this vport's own SQ, through local loopback); and a frame its NIC
+ * RX steering discarded (nothing matched), counted.
+ */
+bool emu_fw_vport_accepts(struct emu_fw *fw, unsigned int port,
+			  const uint8_t *frame, bool self);
+void emu_fw_vport_rx_discard(struct emu_fw *fw, unsigned int port);
+uint64_t emu_fw_vport_rx_discards(const struct emu_fw *fw);
+
 #define EMU_FW_OBJ_OF(ptr, type, member) \
 	((type *)((uint8_t *)(ptr) - offsetof(type, member)))
 #define emu_fw_to_cq(o) EMU_FW_OBJ_OF(o, struct emu_fw_cq, obj)

@@ -55,6 +55,7 @@ int fw_ports_init(struct emu_fw *fw)
 			return -ENOMEM;
 		}
 	}
+	fw_vport_rx_update(fw);
 	return 0;
 }
 
@@ -360,6 +361,7 @@ enum fw_synd fw_cmd_modify_nic_vport_context(struct fw_cmd *cmd)
 	if (PRM_GET(modify_nic_vport_field_select, sel, disable_mc_local_lb))
 		nv->disable_mc_local_lb = PRM_GET(nic_vport_context, ctx,
 						  disable_mc_local_lb);
+	fw_vport_rx_update(fw);
 out:
 	pthread_mutex_unlock(&fw->steer_lock);
 	return s;
