@@ -77,6 +77,7 @@ struct eng eng_g = {
 	.qps = CDS_LIST_HEAD_INIT(eng_g.qps),
 	.wake_fd = -1,
 	.cqs = CDS_LIST_HEAD_INIT(eng_g.cqs),
+	.sqs = CDS_LIST_HEAD_INIT(eng_g.sqs),
 	.mode = EMU_ENG_THREADED,
 	.threaded = true,
 };
@@ -146,6 +147,7 @@ static unsigned int eng_pass(struct eng *e)
 			done += eng_req_run(qp, ENG_PASS_WQES_PER_QP);
 		}
 	}
+	done += eng_sq_pass(e, ENG_PASS_WQES > done ? ENG_PASS_WQES - done : 0);
 	if (e->nwire)
 		eng_wire_flush(e);
 	eng_cq_scan(e);
@@ -461,12 +463,14 @@ static void eng_atfork_child(void)
 {
 	static CDS_LIST_HEAD(eng_forked_qps);
 	static CDS_LIST_HEAD(eng_forked_cqs);
+	static CDS_LIST_HEAD(eng_forked_sqs);
 	static struct eng_dev *eng_forked_devs;
 	struct eng *e = &eng_g;
 
 	/* The parent's devices and queues stay referenced, never run. */
 	cds_list_splice(&e->qps, &eng_forked_qps);
 	cds_list_splice(&e->cqs, &eng_forked_cqs);
+	cds_list_splice(&e->sqs, &eng_forked_sqs);
 	for (int i = 0; i < ENG_MAX_DEVS; i++) {
 		if (!e->devs[i])
 			continue;
@@ -482,6 +486,7 @@ static void eng_atfork_child(void)
 	memset(e->devs, 0, sizeof(e->devs));
 	CDS_INIT_LIST_HEAD(&e->qps);
 	CDS_INIT_LIST_HEAD(&e->cqs);
+	CDS_INIT_LIST_HEAD(&e->sqs);
 	e->next_timer_ns = 0;
 	/* The parent's ports and wake descriptor are not the child's. */
 	e->nwire = 0;
@@ -597,6 +602,8 @@ int emu_eng_device_add(struct emu_fw *fw, int index)
 	dev->ops.run_locked = eng_run_locked;
 	dev->ops.port_changed = eng_port_changed;
 	dev->ops.cq_created = eng_cq_created;
+	dev->ops.sq_changed = eng_sq_changed;
+	dev->ops.rq_changed = eng_rq_changed;
 	dev->ops.arg = dev;
 	pthread_mutex_lock(&e->run);
 	e->devs[slot] = dev;
@@ -628,6 +635,7 @@ void emu_eng_device_remove(struct emu_fw *fw)
 	}
 	if (dev) {
 		eng_qp_detach_all(e, dev);
+		eng_sq_detach_all(e, dev);
 		eng_wire_dev_fini(dev);
 		e->nroutes = 0;
 		e->route_epoch++;

@@ -8,7 +8,8 @@
  * for data scattered to the CQE, which this device does not advertise).
  * The entry is written with emu_mem_publish: every byte, then the
  * opcode/owner byte last with release ordering.  No valid CQE is all zero:
- * sop_drop_qpn always holds a QP number (those start at 0x100).
+ * its opcode/owner byte is never 0 for a receive and sop_drop_qpn holds a
+ * QP number (those start at 0x100) in every other.
  *
  * Overrun: the consumer counter is the doorbell record's word 0 (24 bits).
  * A CQE that would overwrite one the consumer has not taken is not written;
@@ -52,6 +53,12 @@ static void eng_cqe_fill(const struct emu_fw *fw, uint8_t *e,
 	} else {
 		/* Stamped as written: a CQE held back is late, and says so. */
 		q->timestamp = htobe64(emu_fw_clock_stamp(fw, c->ts_format));
+	}
+	if (c->eth) {
+		/* An Ethernet RQ's CQE: no QP number, the flow tag there. */
+		emu_eth_cqe_write(e, &c->eth->info, c->eth->rss,
+				  c->eth->stripped, c->eth->tci);
+		q->sop_drop_qpn = htobe32(c->eth->flow_tag & 0xffffff);
 	}
 	q->op_own = (uint8_t)(c->opcode << 4 | (se ? 2 : 0) | owner);
 }

@@ -26,6 +26,7 @@
 #include <urcu/list.h>
 
 #include "emu/engine/eng.h"
+#include "emu/eth/eth.h"
 #include "emu/firmware/fw.h"
 #include "emu/wire/wire.h"
 #include "prm/prm.h"
@@ -325,6 +326,7 @@ struct eng {
 	struct eng_dev *devs[ENG_MAX_DEVS];	/* under run and cfg */
 	struct cds_list_head qps;	/* attached eng_qp */
 	struct cds_list_head cqs;	/* watched eng_cq (eng_cq.c) */
+	struct cds_list_head sqs;	/* attached Ethernet eng_sq */
 	uint64_t now_ns;		/* at the start of the pass */
 	uint64_t next_timer_ns;		/* earliest deadline (0: none) */
 	unsigned long passes, wqes;	/* statistics */
@@ -514,6 +516,15 @@ void eng_recv_untake(struct eng_qp *qp, const struct eng_rwqe *r);
 unsigned int eng_recv_flush(struct eng_qp *qp);
 
 /* ---- eng_cqe.c: writing completions ---- */
+/* What an Ethernet receive CQE carries besides the common fields. */
+struct eng_cqe_eth {
+	struct emu_eth_cqe_info info;	/* header types, checksum-ok bits */
+	const struct emu_eth_rss_res *rss;	/* NULL: no RSS */
+	bool stripped;			/* a VLAN tag was stripped: tci */
+	uint16_t tci;
+	uint32_t flow_tag;		/* sop_drop_qpn's low 24 bits */
+};
+
 struct eng_cqe {
 	uint8_t opcode;			/* MLX5_CQE_* */
 	uint8_t syndrome, vendor;	/* error CQEs */
@@ -527,6 +538,7 @@ struct eng_cqe {
 	uint8_t l4_l3;			/* l4_hdr_type_etc */
 	bool se;			/* the message was solicited */
 	uint8_t ts_format;		/* the QP's: how the CQE is stamped */
+	const struct eng_cqe_eth *eth;	/* an Ethernet RQ's receive */
 };
 /* 0, or -ENOSPC (overrun: no CQE written, CQ in error), -EFAULT. */
 int eng_cqe_write(struct emu_fw_cq *cq, const struct eng_cqe *c);
@@ -646,6 +658,62 @@ void eng_stats_qp(struct eng_qp *qp);
 /* ---- eng_grh.c: the 40 bytes before a UD payload ---- */
 void eng_grh_build(const struct eng_pkt *pkt, uint8_t grh[40],
 		   uint8_t *l3_type);
+
+/* ---- Ethernet: send queues, frames between ports, receive ---- */
+
+/* The largest frame an SQ sends (a jumbo frame and its VLAN tag), and the
+ * largest TSO payload (max_lso_cap). */
+#define ENG_ETH_FRAME_MAX 9232
+#define ENG_ETH_LSO_MAX (256 * 1024)
+
+/* An SQ the engine runs (eng_eth_sq.c); hangs off emu_fw_sq.engine. */
+struct eng_sq {
+	struct cds_list_head node;	/* in eng->sqs */
+	struct eng_dev *dev;
+	struct emu_fw_sq *fs;		/* a reference while attached */
+	uint16_t ci;			/* WQEBB counter: next to read */
+	bool hinted;
+};
+
+/* Where a frame comes from, for the receive side's self-loopback rules:
+ * the transport domain of the sending SQ's TIS (NULL: another vport or
+ * the wire). */
+struct eng_eth_src {
+	const struct emu_fw_td *td;
+	const struct eng_dev *dev;
+	uint8_t port;
+};
+
+/* eng_eth_sq.c */
+void eng_sq_changed(void *arg, struct emu_fw_sq *fs);
+void eng_rq_changed(void *arg, struct emu_fw_rq *fr);
+void eng_sq_detach_all(struct eng *e, struct eng_dev *dev);
+/* Run the SQ's posted WQEs (at most @budget); the work done. */
+unsigned int eng_sq_run(struct eng_sq *sq, unsigned int budget);
+/* One pass over the attached SQs, hinted ones first (the pass's share). */
+unsigned int eng_sq_pass(struct eng *e, unsigned int budget);
+
+/* eng_eth_tx.c: a WQE becomes frames */
+enum eng_eth_tx_res {
+	ENG_ETH_TX_OK,
+	ENG_ETH_TX_BAD,		/* malformed: local QP operation error */
+	ENG_ETH_TX_PROT,	/* an lkey, PD or bounds: local protection */
+	ENG_ETH_TX_FAULT,	/* memory gone after registration */
+	ENG_ETH_TX_LEN,		/* longer than a frame may be */
+};
+enum eng_eth_tx_res eng_eth_tx_wqe(struct eng_sq *sq, struct eng_wqe *w);
+
+/* eng_eth_l2.c: frames between the ports of this process and the wire */
+/* A frame leaves @dev's @port (from an SQ of transport domain src->td). */
+void eng_eth_xmit(struct eng_dev *dev, unsigned int port, const uint8_t *f,
+		  uint32_t len, const struct eng_eth_src *src);
+
+/* eng_eth_rx.c: a frame enters a vport: steering, RSS, the RQ, the CQE;
+ * whether anything took it. */
+bool eng_eth_rx(struct eng_dev *dev, unsigned int port, const uint8_t *f,
+		uint32_t len, const struct eng_eth_src *src);
+/* Flush what an RQ in ERR holds (flush_in_error_en). */
+unsigned int eng_eth_rq_flush(struct eng_dev *dev, struct emu_fw_rq *fr);
 
 /* ---- eng_dp.c: fault rules and the trace on the data path ---- */
 #define ENG_DP_BUSY (1u << 31)

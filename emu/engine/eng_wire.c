@@ -241,8 +241,22 @@ static void eng_wire_rx_one(void *arg, struct emu_wire_port *wp,
 	eng_fabric_deliver(dst, &p);
 }
 
+/* A frame that is no RoCE: the vport's NIC receive path, if it takes
+ * the destination address (else counted as not RoCE by the wire). */
+static bool eng_wire_rx_eth(void *arg, struct emu_wire_port *wp,
+			    const uint8_t *f, uint32_t len)
+{
+	struct eng_wire_rx_ctx *c = arg;
+
+	(void)wp;
+	if (c->dev->fatal || !emu_fw_vport_accepts(c->dev->fw, c->port, f, false))
+		return false;
+	return eng_eth_rx(c->dev, c->port, f, len, NULL);
+}
+
 static const struct emu_wire_rx_ops eng_wire_rx_ops = {
 	.roce = eng_wire_rx_one,
+	.eth = eng_wire_rx_eth,
 };
 
 bool eng_wire_rx_due(struct eng *e)
