@@ -120,6 +120,16 @@ struct mlx5be_flow_match {
 	size_t len;			/* bytes of each */
 };
 
+/* What such a rule does with what it matches (mlx5dv_flow_action_attr):
+ * forward to dest (a TIR or a flow table) or drop it, and optionally tag
+ * it (the CQE's flow tag, 24 bits) and count it in a flow counter. */
+struct mlx5be_flow_act {
+	struct mlx5be_obj *dest;	/* NULL: drop */
+	bool has_tag;
+	uint32_t tag;
+	struct mlx5be_obj *counter;	/* NULL: none */
+};
+
 /* event_channel_create flags (rdma-core's
  * MLX5DV_DEVX_CREATE_EVENT_CHANNEL_FLAGS_OMIT_EV_DATA). */
 enum {
@@ -237,11 +247,11 @@ struct mlx5be_ops {
 	int (*gid_l2_addr)(struct mlx5be_ctx *ctx, uint32_t port,
 			   uint32_t sgid_index, const uint8_t dgid[16],
 			   uint8_t mac[6], uint16_t *vlan);
-	/* A rule steering what @match matches to @dest (a TIR or a flow
-	 * table); obj_destroy removes it. */
+	/* A rule steering what @match matches as @act says; obj_destroy
+	 * removes it. */
 	struct mlx5be_obj *(*steering_root_attach)(struct mlx5be_ctx *ctx,
 						   const struct mlx5be_flow_match *match,
-						   struct mlx5be_obj *dest);
+						   const struct mlx5be_flow_act *act);
 	/*
 	 * The kernel's clock info page (struct mlx5_ib_clock_info), read as
 	 * mlx5dv_get_clock_info reads it: 0, -EINVAL where the kernel maps

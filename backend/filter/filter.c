@@ -447,14 +447,18 @@ static int filter_gid_l2_addr(struct mlx5be_ctx *ctx, uint32_t port,
 static struct mlx5be_obj *
 filter_steering_root_attach(struct mlx5be_ctx *ctx,
 			    const struct mlx5be_flow_match *match,
-			    struct mlx5be_obj *dest)
+			    const struct mlx5be_flow_act *act)
 {
 	struct filter_ctx *f = fctx_of(ctx);
+	struct mlx5be_flow_act in = *act;
 	struct mlx5be_obj *inner;
 	struct filter_obj *o;
 
-	inner = filter.impl->steering_root_attach(f->inner, match,
-						  fobj_of(dest)->inner);
+	if (in.dest)
+		in.dest = fobj_of(in.dest)->inner;
+	if (in.counter)
+		in.counter = fobj_of(in.counter)->inner;
+	inner = filter.impl->steering_root_attach(f->inner, match, &in);
 	if (!inner)
 		return NULL;
 	o = filter_obj_wrap(f, inner);	/* no destroy command: the kernel's */

@@ -256,7 +256,7 @@ int hw_gid_l2_addr(struct mlx5be_ctx *ctx, uint32_t port, uint32_t sgid_index,
 		   const uint8_t dgid[16], uint8_t mac[6], uint16_t *vlan);
 struct mlx5be_obj *hw_steering_root_attach(struct mlx5be_ctx *ctx,
 					   const struct mlx5be_flow_match *match,
-					   struct mlx5be_obj *dest);
+					   const struct mlx5be_flow_act *act);
 int hw_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info);
 int hw_read_clock(struct mlx5be_ctx *ctx, uint64_t *cycles);
 int hw_async_event_fd(struct mlx5be_ctx *ctx);

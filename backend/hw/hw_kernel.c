@@ -120,9 +120,36 @@ static struct mlx5dv_flow_match_parameters *hw_match_param(const void *buf,
 	return p;
 }
 
+/* The mlx5dv actions of a rule: its destination or drop, tag, counter. */
+static int hw_flow_actions(const struct mlx5be_flow_act *a,
+			   struct mlx5dv_flow_action_attr act[3])
+{
+	int n = 0;
+
+	if (a->dest) {
+		if (a->dest->kind != HW_OBJ_DEVX)
+			return -1;
+		act[n].type = MLX5DV_FLOW_ACTION_DEST_DEVX;
+		act[n++].obj = a->dest->devx;
+	} else {
+		act[n++].type = MLX5DV_FLOW_ACTION_DROP;
+	}
+	if (a->has_tag) {
+		act[n].type = MLX5DV_FLOW_ACTION_TAG;
+		act[n++].tag_value = a->tag;
+	}
+	if (a->counter) {
+		if (a->counter->kind != HW_OBJ_DEVX)
+			return -1;
+		act[n].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
+		act[n++].obj = a->counter->devx;
+	}
+	return n;
+}
+
 struct mlx5be_obj *hw_steering_root_attach(struct mlx5be_ctx *ctx,
 					   const struct mlx5be_flow_match *match,
-					   struct mlx5be_obj *dest)
+					   const struct mlx5be_flow_act *fa)
 {
 	struct mlx5dv_flow_match_parameters *mask, *value;
 	struct mlx5dv_flow_matcher_attr mattr = {
@@ -130,17 +157,15 @@ struct mlx5be_obj *hw_steering_root_attach(struct mlx5be_ctx *ctx,
 		.priority = match->priority,
 		.match_criteria_enable = match->criteria_enable,
 	};
-	struct mlx5dv_flow_action_attr act = {
-		.type = MLX5DV_FLOW_ACTION_DEST_DEVX,
-	};
+	struct mlx5dv_flow_action_attr act[3] = {};
 	struct mlx5be_obj *obj;
-	int err = 0;
+	int err = 0, nact;
 
-	if (dest->kind != HW_OBJ_DEVX) {
+	nact = hw_flow_actions(fa, act);
+	if (nact < 0) {
 		errno = EINVAL;
 		return NULL;
 	}
-	act.obj = dest->devx;
 	mask = hw_match_param(match->mask, match->len);
 	value = hw_match_param(match->value, match->len);
 	obj = calloc(1, sizeof(*obj));
@@ -153,7 +178,8 @@ struct mlx5be_obj *hw_steering_root_attach(struct mlx5be_ctx *ctx,
 	hw_enter();
 	obj->matcher = hw_sym.create_flow_matcher(ctx->ibctx, &mattr);
 	if (obj->matcher) {
-		obj->flow = hw_sym.create_flow(obj->matcher, value, 1, &act);
+		obj->flow = hw_sym.create_flow(obj->matcher, value,
+					       (size_t)nact, act);
 		if (!obj->flow) {
 			err = hw_errno();
 			hw_sym.destroy_flow_matcher(obj->matcher);

@@ -82,6 +82,15 @@ struct kern_clock {
 	_Atomic uint64_t next_update;	/* emu_clock_ns() due */
 };
 
+/* The kernel's NIC receive steering (kern_flow.c): its root table, made
+ * at the first rule, and the flow indexes rules hold. */
+struct kern_flow {
+	pthread_mutex_t lock;		/* after a ucontext's lock */
+	bool root_valid;
+	uint32_t root_id;
+	uint64_t used[16 * 256 / 64];
+};
+
 /* One emulated device as the kernel holds it, created on first open. */
 struct kern_dev {
 	int index;
@@ -99,6 +108,7 @@ struct kern_dev {
 	uint8_t cap_gen[PRM_ST_SZ_BYTES(cmd_hca_cap)];
 	struct kern_wire_port wire[2];		/* kern_wire.c */
 	struct kern_clock clock;		/* kern_clock.c */
+	struct kern_flow flow;			/* kern_flow.c */
 	struct kern_dev *forked_next;		/* a parent's, in a child */
 };
 
@@ -112,6 +122,13 @@ void kern_clock_fini(struct kern_dev *kdev);
 /* The backend's clock ops. */
 int kern_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info);
 int kern_read_clock(struct mlx5be_ctx *ctx, uint64_t *cycles);
+
+/* kern_flow.c: a rule in the kernel's NIC receive root (the backend's
+ * steering_root_attach), and its removal (obj_destroy). */
+struct mlx5be_obj *kern_flow_attach(struct mlx5be_ctx *ctx,
+				    const struct mlx5be_flow_match *m,
+				    const struct mlx5be_flow_act *act);
+int kern_flow_detach(struct mlx5be_obj *obj);
 
 /* kern_wire.c: the device's ports join the wire (after the engine). */
 int kern_wire_attach(struct kern_dev *kdev);
@@ -174,6 +191,7 @@ struct mlx5be_obj {
 	uint64_t enc_id;		/* (create opcode << 32) | id, as devx.c */
 	uint32_t bulk;			/* flow counters allocated in bulk */
 	enum kern_destroy_flow flow;	/* how devx_obj_cleanup destroys it */
+	uint32_t flow_group, flow_index;	/* a steering rule's (kern_flow.c) */
 	size_t destroy_inlen, destroy_outlen;
 	uint8_t destroy_in[KERN_DEVX_DESTROY_INBOX_MAX];	/* from the create */
 };

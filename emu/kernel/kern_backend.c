@@ -58,13 +58,6 @@ static int kern_obj_destroy_op(struct mlx5be_obj *obj)
 	return kern_obj_destroy(obj);
 }
 
-static struct mlx5be_obj *kern_steering_root_attach(struct mlx5be_ctx *ctx,
-						    const struct mlx5be_flow_match *match,
-						    struct mlx5be_obj *dest)
-{
-	errno = EOPNOTSUPP;
-	return NULL;
-}
 
 /* The UMR mlx5_ib posts for a rereg of PD and access (emu_fw_mkey_rereg);
  * the mkc rights set_mkc_access_pd_addr_fields derives from the flags. */
@@ -132,7 +125,7 @@ const struct mlx5be_ops mlx5be_emu_ops = {
 	.query_port = kern_query_port,
 	.query_gid = kern_query_gid,
 	.gid_l2_addr = kern_gid_l2_addr,
-	.steering_root_attach = kern_steering_root_attach,
+	.steering_root_attach = kern_flow_attach,
 	.clock_info = kern_clock_info,
 	.read_clock = kern_read_clock,
 	.mkey_rereg = kern_mkey_rereg,

@@ -234,6 +234,8 @@ enum kern_destroy_flow {
 	KERN_DESTROY_PLAIN,	/* the built inbox, mlx5_cmd_exec */
 	KERN_DESTROY_CQ,	/* mlx5_core_destroy_cq: detach from its EQs,
 				 * then the same DESTROY_CQ inbox */
+	KERN_DESTROY_FLOW_RULE,	/* a steering rule of the kernel's root
+				 * (kern_flow.c): its entry, then its group */
 	KERN_DESTROY_DCT,	/* mlx5_core_destroy_dct: DRAIN_DCT, wait for
 				 * the DCT_DRAINED event, then DESTROY_DCT (a
 				 * drain error other than a dead device stops

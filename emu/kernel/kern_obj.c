@@ -256,8 +256,11 @@ static int kern_obj_destroy_locked(struct mlx5be_obj *obj)
 	} else if (obj->flow == KERN_DESTROY_CQ) {
 		kern_dev_cq_detach(obj->uctx->kdev, kern_devx_dec_obj_id(obj->enc_id));
 	}
-	ret = kern_obj_exec(obj, obj->destroy_in, obj->destroy_inlen,
-			    obj->destroy_outlen);
+	if (obj->flow == KERN_DESTROY_FLOW_RULE)
+		ret = kern_flow_detach(obj);
+	else
+		ret = kern_obj_exec(obj, obj->destroy_in, obj->destroy_inlen,
+				    obj->destroy_outlen);
 	if (ret)
 		return ret;
 	kern_event_obj_gone(obj);

@@ -209,6 +209,7 @@ START_TEST(ops_reach_the_device)
 	struct mlx5be_uar *uar;
 	struct mlx5be_obj *pd;
 	struct mlx5be_flow_match m = { 0 };
+	struct mlx5be_flow_act act = { 0 };
 	uint32_t umem_id, eqn = 0;
 	int cmd_fd, index = -1;
 	uint8_t mac[6];
@@ -271,7 +272,8 @@ START_TEST(ops_reach_the_device)
 	/* What the device has not: as rdma-core answers for it. */
 	errno = 0;
 	pd = HW->obj_create(ctx, pd_in, sizeof(pd_in), pd_out, sizeof(pd_out));
-	ck_assert_ptr_null(HW->steering_root_attach(ctx, &m, pd));
+	act.dest = pd;
+	ck_assert_ptr_null(HW->steering_root_attach(ctx, &m, &act));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	ck_assert_int_eq(HW->obj_destroy(pd), 0);
 	/* An import shares the device. */
