@@ -4,6 +4,7 @@
  * kernel layer's backend ops, WQEs and CQEs at literal offsets.
  */
 #include <endian.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ void dp_fail(const char *file, int line, const char *what)
 	abort();
 }
 
-static void *dp_page_alloc(size_t len)
+void *dp_page_alloc(size_t len)
 {
 	void *p = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
 
@@ -32,7 +33,7 @@ static void *dp_page_alloc(size_t len)
 	return p;
 }
 
-static uint32_t dp_umem(struct dp_player *p, void *addr, size_t len)
+uint32_t dp_umem(struct dp_player *p, void *addr, size_t len)
 {
 	uint32_t id;
 
@@ -41,15 +42,18 @@ static uint32_t dp_umem(struct dp_player *p, void *addr, size_t len)
 	return id;
 }
 
-static struct mlx5be_obj *dp_last_obj;
+struct mlx5be_obj *dp_last_obj;
 
-/* Create through DEVX obj_create; the outbox dword holding the id. */
-static uint32_t dp_create(struct dp_player *p, void *in, size_t inlen,
-			  size_t outlen, unsigned int id_dw)
+uint32_t dp_create(struct dp_player *p, void *in, size_t inlen, size_t outlen,
+		   unsigned int id_dw)
 {
 	uint32_t out[64] = { 0 };
 
 	dp_last_obj = DP_BE->obj_create(p->ctx, in, inlen, out, outlen);
+	if (!dp_last_obj)
+		fprintf(stderr, "create 0x%x: errno %d status 0x%x syndrome 0x%x\n",
+			be32toh(*(const uint32_t *)in) >> 16, errno,
+			be32toh(out[0]) >> 24, be32toh(out[1]));
 	DP_ASSERT(dp_last_obj);
 	return be32toh(out[id_dw]) & 0xffffff;
 }

@@ -23,7 +23,7 @@
 #define DP_BE (&mlx5be_emu_ops)
 #define DP_LOG_RQ 4	/* 16 WQEs of 16 bytes */
 #define DP_LOG_SQ 6	/* 64 basic blocks */
-#define DP_LOG_CQ 4
+#define DP_LOG_CQ 8
 #define DP_MSG 1024
 
 struct dp_player {
@@ -46,6 +46,16 @@ struct dp_player {
 	} while (0)
 void dp_fail(const char *file, int line, const char *what)
 	__attribute__((noreturn));
+
+/* Page-aligned zeroed memory (never freed: the tests end with it). */
+void *dp_page_alloc(size_t len);
+/* A umem over [addr, addr + len) (local write); its id. */
+uint32_t dp_umem(struct dp_player *p, void *addr, size_t len);
+/* Create through DEVX obj_create; the id is the outbox's dword id_dw; the
+ * object made is dp_last_obj. */
+uint32_t dp_create(struct dp_player *p, void *in, size_t inlen, size_t outlen,
+		   unsigned int id_dw);
+extern struct mlx5be_obj *dp_last_obj;
 
 /* Opens mlx5_0 and builds PD, MR, CQ and an RC QP in RST. */
 void dp_player_init(struct dp_player *p);
