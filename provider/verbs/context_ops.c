@@ -18,6 +18,7 @@
 #include "provider/core/device.h"
 #include "provider/devx/devx.h"
 #include "provider/verbs/events.h"
+#include "provider/verbs/flow.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/query.h"
 #include "provider/verbs/verbs_ctx.h"
@@ -29,6 +30,7 @@ static void prov_context_set_ops(struct prov_context *pctx)
 	prov_query_set_ops(pctx);
 	prov_verbs_set_ops(pctx);
 	prov_qp_set_ops(pctx);
+	prov_flow_set_ops(pctx);
 }
 
 /*

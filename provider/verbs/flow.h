@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Steering rules of verbs (flow.c: ibv_create_flow) and mlx5dv (dv_flow.c:
+ * mlx5dv_create_flow): both are rules at the kernel's NIC receive root,
+ * destroyed with ibv_destroy_flow.
+ */
+#ifndef MLX5EMU_PROVIDER_VERBS_FLOW_H
+#define MLX5EMU_PROVIDER_VERBS_FLOW_H
+
+#include <stdatomic.h>
+
+#include <infiniband/verbs.h>
+
+#include "backend/backend.h"
+#include "provider/core/context.h"
+
+/* An ibv_flow over a backend rule (taken over on success); @uses, if not
+ * NULL, counts the flows alive (an mlx5dv matcher's).  NULL + errno. */
+struct ibv_flow *prov_flow_wrap(struct ibv_context *ibctx,
+				struct mlx5be_obj *rule, atomic_int *uses);
+
+struct mlx5be_obj *prov_qp_flow_dest(struct ibv_qp *qp); /* TEMP-ETHRAW */
+int prov_qp_net_raw_check(struct prov_context *pctx); /* TEMP-ETHRAW */
+
+/* The context's ibv_create_flow and ibv_destroy_flow. */
+void prov_flow_set_ops(struct prov_context *pctx);
+
+#endif /* MLX5EMU_PROVIDER_VERBS_FLOW_H */
