@@ -194,7 +194,7 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	/* ---- Ethernet page: only how much of a packet a WQE inlines ---- */
 	ETH(wqe_inline_mode, MLX5_CAP_INLINE_MODE_NOT_REQUIRED),
 
-	/* ---- Ethernet queue objects (fw_eth_*.c): no offload here ---- */
+	/* ---- Ethernet queue objects (fw_eth_*.c) ---- */
 	GEN(log_max_tis, 12),		/* 4096 TISes */
 	GEN(log_max_sq, 14),		/* as many SQs as QPs */
 	GEN(log_max_rq, 14),		/* as many RQs as QPs */
@@ -204,6 +204,13 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	GEN(log_max_tis_per_sq, 0),	/* one TIS (tis_lst_sz 1) per SQ */
 	GEN(log_max_wq_sz, 15),		/* as log_max_qp_sz */
 	ETH(self_lb_en_modifiable, 1),	/* MODIFY_TIR self_lb_en */
+
+	/* ---- Ethernet offloads the engine performs (eng_eth_*.c) ---- */
+	ETH(csum_cap, 1),		/* L3/L4 checksums, both ways */
+	ETH(vlan_cap, 1),		/* C-VLAN stripping (rqc.vsd 0) */
+	ETH(wqe_vlan_insert, 1),	/* the Ethernet segment's VLAN */
+	ETH(max_lso_cap, 18),		/* TSO of 256 KiB, as mlx5_en's max */
+	ETH(rss_ind_tbl_cap, 11),	/* RSS over an RQT of log_max_rqt_size */
 
 	/* ---- RoCE page ---- */
 	ROCE(roce_version, 0x5),	/* 1 << RoCE v1 (0) | 1 << RoCE v2 (2) */

@@ -112,8 +112,19 @@ START_TEST(cap_pages)
 	c = cap_page(&m);
 	ck_assert_uint_eq(PRM_GET(per_protocol_networking_offload_caps, c,
 				  wqe_inline_mode), 2);
+	/* The offloads the engine performs, and no tunnel or LRO ones. */
 	ck_assert_uint_eq(PRM_GET(per_protocol_networking_offload_caps, c,
-				  csum_cap), 0);
+				  csum_cap), 1);
+	ck_assert_uint_eq(PRM_GET(per_protocol_networking_offload_caps, c,
+				  vlan_cap), 1);
+	ck_assert_uint_eq(PRM_GET(per_protocol_networking_offload_caps, c,
+				  max_lso_cap), 18);
+	ck_assert_uint_eq(PRM_GET(per_protocol_networking_offload_caps, c,
+				  lro_cap), 0);
+	ck_assert_uint_eq(PRM_GET(per_protocol_networking_offload_caps, c,
+				  tunnel_stateless_vxlan), 0);
+	ck_assert_uint_eq(PRM_GET(per_protocol_networking_offload_caps, c,
+				  enhanced_multi_pkt_send_wqe), 0);
 
 	query_cap(&m, MLX5_CAP_GENERAL_2, 1, CAP_OUTLEN);
 	ck_fw_ok(&m);
