@@ -30,19 +30,46 @@ static void ep_wq(struct dp_player *p, void *wq, void *ring, size_t len,
 	PRM_SET(wq, wq, wq_umem_id, dp_umem(p, ring, len));
 }
 
-static void ep_modify_rdy(struct dp_player *p, uint16_t opcode,
-			  struct mlx5be_obj *obj, uint32_t id)
+static void ep_modify(struct dp_player *p, uint16_t opcode,
+		      struct mlx5be_obj *obj, uint32_t id, unsigned int from,
+		      unsigned int to)
 {
 	uint8_t in[PRM_ST_SZ_BYTES(modify_sq_in)] = { 0 };
 	uint8_t out[PRM_ST_SZ_BYTES(modify_sq_out)] = { 0 };
 
+	(void)p;
 	/* modify_sq_in and modify_rq_in share the layout of these fields. */
 	PRM_SET(modify_sq_in, in, opcode, opcode);
-	PRM_SET(modify_sq_in, in, sq_state, MLX5_SQC_STATE_RST);
+	PRM_SET(modify_sq_in, in, sq_state, from);
 	PRM_SET(modify_sq_in, in, sqn, id);
-	PRM_SET(sqc, PRM_ADDR_OF(modify_sq_in, in, ctx), state,
-		MLX5_SQC_STATE_RDY);
+	PRM_SET(sqc, PRM_ADDR_OF(modify_sq_in, in, ctx), state, to);
 	DP_ASSERT(!DP_BE->obj_modify(obj, in, sizeof(in), out, sizeof(out)));
+}
+
+static void ep_modify_rdy(struct dp_player *p, uint16_t opcode,
+			  struct mlx5be_obj *obj, uint32_t id)
+{
+	ep_modify(p, opcode, obj, id, MLX5_SQC_STATE_RST, MLX5_SQC_STATE_RDY);
+}
+
+void ep_sq_reset(struct eth_player *e)
+{
+	ep_modify(&e->dp, MLX5_CMD_OP_MODIFY_SQ, e->sq_obj, e->sqn,
+		  MLX5_SQC_STATE_ERR, MLX5_SQC_STATE_RST);
+	/* The record first: in RDY the device reads it at once. */
+	e->sq_pi = 0;
+	__atomic_store_n(&e->sq_dbr[1], 0, __ATOMIC_RELEASE);
+	ep_modify_rdy(&e->dp, MLX5_CMD_OP_MODIFY_SQ, e->sq_obj, e->sqn);
+}
+
+void ep_post_raw(struct eth_player *e, const uint8_t *wqe, unsigned int nbb)
+{
+	for (unsigned int b = 0; b < nbb; b++)
+		memcpy(e->sq + 64 * ((e->sq_pi + b) & ((1u << EP_LOG_SQ) - 1)),
+		       wqe + 64 * b, 64);
+	e->sq_pi = (uint16_t)(e->sq_pi + nbb);
+	__atomic_store_n(&e->sq_dbr[1], htobe32(e->sq_pi), __ATOMIC_RELEASE);
+	DP_BE->progress(e->dp.ctx, 0);
 }
 
 void ep_init(struct eth_player *e)

@@ -72,6 +72,11 @@ uint8_t *ep_rx_buf(struct eth_player *e, const struct ep_rq *rq,
 uint16_t ep_post_send(struct eth_player *e, uint8_t opcode, uint32_t len,
 		      uint32_t inl, uint8_t cs_flags, uint16_t mss,
 		      uint16_t vlan_insert);
+/* Write @nbb basic blocks of WQE as they are, and ring the doorbell
+ * record (a fuzzer's WQEs). */
+void ep_post_raw(struct eth_player *e, const uint8_t *wqe, unsigned int nbb);
+/* The SQ from ERR back to RDY (ERR -> RST -> RDY), its ring from 0. */
+void ep_sq_reset(struct eth_player *e);
 /* The state QUERY_SQ / QUERY_RQ report. */
 unsigned int ep_sq_state(struct eth_player *e);
 void ep_fini(struct eth_player *e);
