@@ -11,7 +11,8 @@
  * disable_mc_local_lb clear), the sender's transport domain then deciding
  * per TIR (self_lb_block, eng_eth_rx.c).  A unicast frame some port of the
  * process owns stays in the process; any other frame also goes out on the
- * port's wire, if it has one, where the wire's faults, capture and
+ * port's wire, if it has one and the frame reaches an endpoint there (a
+ * multicast frame a known peer), where the wire's faults, capture and
  * counters apply.  A port whose link is down sends and receives nothing.
  */
 #include <string.h>
@@ -78,6 +79,9 @@ void eng_eth_xmit(struct eng_dev *dev, unsigned int port, const uint8_t *f,
 			eng_eth_rx(d, p, f, len, self ? src : NULL);
 		}
 	}
-	if ((mc || !owned) && dev->wire[port - 1])
+	/* The wire: a frame it takes somewhere (and only then does the
+	 * engine start reading its sockets every pass). */
+	if ((mc || !owned) && dev->wire[port - 1] &&
+	    emu_wire_port_reaches(dev->wire[port - 1], f, len))
 		eng_eth_wire_out(dev, port, f, len);
 }

@@ -361,6 +361,10 @@ const char *emu_wire_port_name(const struct emu_wire_port *p);
  * that find no endpoint are dropped and counted.
  */
 uint8_t *emu_wire_tx_frame(struct emu_wire_port *p);
+/* Whether a frame of @len bytes starting @f would reach any endpoint:
+ * a multicast one a known peer, a unicast one its forwarding entry. */
+bool emu_wire_port_reaches(const struct emu_wire_port *p, const uint8_t *f,
+			   uint32_t len);
 void emu_wire_tx_queue(struct emu_wire_port *p, uint8_t *frame, uint32_t len,
 		       uint64_t now_ns);
 void emu_wire_tx_flush(struct emu_wire_port *p, uint64_t now_ns);

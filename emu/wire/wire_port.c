@@ -232,6 +232,18 @@ static void wire_tx_send(struct emu_wire_port *p)
 		wire_pcap_flush(p->pcap);
 }
 
+bool emu_wire_port_reaches(const struct emu_wire_port *p, const uint8_t *f,
+			   uint32_t len)
+{
+	struct emu_wire_ep ep;
+
+	if (len < EMU_WIRE_ETH_HLEN)
+		return false;
+	if (f[0] & 1)
+		return p->fdb.nany || p->fdb.n;
+	return wire_fdb_lookup(&p->fdb, f, len, &ep);
+}
+
 /* Queue a datagram (VXLAN header and frame) to the link. */
 static void wire_tx_enqueue(struct emu_wire_port *p, uint8_t *dgram,
 			    uint32_t len)
