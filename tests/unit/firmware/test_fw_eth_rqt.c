@@ -354,6 +354,88 @@ START_TEST(destroys_wait)
 }
 END_TEST
 
+/* Readers spreading over an RQT and hashing with a TIR while both are
+ * replaced over and over: every list and hash a reader loads is whole
+ * (ThreadSanitizer checks the publication and the deferred frees). */
+struct spin {
+	uint32_t rqtn, tirn;
+	atomic_bool stop;
+	unsigned long seen;
+	bool whole;
+};
+
+static void *spin_main(void *arg)
+{
+	struct spin *sp = arg;
+
+	sp->whole = true;
+	while (!atomic_load(&sp->stop)) {
+		struct emu_fw_rqt_list *l;
+		struct emu_fw_tir_hash *hs;
+		struct emu_fw_obj *o;
+
+		emu_fw_rcu_lock();
+		o = emu_fw_obj_lookup_rcu(fw, EMU_FW_OBJ_RQT, sp->rqtn);
+		l = o ? atomic_load(&emu_fw_to_rqt(o)->list) : NULL;
+		if (l && (l->size < 1 || l->size > 4))
+			sp->whole = false;
+		for (uint32_t i = 0; l && i < l->size; i++)
+			if (l->rq[i]->ring.cnt != 64)
+				sp->whole = false;
+		o = emu_fw_obj_lookup_rcu(fw, EMU_FW_OBJ_TIR, sp->tirn);
+		hs = o ? atomic_load(&emu_fw_to_tir(o)->hash) : NULL;
+		/* Each hash this test publishes has a key of one byte value
+		 * and that value as its function's low bit. */
+		if (hs && (hs->key[0] != hs->key[39] ||
+			   (hs->key[0] & 1) != (hs->fn == MLX5_RX_HASH_FN_TOEPLITZ)))
+			sp->whole = false;
+		emu_fw_rcu_unlock();
+		sp->seen++;
+	}
+	return NULL;
+}
+
+START_TEST(replace_under_readers)
+{
+	uint32_t a[4] = { rq[0], rq[1], rq[2], rq[3] }, b[1] = { rq[3] };
+	struct spin sp = { 0 };
+	struct fwt_mbox m;
+	pthread_t th;
+
+	sp.rqtn = etht_rqt(&env, 4, a, 4);
+	etht_tir_indirect_mbox(&env, &m, sp.rqtn);
+	memset(PRM_ADDR_OF(tirc, ETHT_TIRC(&m), rx_hash_toeplitz_key), 1, 40);
+	sp.tirn = etht_create(&env, &m);
+	atomic_init(&sp.stop, false);
+	ck_assert_int_eq(pthread_create(&th, NULL, spin_main, &sp), 0);
+	for (int i = 0; i < 200; i++) {
+		void *mc, *bm;
+
+		rqt_modify(sp.rqtn, &m, true, i & 1 ? a : b, i & 1 ? 4 : 1);
+		ck_fw_ok(&m);
+		fwt_mbox_init(&m, MLX5_CMD_OP_MODIFY_TIR, 0, env.q.uid,
+			      PRM_ST_SZ_BYTES(modify_tir_in),
+			      PRM_ST_SZ_BYTES(modify_tir_out));
+		PRM_SET(modify_tir_in, m.in, tirn, sp.tirn);
+		bm = PRM_ADDR_OF(modify_tir_in, m.in, bitmask);
+		PRM_SET(modify_tir_bitmask, bm, hash, 1);
+		mc = PRM_ADDR_OF(modify_tir_in, m.in, ctx);
+		PRM_SET(tirc, mc, rx_hash_fn, i & 1 ? MLX5_RX_HASH_FN_TOEPLITZ :
+			MLX5_RX_HASH_FN_INVERTED_XOR8);
+		memset(PRM_ADDR_OF(tirc, mc, rx_hash_toeplitz_key), i & 1, 40);
+		fwt_exec(fw, &m);
+		ck_fw_ok(&m);
+	}
+	atomic_store(&sp.stop, true);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert(sp.whole);
+	ck_assert_uint_gt(sp.seen, 0);
+	/* The last list (i = 199: a) holds one use on each RQ. */
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(etht_users(&env, EMU_FW_OBJ_RQ, rq[i]), 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fw_eth_rqt");
@@ -366,6 +448,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, rqt_modify_list);
 	tcase_add_test(tc, rqt_modify_under_reader);
 	tcase_add_test(tc, destroys_wait);
+	tcase_add_test(tc, replace_under_readers);
 	suite_add_tcase(s, tc);
 	return s;
 }
