@@ -64,6 +64,8 @@ struct emu_eth_hdrs {
 	bool ip_opts;			/* IPv4 options or IPv6 extension headers */
 	bool frag;			/* a fragment: MF set or offset != 0 */
 	bool frag_later;		/* a fragment other than the first */
+	bool frag_more;			/* MF / M: more fragments follow */
+	uint32_t frag_offset;		/* the fragment's offset, in bytes */
 
 	enum emu_eth_l4 l4;		/* NONE also for a malformed header */
 	bool l4_bad;			/* TCP/UDP, header malformed */
