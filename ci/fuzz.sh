@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # A long fuzzing run (CI runs each target for a minute; see tests/fuzz/).
-#   ci/fuzz.sh [SECONDS]      (default 1800)
+#   ci/fuzz.sh [SECONDS] [devx|eth]      (default 1800 devx)
 # Builds the clang variant (ASan, UBSan, libFuzzer) into build-clang/ and
-# runs the DEVX command fuzzer from fresh seeds; what it finds is kept in
-# build-clang/tests/fuzz/devx/ (corpus/, crash-*).
+# runs one fuzzer from fresh seeds: devx, the DEVX command path
+# (fuzz_devx_cmd), or eth, the packet library (fuzz_eth); what it finds is
+# kept in build-clang/tests/fuzz/<target>/ (corpus/, crash-*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-1800}
+target=${2:-devx}
+case "$target" in
+devx) fuzzer=fuzz_devx_cmd seeds=fuzz_devx_seeds ;;
+eth)  fuzzer=fuzz_eth seeds=fuzz_eth_seeds ;;
+*) echo "ci/fuzz.sh: unknown target '$target'" >&2; exit 2 ;;
+esac
 bash ci/deps.sh
 bash ci/build.sh clang
-bash tests/fuzz/run_fuzz.sh build-clang/tests/fuzz/fuzz_devx_cmd \
-	build-clang/tests/fuzz/fuzz_devx_seeds build-clang/tests/fuzz/devx "$seconds"
+bash tests/fuzz/run_fuzz.sh "build-clang/tests/fuzz/$fuzzer" \
+	"build-clang/tests/fuzz/$seeds" "build-clang/tests/fuzz/$target" "$seconds"

@@ -4,7 +4,7 @@
  * frame's headers, as pure functions over byte buffers.
  *
  * Parse (eth_parse.c), the match parameter steering compares (eth_match.c),
- * checksums (eth_csum.c), TCP segmentation (eth_lso.c), VLAN insertion and
+ * checksums (eth_csum.c), TCP/UDP segmentation (eth_lso.c), VLAN insertion and
  * stripping (eth_vlan.c), RSS hashing (eth_rss.c) and the CQE's header
  * classification (eth_cqe.c).  No allocation, no lock, no global beyond
  * const tables; every function reads at most the length it is given.
@@ -64,6 +64,8 @@ struct emu_eth_hdrs {
 	bool ip_opts;			/* IPv4 options or IPv6 extension headers */
 	bool frag;			/* a fragment: MF set or offset != 0 */
 	bool frag_later;		/* a fragment other than the first */
+	bool frag_more;			/* MF / M: more fragments follow */
+	uint32_t frag_offset;		/* the fragment's offset, in bytes */
 
 	enum emu_eth_l4 l4;		/* NONE also for a malformed header */
 	bool l4_bad;			/* TCP/UDP, header malformed */
@@ -124,11 +126,11 @@ void emu_eth_csum_verify(const uint8_t *f, const struct emu_eth_pkt *p,
  */
 uint8_t emu_eth_tx_csum(uint8_t *f, size_t len, uint8_t cs_flags);
 
-/* ---- LSO (TCP segmentation) ---- */
+/* ---- LSO (TCP and UDP segmentation) ---- */
 
 /*
  * A TSO WQE's headers (the Ethernet segment's inline headers, hdr_len
- * bytes: Ethernet, optional VLANs, IPv4 or IPv6, TCP) and payload_len
+ * bytes: Ethernet, optional VLANs, IPv4 or IPv6, TCP or UDP) and payload_len
  * bytes of payload behind them, cut into segments of mss payload bytes.
  * The engine copies segment k's payload slice (emu_eth_lso_slice) from
  * application memory to frame + hdr_len, then emu_eth_lso_seg writes the
@@ -141,13 +143,13 @@ struct emu_eth_lso {
 	uint32_t mss;
 	uint32_t nseg;
 	struct emu_eth_hdrs h;
-	uint32_t seq;		/* the first segment's sequence number */
+	uint32_t seq;		/* TCP: the first segment's sequence number */
 	uint16_t ip_id;		/* the first segment's IPv4 identification */
 };
 
 /*
  * 0, or -EINVAL when the headers are not exactly Ethernet [VLAN] IP TCP
- * ending at hdr_len (no IP fragment), or mss is 0.
+ * or UDP ending at hdr_len (no IP fragment), or mss is 0.
  */
 int emu_eth_lso_init(struct emu_eth_lso *s, const uint8_t *hdr,
 		     uint32_t hdr_len, uint32_t payload_len, uint32_t mss);
@@ -156,7 +158,7 @@ uint32_t emu_eth_lso_slice(const struct emu_eth_lso *s, uint32_t k,
 			   uint32_t *off);
 /*
  * Writes segment k's headers to frame[0, hdr_len) (frame[hdr_len, ...)
- * already holds its payload) and its IPv4 header and TCP checksums;
+ * already holds its payload) and its IPv4 header and L4 checksums;
  * returns the segment's frame length.
  */
 uint32_t emu_eth_lso_seg(const struct emu_eth_lso *s, uint32_t k,

@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * emu/eth/eth_lso.c -- TCP segmentation offload (a TSO WQE, opcode 0x0e,
- * with the Ethernet segment's mss and inline headers).
+ * emu/eth/eth_lso.c -- segmentation offload (a TSO WQE, opcode 0x0e,
+ * with the Ethernet segment's mss and inline headers): TCP, and UDP.
  *
  * Each segment carries the template's headers with: the IPv4 total length
  * or IPv6 payload length of its own size; the IPv4 identification of the
  * template plus the segment's index (as Linux's software GSO does,
  * inet_gso_segment, unless SKB_GSO_TCP_FIXEDID; what a ConnectX does is not
- * public and the emulator does the same); the TCP sequence number advanced
- * by the payload before it; FIN and PSH on the last segment only and CWR on
- * the first only (tcp_gso_segment); the IPv4 header and TCP checksums
- * computed, whatever cs_flags say (lengths change per segment).  UDP
- * segmentation is not done: no public source says a ConnectX does it for a
- * TSO WQE.
+ * public and the emulator does the same); for TCP the sequence number
+ * advanced by the payload before it, FIN and PSH on the last segment only
+ * and CWR on the first only (tcp_gso_segment); the IPv4 header and L4
+ * checksums computed, whatever cs_flags say (lengths change per segment).
+ *
+ * UDP: mlx5e offers UDP segmentation (NETIF_F_GSO_UDP_L4) through the same
+ * WQE, as GSO_PARTIAL, and writes gso_size + 8 into the template's UDP
+ * length itself before posting (en_accel.h mlx5e_udp_gso_handle_tx_skb):
+ * the device copies the UDP header as it is and computes its checksum over
+ * each segment.  The emulator does that; the length field stays the
+ * template's.
  */
 #include <errno.h>
 #include <string.h>
@@ -48,7 +53,15 @@ int emu_eth_lso_init(struct emu_eth_lso *s, const uint8_t *hdr,
 	else
 		return -EINVAL;
 	emu_eth_parse(tmpl, hdr_len, &p);
-	if (p.outer.l4 != EMU_ETH_L4_TCP || p.outer.frag ||
+	if (p.outer.frag)
+		return -EINVAL;
+	/* UDP's length is a segment's, longer than the template: see above. */
+	if (p.outer.ip_proto == ETH_IPPROTO_UDP && p.outer.l4_off &&
+	    p.outer.l4_off + 8 == hdr_len) {
+		p.outer.l4 = EMU_ETH_L4_UDP;
+		p.outer.l4_hlen = 8;
+	}
+	if ((p.outer.l4 != EMU_ETH_L4_TCP && p.outer.l4 != EMU_ETH_L4_UDP) ||
 	    p.outer.l4_off + p.outer.l4_hlen != hdr_len)
 		return -EINVAL;
 	s->hdr = hdr;
@@ -57,7 +70,8 @@ int emu_eth_lso_init(struct emu_eth_lso *s, const uint8_t *hdr,
 	s->mss = mss;
 	s->nseg = payload_len ? (payload_len + mss - 1) / mss : 1;
 	s->h = p.outer;
-	s->seq = eth_get32(hdr + p.outer.l4_off + 4);
+	if (p.outer.l4 == EMU_ETH_L4_TCP)
+		s->seq = eth_get32(hdr + p.outer.l4_off + 4);
 	if (p.outer.l3 == EMU_ETH_L3_IPV4)
 		s->ip_id = eth_get16(hdr + l3 + 4);
 	return 0;
@@ -80,10 +94,10 @@ uint32_t emu_eth_lso_seg(const struct emu_eth_lso *s, uint32_t k,
 			 uint8_t *frame)
 {
 	const struct emu_eth_hdrs *h = &s->h;
-	uint8_t *ip = frame + h->l3_off, *tcp = frame + h->l4_off;
+	uint8_t *ip = frame + h->l3_off, *l4 = frame + h->l4_off;
 	uint32_t off, plen = emu_eth_lso_slice(s, k, &off);
 	uint32_t l4len = h->l4_hlen + plen;
-	uint8_t fl;
+	uint32_t coff = h->l4 == EMU_ETH_L4_TCP ? 16 : 6;
 	uint16_t c;
 
 	memcpy(frame, s->hdr, s->hdr_len);
@@ -96,16 +110,21 @@ uint32_t emu_eth_lso_seg(const struct emu_eth_lso *s, uint32_t k,
 	} else {
 		eth_put16(ip + 4, (uint16_t)(s->hdr_len - h->l3_off - 40 + plen));
 	}
-	eth_put32(tcp + 4, s->seq + off);
-	fl = tcp[13];
-	if (k + 1 < s->nseg)
-		fl &= (uint8_t)~(ETH_TCP_FIN | ETH_TCP_PSH);
-	if (k)
-		fl &= (uint8_t)~ETH_TCP_CWR;
-	tcp[13] = fl;
-	eth_put16(tcp + 16, 0);
+	if (h->l4 == EMU_ETH_L4_TCP) {
+		uint8_t fl = l4[13];
+
+		eth_put32(l4 + 4, s->seq + off);
+		if (k + 1 < s->nseg)
+			fl &= (uint8_t)~(ETH_TCP_FIN | ETH_TCP_PSH);
+		if (k)
+			fl &= (uint8_t)~ETH_TCP_CWR;
+		l4[13] = fl;
+	}
+	eth_put16(l4 + coff, 0);
 	c = (uint16_t)~emu_eth_csum_fold(emu_eth_csum_pseudo(frame, h, l4len) +
-			emu_eth_csum_fold(emu_eth_csum_add(0, tcp, l4len)));
-	eth_put16(tcp + 16, c);
+			emu_eth_csum_fold(emu_eth_csum_add(0, l4, l4len)));
+	if (h->l4 == EMU_ETH_L4_UDP && !c)
+		c = 0xffff;
+	eth_put16(l4 + coff, c);
 	return s->hdr_len + plen;
 }

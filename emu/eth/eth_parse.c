@@ -90,8 +90,10 @@ static bool eth_parse_ipv4(const uint8_t *f, uint32_t off, uint32_t end,
 	h->ttl = f[off + 8];
 	h->ip_proto = f[off + 9];
 	h->ip_opts = ihl > 20;
-	h->frag_later = (fragw & 0x1fff) != 0;
-	h->frag = h->frag_later || (fragw & 0x2000);
+	h->frag_offset = (uint32_t)(fragw & 0x1fff) * 8;
+	h->frag_more = fragw & 0x2000;
+	h->frag_later = h->frag_offset != 0;
+	h->frag = h->frag_later || h->frag_more;
 	return true;
 }
 
@@ -122,8 +124,10 @@ static bool eth_parse_ipv6(const uint8_t *f, uint32_t off, uint32_t end,
 			uint16_t fo = eth_get16(x + 2);
 
 			xlen = 8;
-			h->frag_later = h->frag_later || (fo & 0xfff8) != 0;
-			h->frag = h->frag || h->frag_later || (fo & 1);
+			h->frag_offset = fo & 0xfff8;
+			h->frag_more = fo & 1;
+			h->frag_later = h->frag_offset != 0;
+			h->frag = h->frag_later || h->frag_more;
 		} else {
 			xlen = ((uint32_t)x[1] + 1) * 8;
 			if (xlen > pend - (off + hlen))
@@ -177,7 +181,8 @@ static bool eth_parse_hdrs(const uint8_t *f, uint32_t off, uint32_t end,
 	if (!ok) {
 		h->l3 = EMU_ETH_L3_NONE;
 		h->l3_bad = true;
-		h->frag = h->frag_later = h->ip_opts = false;
+		h->frag = h->frag_later = h->frag_more = h->ip_opts = false;
+		h->frag_offset = 0;
 		return true;
 	}
 	eth_parse_l4(f, h);

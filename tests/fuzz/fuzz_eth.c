@@ -52,6 +52,8 @@ static void fuzz_lso(const uint8_t *f, size_t len, uint8_t knob)
 	free(out);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t match[0x200], cqe[64];

@@ -14,7 +14,8 @@ itself.  The library behind PATH (eth_scapy_drv) must:
           sum as this script computes it;
   lso     cut a TCP frame into the segments scapy builds from the same
           headers (IP id + k, sequence + k * mss, FIN/PSH last, CWR first,
-          lengths and checksums recomputed by scapy);
+          lengths and checksums recomputed by scapy), and a UDP frame whose
+          UDP length already says mss + 8, as mlx5e posts one;
   rss     hash as this script's own Toeplitz (random keys, random field
           selections, mlx5's OR-XOR symmetric input).
 
@@ -154,26 +155,44 @@ def check_csum(drv, rng, fails):
                          ('IPv6' if v6 else 'IPv4'))
 
 
-def check_lso(drv, rng, fails):
-    pkt, l3, l4, v6, _ = frame(rng, tcp=True,
-                               payload_len=rng.randrange(0, 6000))
-    mss = rng.randrange(100, 1461)
-    t = pkt[TCP]
-    hdr_len = l4 + len(t) - len(t.payload)
+def lso_expect(drv, pkt, l4cls, hdr_len, mss, fix_l4, what, fails):
+    """Segments as scapy rebuilds them from pkt's headers (IP id + k,
+    lengths and checksums recomputed; fix_l4(seg, k, nseg) for the rest)
+    against the library's."""
     whole = bytes(pkt)
     payload = whole[hdr_len:]
     hdrs = pkt.copy()
-    hdrs[TCP].remove_payload()
+    hdrs[l4cls].remove_payload()
     nseg = max(1, (len(payload) + mss - 1) // mss)
     want = []
     for k in range(nseg):
         s = hdrs.copy()
-        if v6:
+        if IPv6 in s:
             del s[IPv6].plen
         else:
             s[IP].id = (pkt[IP].id + k) & 0xffff
             del s[IP].len
             del s[IP].chksum
+        fix_l4(s, k, nseg)
+        del s[l4cls].chksum
+        chunk = payload[k * mss:(k + 1) * mss]
+        if chunk:
+            s = s / Raw(chunk)
+        want.append(bytes(s).hex())
+    got = drv.ask('lso %d %d %s' % (mss, hdr_len, whole.hex())).split()
+    if got != want:
+        fails.append('%s: %s mss %d: %d segments, %d equal' % (
+            what, pkt.summary(), mss, len(want),
+            sum(a == b for a, b in zip(got, want))))
+
+
+def check_lso(drv, rng, fails):
+    pkt, l3, l4, v6, _ = frame(rng, tcp=True,
+                               payload_len=rng.randrange(0, 6000))
+    mss = rng.randrange(100, 1461)
+    t = pkt[TCP]
+
+    def fix_tcp(s, k, nseg):
         s[TCP].seq = (t.seq + k * mss) & 0xffffffff
         fl = int(t.flags)
         if k + 1 < nseg:
@@ -181,16 +200,20 @@ def check_lso(drv, rng, fails):
         if k:
             fl &= ~0x80        # CWR
         s[TCP].flags = fl
-        del s[TCP].chksum
-        chunk = payload[k * mss:(k + 1) * mss]
-        if chunk:
-            s = s / Raw(chunk)
-        want.append(bytes(s).hex())
-    got = drv.ask('lso %d %d %s' % (mss, hdr_len, whole.hex())).split()
-    if got != want:
-        fails.append('lso: %s mss %d: %d segments, %d equal' % (
-            pkt.summary(), mss, len(want),
-            sum(a == b for a, b in zip(got, want))))
+
+    lso_expect(drv, pkt, TCP, l4 + len(t) - len(t.payload), mss, fix_tcp,
+               'lso', fails)
+
+
+def check_lso_udp(drv, rng, fails):
+    """UDP as mlx5e posts it (GSO_PARTIAL): equal segments, the template's
+    UDP length already mss + 8."""
+    mss = rng.randrange(100, 1461)
+    pkt, l3, l4, v6, _ = frame(rng, tcp=False,
+                               payload_len=mss * rng.randrange(1, 6))
+    pkt[UDP].len = mss + 8
+    lso_expect(drv, pkt, UDP, l4 + 8, mss, lambda s, k, n: None, 'lso udp',
+               fails)
 
 
 def toeplitz(key, data):
@@ -248,11 +271,12 @@ def main():
     for _ in range(a.count):
         check_csum(drv, rng, fails)
         check_lso(drv, rng, fails)
+        check_lso_udp(drv, rng, fails)
         check_rss(drv, rng, fails)
     drv.close()
     for f in fails[:20]:
         print('FAIL', f)
-    print('scapy_eth_crosscheck: seed %d, %d frames x 3 checks, %d failures'
+    print('scapy_eth_crosscheck: seed %d, %d frames x 4 checks, %d failures'
           % (seed, a.count, len(fails)))
     return 1 if fails else 0
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * emu/eth's TCP segmentation (eth_lso.c) and VLAN insertion and stripping
+ * emu/eth's TCP and UDP segmentation (eth_lso.c) and VLAN insertion and stripping
  * (eth_vlan.c): each segment's lengths, IPv4 id, sequence number and flags
  * at literal offsets; the Ethernet segment's insert bytes; a tag removed
  * and put back byte for byte.
@@ -80,6 +80,46 @@ START_TEST(one_segment_keeps_all_flags)
 }
 END_TEST
 
+/*
+ * UDP, as mlx5e posts it: the template's UDP length already says one
+ * segment (mss + 8); the device leaves it and checksums each segment.
+ */
+START_TEST(udp_segments)
+{
+	uint8_t t[42], out[42 + 40];
+	struct emu_eth_lso s;
+	struct emu_eth_pkt p;
+	struct emu_eth_csum_ok ok;
+	uint32_t k, off, len;
+
+	memcpy(t, frame_vxlan, 42);
+	t[38] = 0;
+	t[39] = 48;
+	ck_assert_int_eq(emu_eth_lso_init(&s, t, 42, 80, 40), 0);
+	ck_assert_uint_eq(s.nseg, 2);
+	for (k = 0; k < 2; k++) {
+		len = emu_eth_lso_slice(&s, k, &off);
+		memcpy(out + 42, payload + off, len);
+		ck_assert_uint_eq(emu_eth_lso_seg(&s, k, out), 82);
+		ck_assert_uint_eq(g16(out + 16), 68);		/* IPv4 total length */
+		ck_assert_uint_eq(g16(out + 18), 7 + k);	/* id */
+		ck_assert_uint_eq(g16(out + 38), 48);		/* UDP length kept */
+		ck_assert_mem_eq(out + 34, t + 34, 4);		/* ports */
+		ck_assert_int_eq(emu_eth_parse(out, 82, &p), 0);
+		emu_eth_csum_verify(out, &p, &ok);
+		ck_assert(ok.l3_ok && ok.l4_ok);
+	}
+	/* A shorter last segment keeps the template's length field too. */
+	ck_assert_int_eq(emu_eth_lso_init(&s, t, 42, 90, 40), 0);
+	ck_assert_uint_eq(s.nseg, 3);
+	ck_assert_uint_eq(emu_eth_lso_slice(&s, 2, &off), 10);
+	memcpy(out + 42, payload + off, 10);
+	ck_assert_uint_eq(emu_eth_lso_seg(&s, 2, out), 52);
+	ck_assert_uint_eq(g16(out + 16), 38);
+	ck_assert_uint_eq(g16(out + 38), 48);
+}
+END_TEST
+
 START_TEST(bad_templates)
 {
 	struct emu_eth_lso s;
@@ -87,8 +127,8 @@ START_TEST(bad_templates)
 	ck_assert_int_eq(emu_eth_lso_init(&s, hdr, HDR, PAY, 0), -EINVAL);
 	/* Headers must end where TCP's does. */
 	ck_assert_int_eq(emu_eth_lso_init(&s, hdr, HDR - 1, PAY, MSS), -EINVAL);
-	/* UDP is not segmented. */
-	ck_assert_int_eq(emu_eth_lso_init(&s, frame_vxlan, 42, PAY, MSS), -EINVAL);
+	/* UDP headers must end at hdr_len too. */
+	ck_assert_int_eq(emu_eth_lso_init(&s, frame_vxlan, 41, PAY, MSS), -EINVAL);
 	/* No Ethernet header, no IP. */
 	ck_assert_int_eq(emu_eth_lso_init(&s, hdr, 10, PAY, MSS), -EINVAL);
 	hdr[16] = 0x88;
@@ -160,6 +200,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, segments);
 	tcase_add_test(tc, one_segment_keeps_all_flags);
+	tcase_add_test(tc, udp_segments);
 	tcase_add_test(tc, bad_templates);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tv, vlan_insert_request);

@@ -73,7 +73,8 @@ START_TEST(qinq_ipv6_extensions_first_fragment)
 	ck_assert_uint_eq(h->tos, 0x28);
 	ck_assert_uint_eq(h->flow_label, 0x12345);
 	ck_assert(h->ip_opts);
-	ck_assert(h->frag && !h->frag_later);
+	ck_assert(h->frag && !h->frag_later && h->frag_more);
+	ck_assert_uint_eq(h->frag_offset, 0);
 	/* The first fragment still shows its UDP header. */
 	ck_assert_int_eq(h->l4, EMU_ETH_L4_UDP);
 	ck_assert_uint_eq(h->l4_off, 78);
@@ -91,7 +92,8 @@ START_TEST(later_fragment_has_no_l4)
 	f[73] = 0x09;
 	ck_assert_int_eq(emu_eth_parse(f, 90, &p), 0);
 	h = &p.outer;
-	ck_assert(h->frag && h->frag_later);
+	ck_assert(h->frag && h->frag_later && h->frag_more);
+	ck_assert_uint_eq(h->frag_offset, 8);
 	ck_assert_int_eq(h->l4, EMU_ETH_L4_NONE);
 	ck_assert_uint_eq(h->l4_off, 0);
 	ck_assert(!h->l4_bad);
@@ -100,7 +102,8 @@ START_TEST(later_fragment_has_no_l4)
 	f[24] = 0x00;	/* IPv4 offset 0x10 */
 	f[25] = 0x10;
 	ck_assert_int_eq(emu_eth_parse(f, 58, &p), 0);
-	ck_assert(p.outer.frag_later);
+	ck_assert(p.outer.frag_later && !p.outer.frag_more);
+	ck_assert_uint_eq(p.outer.frag_offset, 0x80);
 	ck_assert_int_eq(p.outer.l4, EMU_ETH_L4_NONE);
 	f[24] = 0x20;	/* MF, offset 0: the first fragment */
 	f[25] = 0x00;
