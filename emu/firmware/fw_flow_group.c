@@ -11,7 +11,10 @@
  * leaves off is refused, as mlx5_core's check_valid_mask refuses it
  * (drivers/net/ethernet/mellanox/mlx5/core/fs_core.c).  The table's group
  * list is kept in flow-index order and replaced whole, so the lookup walks
- * it without a lock.  A group with entries cannot be destroyed.
+ * it without a lock.  Each group indexes its entries by a hash of their
+ * masked value (the exact-match lookup a ConnectX does per group), so a
+ * lookup costs one bucket per group, however many entries it holds.  A
+ * group with entries cannot be destroyed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,15 +32,20 @@ struct emu_fw_flow_group *fw_ft_group_at(const struct emu_fw_flow_table *ft,
 	return NULL;
 }
 
+/* TSan cannot see liburcu's grace period: the release before call_rcu
+ * and the acquire in the callback order it, as fw_obj.c does. */
 static void fw_groups_free_rcu(struct rcu_head *head)
 {
+	EMU_FW_TSAN_ACQUIRE();
 	free(EMU_FW_OBJ_OF(head, struct emu_fw_flow_groups, rcu));
 }
 
 void fw_groups_defer_free(struct emu_fw_flow_groups *gs)
 {
-	if (gs)
-		call_rcu(&gs->rcu, fw_groups_free_rcu);
+	if (!gs)
+		return;
+	EMU_FW_TSAN_RELEASE();
+	call_rcu(&gs->rcu, fw_groups_free_rcu);
 }
 
 /* A copy of the list with @add inserted in order, or @del left out. */
@@ -113,6 +121,61 @@ static void fw_fg_set_criteria(struct emu_fw_flow_group *fg,
 			fg->word[fg->nwords++] = (uint8_t)w;
 }
 
+/* Buckets: the group's size rounded up to a power of two, at most 4096. */
+static bool fw_fg_index_init(struct emu_fw_flow_group *fg)
+{
+	uint64_t n = (uint64_t)fg->end - fg->start + 1;
+	uint32_t size = 1;
+
+	while (size < n && size < 4096)
+		size <<= 1;
+	fg->hmask = size - 1;
+	fg->bucket = calloc(size, sizeof(*fg->bucket));
+	return fg->bucket != NULL;
+}
+
+/* Where the pointer to @fte lies in its bucket's chain (NULL: absent). */
+static struct emu_fw_fte *_Atomic *fw_fg_slot(struct emu_fw_flow_group *fg,
+					      const struct emu_fw_fte *fte)
+{
+	struct emu_fw_fte *_Atomic *p =
+		&fg->bucket[fw_fg_bucket(fg, fte->masked)];
+	struct emu_fw_fte *e;
+
+	while ((e = atomic_load_explicit(p, memory_order_relaxed)) &&
+	       e != fte)
+		p = &e->hnext;
+	return e ? p : NULL;
+}
+
+void fw_fg_link(struct emu_fw_flow_group *fg, struct emu_fw_fte *fte,
+		struct emu_fw_fte *old)
+{
+	struct emu_fw_fte *_Atomic *p = old ? fw_fg_slot(fg, old) : NULL;
+
+	if (p) {		/* same masked value: the same chain */
+		atomic_init(&fte->hnext, atomic_load(&old->hnext));
+	} else {
+		p = &fg->bucket[fw_fg_bucket(fg, fte->masked)];
+		atomic_init(&fte->hnext, atomic_load(p));
+	}
+	atomic_store_explicit(p, fte, memory_order_release);
+}
+
+void fw_fg_unlink(struct emu_fw_flow_group *fg, struct emu_fw_fte *fte)
+{
+	struct emu_fw_fte *_Atomic *p = fw_fg_slot(fg, fte);
+
+	if (p)
+		atomic_store_explicit(p, atomic_load(&fte->hnext),
+				      memory_order_release);
+}
+
+void fw_fg_fini(struct emu_fw_obj *obj)
+{
+	free(emu_fw_to_fg(obj)->bucket);
+}
+
 enum fw_synd fw_cmd_create_flow_group(struct fw_cmd *cmd)
 {
 	const uint8_t *crit = PRM_ADDR_OF(create_flow_group_in, cmd->in,
@@ -168,7 +231,7 @@ enum fw_synd fw_cmd_create_flow_group(struct fw_cmd *cmd)
 	fw_fg_set_criteria(fg, crit, enable);
 	atomic_init(&fg->n_fte, 0);
 	ng = fw_groups_copy(atomic_load(&ft->groups), fg, NULL);
-	if (!ng || !fw_obj_use(&ft->obj)) {
+	if (!ng || !fw_fg_index_init(fg) || !fw_obj_use(&ft->obj)) {
 		free(ng);
 		fw_cmd_obj_abort(obj);
 		s = FW_SYND_INTERNAL_NOMEM;

@@ -73,6 +73,7 @@ static void fw_fte_drop_uses(const struct emu_fw_fte *fte)
 
 static void fw_fte_free_rcu(struct rcu_head *head)
 {
+	EMU_FW_TSAN_ACQUIRE();	/* after every reader (see fw_objs.h) */
 	free(EMU_FW_OBJ_OF(head, struct emu_fw_fte, rcu));
 }
 
@@ -81,10 +82,12 @@ void fw_fte_release(struct emu_fw_fte *fte, bool now)
 	fw_fte_drop_uses(fte);
 	atomic_fetch_sub(&fte->group->n_fte, 1);
 	fw_obj_unuse(&fte->group->obj);
-	if (now)
+	if (now) {
 		free(fte);
-	else
+	} else {
+		EMU_FW_TSAN_RELEASE();
 		call_rcu(&fte->rcu, fw_fte_free_rcu);
+	}
 }
 
 /* Take the destination list of the mailbox (count n) into fte. */
@@ -332,6 +335,7 @@ enum fw_synd fw_cmd_set_fte(struct fw_cmd *cmd)
 	fw_obj_use(&fg->obj);	/* live: we hold the steering lock */
 	atomic_fetch_add(&fg->n_fte, 1);
 	atomic_store_explicit(&ft->fte[index], fte, memory_order_release);
+	fw_fg_link(fg, fte, old);
 	if (old)
 		fw_fte_release(old, false);
 out:
@@ -414,6 +418,7 @@ enum fw_synd fw_cmd_delete_fte(struct fw_cmd *cmd)
 	if (!s) {
 		atomic_store_explicit(&ft->fte[index], NULL,
 				      memory_order_release);
+		fw_fg_unlink(fte->group, fte);
 		fw_fte_release(fte, false);
 	}
 	pthread_mutex_unlock(&cmd->fw->steer_lock);

@@ -261,6 +261,7 @@ enum fw_synd fw_cmd_modify_nic_vport_context(struct fw_cmd *cmd); /* fw_vport.c 
 void fw_ft_release(struct emu_fw_obj *obj);
 void fw_ft_fini(struct emu_fw_obj *obj);
 void fw_fg_release(struct emu_fw_obj *obj);
+void fw_fg_fini(struct emu_fw_obj *obj);
 void fw_steer_init(struct emu_fw *fw);
 void fw_steer_fini(struct emu_fw *fw);
 

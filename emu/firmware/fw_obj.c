@@ -110,7 +110,7 @@ static const struct fw_obj_type_info fw_types[EMU_FW_OBJ_NTYPES] = {
 	},
 	[EMU_FW_OBJ_FLOW_GROUP] = {
 		.name = "FLOW_GROUP", .size = sizeof(struct emu_fw_flow_group),
-		.release = fw_fg_release,
+		.release = fw_fg_release, .fini = fw_fg_fini,
 	},
 };
 

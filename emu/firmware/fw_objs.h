@@ -951,6 +951,9 @@ struct emu_fw_flow_group;
 
 struct emu_fw_fte {
 	struct rcu_head rcu;
+	/* The next entry of its group's hash bucket (never changed once
+	 * the entry is published: a removed entry still leads on). */
+	struct emu_fw_fte *_Atomic hnext;
 	struct emu_fw_flow_group *group;
 	uint32_t flow_index;
 	uint16_t action;	/* MLX5_FLOW_CONTEXT_ACTION_* */
@@ -980,6 +983,10 @@ struct emu_fw_flow_group {
 	uint8_t nwords;
 	uint8_t word[EMU_FW_MATCH_WORDS];
 	atomic_uint n_fte;	/* entries in the group (the lookup skips 0) */
+	/* The entries by masked value: (hmask + 1) buckets, chained
+	 * through emu_fw_fte.hnext. */
+	uint32_t hmask;
+	struct emu_fw_fte *_Atomic *bucket;
 };
 
 /* A table's groups in flow-index order, replaced whole on change. */

@@ -13,8 +13,8 @@
  * table are searched in flow-index order, and within a group (one mask)
  * the masked packet is an exact-match lookup, so at most one entry of a
  * group matches (entries with equal masked values are the same rule);
- * the first group with a match wins.  Here each group is walked linearly
- * over its indexes, skipping empty groups; the result is the same.
+ * the first group with a match wins.  Here each group keeps a hash index
+ * of its entries' masked values: one bucket per group and frame.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -89,36 +89,43 @@ enum fw_synd fw_cmd_set_flow_table_root(struct fw_cmd *cmd)
 /* ---- the lookup ---- */
 
 static bool fw_steer_match(const struct emu_fw_flow_group *fg,
-			   const struct emu_fw_fte *fte, const uint64_t *pkt)
+			   const struct emu_fw_fte *fte, const void *pkt)
 {
 	for (unsigned int i = 0; i < fg->nwords; i++) {
 		unsigned int w = fg->word[i];
 
-		if ((pkt[w] & fg->mask[w]) != fte->masked[w])
+		if ((fw_match_word(pkt, w) & fg->mask[w]) != fte->masked[w])
 			return false;
 	}
 	return true;
 }
 
-/* The first entry of @ft that matches, in flow-index order. */
+/*
+ * The first entry of @ft that matches, in flow-index order: the first
+ * group with a match, and in it the lowest flow index among the entries
+ * of the packet's bucket that match.
+ */
 static const struct emu_fw_fte *fw_steer_table(const struct emu_fw_flow_table *ft,
-					       const uint64_t *pkt)
+					       const void *pkt)
 {
 	const struct emu_fw_flow_groups *gs =
 		atomic_load_explicit(&ft->groups, memory_order_acquire);
 
 	for (unsigned int g = 0; gs && g < gs->n; g++) {
 		const struct emu_fw_flow_group *fg = gs->g[g];
+		const struct emu_fw_fte *fte, *best = NULL;
 
 		if (!atomic_load_explicit(&fg->n_fte, memory_order_relaxed))
 			continue;
-		for (uint32_t i = fg->start; i <= fg->end; i++) {
-			const struct emu_fw_fte *fte = atomic_load_explicit(
-				&ft->fte[i], memory_order_acquire);
-
-			if (fte && fw_steer_match(fg, fte, pkt))
-				return fte;
-		}
+		fte = atomic_load_explicit(&fg->bucket[fw_fg_bucket(fg, pkt)],
+					   memory_order_acquire);
+		for (; fte; fte = atomic_load_explicit(&fte->hnext,
+						       memory_order_acquire))
+			if (fw_steer_match(fg, fte, pkt) &&
+			    (!best || fte->flow_index < best->flow_index))
+				best = fte;
+		if (best)
+			return best;
 	}
 	return NULL;
 }
@@ -128,19 +135,17 @@ int emu_fw_steer_lookup(struct emu_fw *fw, unsigned int vport,
 			uint32_t frame_bytes, struct emu_fw_steer_res *res)
 {
 	const struct emu_fw_flow_table *ft;
-	uint64_t pkt[EMU_FW_MATCH_WORDS];
 
 	if (vport != 0 || table_type > MLX5_FLOW_TABLE_TYPE_NIC_TX)
 		return -EINVAL;
 	res->action = EMU_FW_STEER_NONE;
 	res->flow_tag = 0;
 	res->n_dest = 0;
-	memcpy(pkt, match, sizeof(pkt));	/* aligned words */
 	ft = atomic_load_explicit(&fw->steer_root[table_type],
 				  memory_order_acquire);
 	/* Levels grow along every hop: at most max level + 1 tables. */
 	for (unsigned int hop = 0; ft && hop <= EMU_FW_STEER_MAX_LEVEL; hop++) {
-		const struct emu_fw_fte *fte = fw_steer_table(ft, pkt);
+		const struct emu_fw_fte *fte = fw_steer_table(ft, match);
 		const struct emu_fw_flow_table *next = NULL;
 
 		if (!fte) {

@@ -7,6 +7,8 @@
 #ifndef MLX5EMU_FW_STEER_INT_H
 #define MLX5EMU_FW_STEER_INT_H
 
+#include <string.h>
+
 #include "emu/firmware/fw_int.h"
 
 /* A table type this device steers (NIC RX or TX, as advertised). */
@@ -34,6 +36,45 @@ void fw_ft_unref(struct emu_fw_flow_table *ft);
 /* The group holding @flow_index, or NULL. */
 struct emu_fw_flow_group *fw_ft_group_at(const struct emu_fw_flow_table *ft,
 					 uint32_t flow_index);
+
+/*
+ * The bucket of a group's hash index for @words (a packet's or an entry's
+ * match parameter as 64-bit words): a hash of the words the criteria
+ * cover, masked.  The lookup and the index share it.
+ */
+/* Word @w of a match parameter at any alignment (one load). */
+static inline uint64_t fw_match_word(const void *match, unsigned int w)
+{
+	uint64_t v;
+
+	memcpy(&v, (const uint8_t *)match + 8 * w, sizeof(v));
+	return v;
+}
+
+static inline uint32_t fw_fg_bucket(const struct emu_fw_flow_group *fg,
+				    const void *words)
+{
+	uint64_t h = UINT64_C(0x9e3779b97f4a7c15);
+
+	for (unsigned int i = 0; i < fg->nwords; i++) {
+		unsigned int w = fg->word[i];
+
+		h = (h ^ (fw_match_word(words, w) & fg->mask[w])) *
+		    UINT64_C(0xff51afd7ed558ccd);
+		h ^= h >> 33;
+	}
+	/* MurmurHash3's finaliser: every input bit reaches the low bits. */
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return (uint32_t)h & fg->hmask;
+}
+
+/* Put @fte in its group's index, or @fte in the place of @old (same
+ * flow index); take @fte out.  Under the steering lock; lookups see the
+ * chain whole at every step. */
+void fw_fg_link(struct emu_fw_flow_group *fg, struct emu_fw_fte *fte,
+		struct emu_fw_fte *old);
+void fw_fg_unlink(struct emu_fw_flow_group *fg, struct emu_fw_fte *fte);
 
 /* Free a replaced group list after a grace period (NULL: nothing). */
 void fw_groups_defer_free(struct emu_fw_flow_groups *gs);

@@ -26,6 +26,7 @@ static const struct {
 	{ MLX5_CMD_OP_ARM_DCT_FOR_KEY_VIOLATION, "arm_dct" },
 	{ MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY, "set_fte" },
 	{ MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY, "delete_fte" },
+	{ MLX5_CMD_OP_QUERY_FLOW_TABLE_ENTRY, "query_fte" },
 	{ MLX5_CMD_OP_ACCESS_REG, "access_register" },
 };
 

@@ -239,7 +239,7 @@ static const struct {
 	{ "[devices]\nnum_ports = 1\n",
 	  "@:1: unknown section [devices]; expected [device], [caps], "
 	  "[caps.PAGE] (PAGE: cmd_hca_cap, per_protocol_networking_offload_caps, "
-	  "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2), [engine], [fault], "
+	  "odp_cap, atomic_caps, roce_cap, flow_table_nic_cap, cmd_hca_cap_2), [engine], [fault], "
 	  "[trace], [backend] or [wire]" },
 	{ "[device]\nnum_ports 2\n",
 	  "@:2: syntax error: expected [section], key = value, or a comment "
@@ -274,7 +274,7 @@ static const struct {
 	  "caps.log_max_cq_szz=\"10\" is invalid (from @:2): cmd_hca_cap has no "
 	  "field log_max_cq_szz (pages: cmd_hca_cap, "
 	  "per_protocol_networking_offload_caps, odp_cap, atomic_caps, roce_cap, "
-	  "cmd_hca_cap_2)" },
+	  "flow_table_nic_cap, cmd_hca_cap_2)" },
 	{ "[caps]\nlog_max_cq_sz = ten\n",
 	  "caps.log_max_cq_sz=\"ten\" is invalid (from @:2): expected an "
 	  "integer (decimal or 0x hex)" },
@@ -287,7 +287,7 @@ static const struct {
 	{ "[caps.roce_capp]\nx = 1\n",
 	  "@:1: unknown section [caps.roce_capp]; expected [device], [caps], "
 	  "[caps.PAGE] (PAGE: cmd_hca_cap, per_protocol_networking_offload_caps, "
-	  "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2), [engine], [fault], "
+	  "odp_cap, atomic_caps, roce_cap, flow_table_nic_cap, cmd_hca_cap_2), [engine], [fault], "
 	  "[trace], [backend] or [wire]" },
 };
 
@@ -393,7 +393,7 @@ START_TEST(caps_inconsistent)
 	ck_msg("MLX5EMU_CAPS=\"roce_cap.nope=1\" is invalid (setting caps, from "
 	       "the environment): roce_cap.nope: roce_cap has no field nope "
 	       "(pages: cmd_hca_cap, per_protocol_networking_offload_caps, "
-	       "odp_cap, atomic_caps, roce_cap, cmd_hca_cap_2)");
+	       "odp_cap, atomic_caps, roce_cap, flow_table_nic_cap, cmd_hca_cap_2)");
 }
 END_TEST
 

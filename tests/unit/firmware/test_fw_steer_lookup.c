@@ -304,6 +304,69 @@ START_TEST(tx_table)
 }
 END_TEST
 
+/* Many entries of one group (its hash index), collisions in small
+ * buckets, deletes from the middle of a chain, equal masked values. */
+START_TEST(group_index)
+{
+	uint8_t crit[0x200] = { 0 }, pkt[0x200] = { 0 };
+	struct emu_fw_steer_res r;
+	struct fwt_mbox m;
+	struct fts_fte e;
+	uint32_t g, gs;
+
+	PRM_SET(fte_match_param, crit, outer_headers.udp_dport, 0xffff);
+	g = fts_fg(fw, 0, RX, root, 0, 11, MLX5_MATCH_OUTER_HEADERS, crit);
+	for (uint32_t i = 0; i < 12; i++) {
+		uint8_t v[0x200] = { 0 };
+
+		PRM_SET(fte_match_param, v, outer_headers.udp_dport, 1000 + i);
+		fts_fte(fw, 0, RX, root, g, i, to_tir(&e, 0x100 + i, v));
+	}
+	for (uint32_t i = 0; i < 12; i++) {
+		pkt[0x1e] = (uint8_t)((1000 + i) >> 8);
+		pkt[0x1f] = (uint8_t)(1000 + i);
+		r = lookup(RX, pkt, 60);
+		ck_tir(&r, 0x100 + i);
+	}
+	for (uint32_t i = 1; i < 12; i += 2) {
+		fts_fte_del_m(fw, &m, 0, RX, root, i);
+		ck_fw_ok(&m);
+	}
+	for (uint32_t i = 0; i < 12; i++) {
+		pkt[0x1e] = (uint8_t)((1000 + i) >> 8);
+		pkt[0x1f] = (uint8_t)(1000 + i);
+		r = lookup(RX, pkt, 60);
+		if (i & 1)
+			ck_assert_uint_eq(r.action, EMU_FW_STEER_NONE);
+		else
+			ck_tir(&r, 0x100 + i);
+	}
+
+	/* a small group (2 buckets): values equal under its mask at 13 and
+	 * 12; the lower flow index wins, then the other once it goes */
+	memset(crit, 0, sizeof(crit));
+	PRM_SET(fte_match_param, crit, outer_headers.ip_protocol, 0xff);
+	gs = fts_fg(fw, 0, RX, root, 12, 13, MLX5_MATCH_OUTER_HEADERS, crit);
+	{
+		uint8_t v13[0x200] = { 0 }, v12[0x200] = { 0 };
+
+		PRM_SET(fte_match_param, v13, outer_headers.ip_protocol, 6);
+		PRM_SET(fte_match_param, v12, outer_headers.ip_protocol, 6);
+		PRM_SET(fte_match_param, v12, outer_headers.ttl_hoplimit, 9);
+		fts_fte(fw, 0, RX, root, gs, 13, to_tir(&e, 13, v13));
+		fts_fte(fw, 0, RX, root, gs, 12, to_tir(&e, 12, v12));
+	}
+	memset(pkt, 0, sizeof(pkt));
+	pkt[0x10] = 6;
+	r = lookup(RX, pkt, 60);
+	ck_tir(&r, 12);
+	fts_fte_del_m(fw, &m, 0, RX, root, 12);
+	ck_fw_ok(&m);
+	r = lookup(RX, pkt, 60);
+	ck_tir(&r, 13);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fw_steer_lookup");
@@ -320,6 +383,7 @@ int main(void)
 	tcase_add_test(tc, counters);
 	tcase_add_test(tc, value_outside_criteria_ignored);
 	tcase_add_test(tc, tx_table);
+	tcase_add_test(tc, group_index);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

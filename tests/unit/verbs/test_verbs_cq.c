@@ -308,7 +308,8 @@ START_TEST(test_ex_create)
 		ck_assert(!!cq->read_completion_wallclock_ns ==
 			  !!(flags[i] & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK));
 		ck_assert_ptr_null(cq->read_cvlan);
-		ck_assert_ptr_null(cq->read_flow_tag);
+		ck_assert(!!cq->read_flow_tag ==
+			  !!(flags[i] & IBV_WC_EX_WITH_FLOW_TAG));
 		ck_assert_int_eq(ibv_destroy_cq(ibcq), 0);
 	}
 }
