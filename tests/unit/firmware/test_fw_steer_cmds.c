@@ -440,6 +440,15 @@ START_TEST(fte_refusals)
 	       .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
 	       .dest_type = MLX5_IFC_FLOW_DESTINATION_TYPE_FLOW_TABLE,
 	       .dest_id = tx);
+	/* a TIR that does not exist, another uid's TIR */
+	CK_FTE(t, g, 0, FTE_BAD_DEST,
+	       .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+	       .dest_type = MLX5_IFC_FLOW_DESTINATION_TYPE_TIR,
+	       .dest_id = FTS_NO_TIR);
+	fts_tir_at(fw, u2, 0x321);
+	CK_FTE(t, g, 0, FTE_BAD_DEST,
+	       .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+	       .dest_type = MLX5_IFC_FLOW_DESTINATION_TYPE_TIR, .dest_id = 0x321);
 	/* another uid's counter */
 	CK_FTE(t, g, 0, FTE_BAD_COUNTER,
 	       .action = MLX5_FLOW_CONTEXT_ACTION_DROP |

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers of the NIC flow steering suites (see test_fw_steer_util.h). */
 #include "test_fw_steer_util.h"
+#include "emu/firmware/fw_int.h"
 
 void fts_ft_m(struct emu_fw *fw, struct fwt_mbox *m, uint16_t uid,
 	      unsigned int type, unsigned int level, unsigned int log_size,
@@ -96,7 +97,34 @@ void fts_fte_m(struct emu_fw *fw, struct fwt_mbox *m, uint16_t uid,
 	}
 	if (nc)
 		PRM_SET(flow_counter_list, list, flow_counter_id, e->counter);
+	if (nd && e->dest_type == MLX5_IFC_FLOW_DESTINATION_TYPE_TIR &&
+	    e->dest_id != FTS_NO_TIR)
+		fts_tir_at(fw, uid, e->dest_id);
 	fwt_exec(fw, m);
+}
+
+/*
+ * A TIR numbered @id of @uid, if there is none: an object with no queue
+ * behind it, since these suites steer and never receive (a flow entry's
+ * TIR must exist).  The id cursor of the TIR table is set to @id first.
+ */
+void fts_tir_at(struct emu_fw *fw, uint16_t uid, uint32_t id)
+{
+	struct fw_table *tb = &fw->tables[EMU_FW_OBJ_TIR];
+	struct emu_fw_obj *o;
+
+	emu_fw_rcu_lock();
+	o = emu_fw_obj_lookup_rcu(fw, EMU_FW_OBJ_TIR, id);
+	emu_fw_rcu_unlock();
+	if (o)
+		return;
+	o = fw_obj_alloc(fw, EMU_FW_OBJ_TIR, uid);
+	ck_assert_ptr_nonnull(o);
+	pthread_mutex_lock(&tb->lock);
+	tb->cursor = id;
+	pthread_mutex_unlock(&tb->lock);
+	ck_assert_int_eq(fw_obj_insert(o), 0);
+	ck_assert_uint_eq(o->id, id);
 }
 
 void fts_fte(struct emu_fw *fw, uint16_t uid, unsigned int type,

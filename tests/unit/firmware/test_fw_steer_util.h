@@ -50,6 +50,11 @@ void fts_fte(struct emu_fw *fw, uint16_t uid, unsigned int type,
 void fts_fte_del_m(struct emu_fw *fw, struct fwt_mbox *m, uint16_t uid,
 		   unsigned int type, uint32_t table, uint32_t index);
 
+/* A bare TIR numbered @id of @uid unless one exists (fts_fte_m makes one
+ * for every TIR destination it names but FTS_NO_TIR). */
+#define FTS_NO_TIR 0xabcdefu
+void fts_tir_at(struct emu_fw *fw, uint16_t uid, uint32_t id);
+
 /* SET_FLOW_TABLE_ROOT (uid 0 unless given; op_mod 1 disconnects). */
 void fts_root_m(struct emu_fw *fw, struct fwt_mbox *m, uint16_t uid,
 		unsigned int op_mod, unsigned int type, uint32_t table);
