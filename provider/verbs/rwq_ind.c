@@ -19,9 +19,11 @@
 
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
+#include "shell/abi_export.h"
 #include "provider/core/caps.h"
 #include "provider/core/cmd.h"
 #include "provider/core/context.h"
+#include "provider/core/error.h"
 #include "provider/verbs/verbs_ctx.h"
 #include "provider/verbs/wq.h"
 
@@ -136,4 +138,29 @@ void prov_rwq_ind_set_ops(struct prov_context *pctx)
 {
 	pctx->vctx.create_rwq_ind_table = prov_create_rwq_ind_table;
 	pctx->vctx.destroy_rwq_ind_table = prov_destroy_rwq_ind_table;
+}
+
+/* The DEVX object methods on the RQT behind a table. */
+MLX5EMU_ABI(mlx5dv_devx_ind_tbl_query);
+int mlx5emu_abi_mlx5dv_devx_ind_tbl_query(struct ibv_rwq_ind_table *tbl,
+					  const void *in, size_t inlen,
+					  void *out, size_t outlen)
+{
+	if (!tbl)
+		return prov_err(EINVAL);
+	return prov_devx_obj_query(to_prov_rwq_ind(tbl)->pctx,
+				   to_prov_rwq_ind(tbl)->obj, in, inlen, out,
+				   outlen);
+}
+
+MLX5EMU_ABI(mlx5dv_devx_ind_tbl_modify);
+int mlx5emu_abi_mlx5dv_devx_ind_tbl_modify(struct ibv_rwq_ind_table *tbl,
+					   const void *in, size_t inlen,
+					   void *out, size_t outlen)
+{
+	if (!tbl)
+		return prov_err(EINVAL);
+	return prov_devx_obj_modify(to_prov_rwq_ind(tbl)->pctx,
+				    to_prov_rwq_ind(tbl)->obj, in, inlen, out,
+				    outlen);
 }

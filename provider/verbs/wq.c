@@ -32,6 +32,7 @@
 #include "provider/core/caps.h"
 #include "provider/core/cmd.h"
 #include "provider/core/context.h"
+#include "provider/core/error.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/events.h"
 #include "provider/verbs/pd.h"
@@ -513,4 +514,25 @@ void prov_wq_set_ops(struct prov_context *pctx)
 	pctx->vctx.modify_wq = prov_modify_wq;
 	pctx->vctx.destroy_wq = prov_destroy_wq;
 	prov_rwq_ind_set_ops(pctx);
+}
+
+/* The DEVX object methods on the RQ behind a WQ. */
+MLX5EMU_ABI(mlx5dv_devx_wq_query);
+int mlx5emu_abi_mlx5dv_devx_wq_query(struct ibv_wq *wq, const void *in,
+				     size_t inlen, void *out, size_t outlen)
+{
+	if (!wq)
+		return prov_err(EINVAL);
+	return prov_devx_obj_query(to_prov_rwq(wq)->pctx, to_prov_rwq(wq)->obj,
+				   in, inlen, out, outlen);
+}
+
+MLX5EMU_ABI(mlx5dv_devx_wq_modify);
+int mlx5emu_abi_mlx5dv_devx_wq_modify(struct ibv_wq *wq, const void *in,
+				      size_t inlen, void *out, size_t outlen)
+{
+	if (!wq)
+		return prov_err(EINVAL);
+	return prov_devx_obj_modify(to_prov_rwq(wq)->pctx, to_prov_rwq(wq)->obj,
+				    in, inlen, out, outlen);
 }

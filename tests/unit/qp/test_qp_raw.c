@@ -364,7 +364,6 @@ START_TEST(test_raw_send_wqe)
 	uint8_t want[64] = { 0 };
 	struct mlx5dv_qp dq;
 	uint32_t w;
-	uint64_t a;
 
 	raw_handles(qp, &dq);
 	wr.wr_id = 7;
@@ -380,18 +379,8 @@ START_TEST(test_raw_send_wqe)
 	memcpy(want + 4, &w, 4);
 	want[11] = MLX5_WQE_CTRL_CQ_UPDATE;
 	/* eth segment: 16 bytes of zero (no checksum, no headers). */
-	w = htobe32(60);
-	memcpy(want + 32, &w, 4);
-	w = htobe32(mr->lkey);
-	memcpy(want + 36, &w, 4);
-	a = htobe64((uintptr_t)frame);
-	memcpy(want + 40, &a, 8);
-	w = htobe32(40);
-	memcpy(want + 48, &w, 4);
-	w = htobe32(mr->lkey);
-	memcpy(want + 52, &w, 4);
-	a = htobe64((uintptr_t)frame + 64);
-	memcpy(want + 56, &a, 8);
+	qt_put_dseg(want + 32, 60, mr->lkey, (uintptr_t)frame);
+	qt_put_dseg(want + 48, 40, mr->lkey, (uintptr_t)frame + 64);
 	ck_assert_mem_eq(dq.sq.buf, want, 64);
 	ck_assert_uint_eq(be32toh(dq.dbrec[1]), 1);
 
