@@ -414,8 +414,10 @@ static void qp_raw_port_caps(struct prov_qp *qp)
 	struct prov_context *pctx = qp->pctx;
 	bool eth = PROV_CAP_GEN(pctx, eth_net_offloads);
 
-	if (eth && PROV_CAP_ETH(pctx, csum_cap))
+	if (eth && PROV_CAP_ETH(pctx, csum_cap)) {
 		qp->csum_ok = true;
+		qp->rsc.rx_csum_valid = true;
+	}
 	if (eth && PROV_CAP_ETH(pctx, max_lso_cap))
 		qp->max_tso = 1u << PROV_CAP_ETH(pctx, max_lso_cap);
 }
