@@ -162,13 +162,19 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	/* ---- Ethernet page: only how much of a packet a WQE inlines ---- */
 	ETH(wqe_inline_mode, MLX5_CAP_INLINE_MODE_NOT_REQUIRED),
 
-	/* ---- Ethernet queue objects (fw_eth_*.c): no offload here ---- */
-	GEN(log_max_tis, 12),		/* 4096 TISes */
+	/* ---- Ethernet queue objects (fw_eth_*.c): no offload here.  RQ
+	 * and RQT limits as a ConnectX-6 Dx (part 4125, firmware 22.36.1010)
+	 * reports them through mlx5_ib in a published ibv_devinfo -vv:
+	 * max_wq_type_rq 8388608 (1 << log_max_rq), rss_caps
+	 * max_rwq_indirection_tables 524288 (1 << log_max_rqt) and
+	 * max_rwq_indirection_table_size 2048 (1 << log_max_rqt_size); the
+	 * rest modest, emulator-chosen ---- */
+	GEN(log_max_rq, 23),
+	GEN(log_max_rqt, 19),
+	GEN(log_max_rqt_size, 11),
 	GEN(log_max_sq, 14),		/* as many SQs as QPs */
-	GEN(log_max_rq, 14),		/* as many RQs as QPs */
-	GEN(log_max_rqt, 12),		/* 4096 RQTs */
-	GEN(log_max_rqt_size, 11),	/* 2048 entries per RQT */
 	GEN(log_max_tir, 14),		/* 16384 TIRs */
+	GEN(log_max_tis, 12),		/* 4096 TISes */
 	GEN(log_max_tis_per_sq, 0),	/* one TIS (tis_lst_sz 1) per SQ */
 	GEN(log_max_wq_sz, 15),		/* as log_max_qp_sz */
 	ETH(self_lb_en_modifiable, 1),	/* MODIFY_TIR self_lb_en */

@@ -25,7 +25,7 @@
  * points to, and the application memory they describe) until it unlocks,
  * without taking a reference.  A destroy (DESTROY_CQ, DESTROY_UMEM, ...)
  * of an object through which memory is reached (umem, mkey, EQ, CQ, SRQ,
- * QP, UAR) answers only after a grace period: when the command returns, no
+ * QP, UAR, SQ, RQ, RQT, TIR) answers only after a grace period: when the command returns, no
  * reader still holds the object or its memory, and the application may
  * free that memory.  Destroys wait with no firmware lock held, so a reader
  * may take an object's lock inside its read side; a reader must never
