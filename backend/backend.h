@@ -341,6 +341,14 @@ struct mlx5be_ops {
 	 * the device with the child), so callers check for NULL.
 	 */
 	bool (*ctx_lost)(struct mlx5be_ctx *ctx);
+
+	/*
+	 * Whether the calling process may use raw packet queues: uverbs
+	 * creates a raw packet QP or a flow only for a process with
+	 * CAP_NET_RAW in its effective set (capable(CAP_NET_RAW)).  0, or
+	 * -EPERM when it lacks it (or the capability cannot be read).
+	 */
+	int (*net_raw_check)(struct mlx5be_ctx *ctx);
 };
 
 /* Why the provider calls progress. */

@@ -28,6 +28,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
 #include "backend/backend.h"
 
 /* ---- the implementations; only backend.c and the tests name them ---- */
@@ -112,5 +117,22 @@ extern const struct mlx5be_cmd_hooks mlx5be_emu_cmd_hooks;
  */
 const struct mlx5be_ops *mlx5be_filter_bind(const struct mlx5be_ops *impl,
 					    const struct mlx5be_cmd_hooks *hooks);
+
+/*
+ * capable(CAP_NET_RAW) as uverbs asks it of the calling process: its
+ * effective set.  Both implementations' net_raw_check start here.
+ */
+static inline bool mlx5be_proc_net_raw(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return (data[CAP_NET_RAW / 32].effective & (1u << (CAP_NET_RAW % 32))) != 0;
+}
 
 #endif /* MLX5EMU_BACKEND_BACKEND_IMPL_H */

@@ -492,6 +492,11 @@ static int filter_async_event_read(struct mlx5be_ctx *ctx,
 	return filter.impl->async_event_read(fctx_of(ctx)->inner, ev);
 }
 
+static int filter_net_raw_check(struct mlx5be_ctx *ctx)
+{
+	return filter.impl->net_raw_check(fctx_of(ctx)->inner);
+}
+
 static struct mlx5be_ops filter_ops = {
 	.get_devices = filter_get_devices,
 	.open = filter_open,
@@ -527,6 +532,7 @@ static struct mlx5be_ops filter_ops = {
 	.read_clock = filter_read_clock,
 	.async_event_fd = filter_async_event_fd,
 	.async_event_read = filter_async_event_read,
+	.net_raw_check = filter_net_raw_check,
 };
 
 const struct mlx5be_ops *mlx5be_filter_bind(const struct mlx5be_ops *impl,

@@ -259,6 +259,7 @@ struct mlx5be_obj *hw_steering_root_attach(struct mlx5be_ctx *ctx,
 					   const struct mlx5be_flow_act *act);
 int hw_clock_info(struct mlx5be_ctx *ctx, struct mlx5be_clock_info *info);
 int hw_read_clock(struct mlx5be_ctx *ctx, uint64_t *cycles);
+int hw_net_raw_check(struct mlx5be_ctx *ctx);
 int hw_async_event_fd(struct mlx5be_ctx *ctx);
 int hw_async_event_read(struct mlx5be_ctx *ctx, struct mlx5be_async_event *ev);
 

@@ -2,7 +2,8 @@
 /*
  * The kernel services a DEVX user needs beside firmware, through rdma-core:
  * port attributes, GID entries, the MAC of a destination GID, rules at the
- * kernel-owned steering root, and the clock page.
+ * kernel-owned steering root, the clock page, and the CAP_NET_RAW check
+ * uverbs makes before a raw packet QP or a flow.
  *
  * Several of these are inline functions in rdma-core's verbs.h that call an
  * exported function by name; such a name would bind to our own
@@ -309,4 +310,15 @@ int hw_async_event_read(struct mlx5be_ctx *ctx, struct mlx5be_async_event *ev)
 	}
 	hw_leave();
 	return ret;
+}
+
+/*
+ * uverbs' capable(CAP_NET_RAW) for this process: the real kernel judges
+ * the DEVX objects themselves, but the verbs it would refuse are ours, so
+ * the check is made here as the kernel makes it (effective set).
+ */
+int hw_net_raw_check(struct mlx5be_ctx *ctx)
+{
+	(void)ctx;
+	return mlx5be_proc_net_raw() ? 0 : -EPERM;
 }

@@ -48,4 +48,5 @@ const struct mlx5be_ops mlx5be_hw_ops = {
 	.async_event_read = hw_async_event_read,
 	.progress = NULL,	/* a real device needs no help */
 	.ctx_lost = NULL,	/* the kernel shares the device with a child */
+	.net_raw_check = hw_net_raw_check,
 };

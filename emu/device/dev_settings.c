@@ -302,6 +302,7 @@ static int validate_bool(const struct emu_setting *s, const char *value,
 		    s->id == EMU_SET_WIRE_CAPTURE_OUTER ?
 		    &cfg->wire_capture_outer :
 		    s->id == EMU_SET_TRACE_DATAPATH ? &cfg->trace_datapath :
+		    s->id == EMU_SET_ALLOW_NET_RAW ? &cfg->allow_net_raw :
 		    &cfg->trace_elide_defaults;
 
 	for (size_t i = 0; i < 4; i++) {
@@ -660,6 +661,17 @@ static const struct emu_setting settings[EMU_SET_COUNT] = {
 			"stderr: each QP's when it is destroyed, each port's at "
 			"exit.",
 	},
+	[EMU_SET_ALLOW_NET_RAW] = {
+		.id = EMU_SET_ALLOW_NET_RAW,
+		.name = "device.allow_net_raw",
+		.env = "MLX5EMU_ALLOW_NET_RAW",
+		.type = EMU_TYPE_BOOL,
+		.def = "0",
+		.def_doc = "0",
+		.validate = validate_bool,
+		.help = "Let a process without CAP_NET_RAW create raw packet "
+			"QPs and flows, which the kernel refuses it (EPERM).",
+	},
 };
 
 const struct emu_setting *emu_config_settings(size_t *n)
@@ -798,6 +810,9 @@ void emu_config_format(const struct emu_config *cfg, enum emu_setting_id id,
 		break;
 	case EMU_SET_WIRE_STATS:
 		snprintf(buf, len, "%s", cfg->wire_stats);
+		break;
+	case EMU_SET_ALLOW_NET_RAW:
+		snprintf(buf, len, "%d", cfg->allow_net_raw ? 1 : 0);
 		break;
 	default:
 		break;

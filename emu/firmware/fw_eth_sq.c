@@ -79,17 +79,14 @@ static bool fw_sqc_unsupported(const struct emu_fw *fw, const void *sqc)
 /*
  * min_wqe_inline_mode: what the application promises to inline.  The
  * device's wqe_inline_mode says what it requires: L2 headers (L2), what the
- * vport context says (VPORT_CONTEXT), or nothing (NOT_REQUIRED).
+ * vport context says (VPORT_CONTEXT), or nothing (NOT_REQUIRED).  Only the
+ * VPORT_CONTEXT mode reads the field: mlx5e sets it only then, and
+ * mlx5_ib's raw packet SQs never do, on devices of every mode.
  */
 static enum fw_synd fw_sq_inline_mode(const struct emu_fw *fw, uint32_t mode)
 {
-	uint32_t cap = PRM_GET(per_protocol_networking_offload_caps,
-			       fw_cap_page(fw, MLX5_CAP_ETHERNET_OFFLOADS),
-			       wqe_inline_mode);
-
+	(void)fw;
 	if (mode > MLX5_INLINE_MODE_TCP_UDP)
-		return FW_SYND_SQ_BAD_INLINE_MODE;
-	if (cap == MLX5_CAP_INLINE_MODE_L2 && mode < MLX5_INLINE_MODE_L2)
 		return FW_SYND_SQ_BAD_INLINE_MODE;
 	return FW_SYND_OK;
 }

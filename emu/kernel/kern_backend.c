@@ -94,6 +94,21 @@ static bool kern_ctx_lost(struct mlx5be_ctx *ctx)
 	return kern_uctx_lost(ctx->uctx);
 }
 
+/*
+ * uverbs' capable(CAP_NET_RAW) before a raw packet QP or a flow: the
+ * process's effective set, unless device.allow_net_raw lets every process
+ * have them.
+ */
+static int kern_net_raw_check(struct mlx5be_ctx *ctx)
+{
+	const struct emu_config *cfg = emu_devices_config();
+
+	(void)ctx;
+	if (cfg && cfg->allow_net_raw)
+		return 0;
+	return mlx5be_proc_net_raw() ? 0 : -EPERM;
+}
+
 const struct mlx5be_ops mlx5be_emu_ops = {
 	.name = "emu",
 	.get_devices = kern_get_devices,
@@ -138,4 +153,5 @@ const struct mlx5be_ops mlx5be_emu_ops = {
 	.async_event_read = kern_async_event_read,
 	.progress = kern_progress,
 	.ctx_lost = kern_ctx_lost,
+	.net_raw_check = kern_net_raw_check,
 };

@@ -66,6 +66,10 @@ struct prov_cq_rsc {
 	 * wr_id of the WQE at @wqe_counter and frees it.
 	 */
 	uint64_t (*rq_complete)(struct prov_cq_rsc *rsc, uint16_t wqe_counter);
+	/* libmlx5's MLX5_RX_CSUM_VALID: a raw packet QP on an Ethernet port
+	 * of a device with checksum offload; its receives tell
+	 * IBV_WC_IP_CSUM_OK from the CQE. */
+	bool rx_csum_valid;
 };
 
 /*
@@ -123,6 +127,7 @@ struct prov_cq {
 	 * ibv_cq_ex read functions do not find in it. */
 	struct mlx5_cqe64 cur;
 	enum ibv_wc_opcode cur_opcode;	/* for driver-recorded opcodes */
+	bool cur_csum_valid;		/* libmlx5's MLX5_CQ_FLAGS_RX_CSUM_VALID */
 	bool cur_valid;
 	bool rt_ts;			/* wallclock = the CQE's real-time stamp */
 };

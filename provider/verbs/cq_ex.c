@@ -140,7 +140,7 @@ static uint32_t ex_read_src_qp(struct ibv_cq_ex *ex)
 static unsigned int ex_read_wc_flags(struct ibv_cq_ex *ex)
 {
 	struct prov_cq *cq = ex_cq(ex);
-	unsigned int flags = 0;
+	unsigned int flags = cq->cur_csum_valid ? prov_cq_csum_ok(&cq->cur) : 0;
 
 	switch (cq->cur.op_own >> 4) {
 	case MLX5_CQE_RESP_WR_IMM:

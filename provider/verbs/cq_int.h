@@ -73,6 +73,9 @@ void prov_cq_update_ci(struct prov_cq *cq);
  * for its WQE.  CQ_OK, CQ_EMPTY (consumed, nothing to report: a resize
  * CQE) or CQ_POLL_ERR (a CQE no queue owns).
  */
+/* IBV_WC_IP_CSUM_OK when the CQE says an IPv4 frame's checksums are
+ * good (libmlx5's get_csum_ok), else 0. */
+unsigned int prov_cq_csum_ok(const struct mlx5_cqe64 *cqe);
 int prov_cq_parse(struct prov_cq *cq, const struct mlx5_cqe64 *cqe,
 		  struct ibv_wc *wc, enum ibv_wc_opcode *recorded);
 

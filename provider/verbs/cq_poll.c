@@ -194,6 +194,16 @@ static void cq_resp_fields(const struct mlx5_cqe64 *cqe, struct ibv_wc *wc)
 	wc->pkey_index = be32toh(cqe->imm_inval_pkey) & 0xffff;
 }
 
+/* get_csum_ok(): IPv4 with both the L3 and L4 checksums found good. */
+unsigned int prov_cq_csum_ok(const struct mlx5_cqe64 *cqe)
+{
+	unsigned int ok = MLX5_CQE_L3_OK | MLX5_CQE_L4_OK;
+
+	return ((cqe->hds_ip_ext & ok) == ok &&
+		((cqe->l4_hdr_type_etc >> 2) & 0x3) == MLX5_CQE_L3_HDR_TYPE_IPV4) ?
+	       IBV_WC_IP_CSUM_OK : 0;
+}
+
 /* The receive side's wr_id: the SRQ's WQE at wqe_counter, or the RQ's next. */
 static int cq_resp_wr_id(struct prov_cq_rsc *rsc, const struct mlx5_cqe64 *cqe,
 			 uint64_t *wr_id)
@@ -215,6 +225,7 @@ int prov_cq_parse(struct prov_cq *cq, const struct mlx5_cqe64 *cqe,
 	struct prov_cq_rsc *rsc;
 
 	memset(wc, 0, sizeof(*wc));
+	cq->cur_csum_valid = false;
 	wc->qp_num = be32toh(cqe->sop_drop_qpn) & 0xffffff;
 	switch (opcode) {
 	case MLX5_CQE_REQ:
@@ -233,6 +244,11 @@ int prov_cq_parse(struct prov_cq *cq, const struct mlx5_cqe64 *cqe,
 		if (!rsc || cq_resp_wr_id(rsc, cqe, &wc->wr_id))
 			return CQ_POLL_ERR;
 		cq_resp_fields(cqe, wc);
+		/* handle_responder(): a QP's own RQ, not an SRQ's WQE. */
+		cq->cur_csum_valid = rsc->type == PROV_RSC_QP && !rsc->srq &&
+				     rsc->rx_csum_valid;
+		if (cq->cur_csum_valid)
+			wc->wc_flags |= prov_cq_csum_ok(cqe);
 		wc->status = IBV_WC_SUCCESS;
 		break;
 	case MLX5_CQE_REQ_ERR:

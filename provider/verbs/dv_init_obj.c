@@ -9,8 +9,8 @@
  * Served: MLX5DV_OBJ_QP (qp_dv.c), MLX5DV_OBJ_CQ (cq.c;
  * from then on the application polls the CQ and a QP's reset leaves its
  * CQEs alone), MLX5DV_OBJ_SRQ (srq.c), MLX5DV_OBJ_AH (the address vector)
- * and MLX5DV_OBJ_PD (pdn).  RWQ and DM belong to objects that do not exist
- * (create_wq and alloc_dm are not offered); naming one is EOPNOTSUPP.  The
+ * MLX5DV_OBJ_RWQ (wq.c), and MLX5DV_OBJ_PD (pdn).  DM belongs to objects
+ * that do not exist (alloc_dm is not offered); naming it is EOPNOTSUPP.  The
  * MLX5_1.0 version differs for CQs only: its cq_uar points at the
  * context's pointer to the CQ doorbell page.
  */
@@ -23,6 +23,7 @@
 #include "provider/verbs/pd.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "provider/verbs/wq.h"
 
 #define PROV_DV_OBJ_KNOWN                                                     \
 	(MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ | MLX5DV_OBJ_SRQ | MLX5DV_OBJ_RWQ |     \
@@ -49,7 +50,7 @@ static int init_ah(struct ibv_ah *ah, struct mlx5dv_ah *out)
 MLX5EMU_ABI(mlx5dv_init_obj);
 int mlx5emu_abi_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 {
-	static const uint64_t unserved[] = { MLX5DV_OBJ_RWQ, MLX5DV_OBJ_DM };
+	static const uint64_t unserved[] = { MLX5DV_OBJ_DM };
 	int ret = 0;
 
 	if (!obj || !(obj_type & PROV_DV_OBJ_KNOWN))
@@ -64,6 +65,8 @@ int mlx5emu_abi_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 		ret = prov_cq_dv(obj->cq.in, obj->cq.out);
 	if (!ret && (obj_type & MLX5DV_OBJ_SRQ))
 		ret = prov_srq_dv(obj->srq.in, obj->srq.out);
+	if (!ret && (obj_type & MLX5DV_OBJ_RWQ))
+		ret = prov_rwq_dv(obj->rwq.in, obj->rwq.out);
 	if (!ret && (obj_type & MLX5DV_OBJ_AH))
 		ret = init_ah(obj->ah.in, obj->ah.out);
 	if (!ret && (obj_type & MLX5DV_OBJ_PD))

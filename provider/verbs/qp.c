@@ -15,6 +15,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <string.h>
 
 #include "shell/abi_export.h"
 #include "provider/core/context.h"
@@ -23,6 +24,7 @@
 #include "provider/verbs/qp_int.h"
 #include "provider/verbs/sq.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "provider/verbs/wq.h"
 
 void prov_qp_set_operational_state(struct prov_qp *qp, enum ibv_qp_state st)
 {
@@ -68,12 +70,12 @@ struct rq_sig_seg {
 	uint8_t rsvd1[11];
 };
 
-/* set_sig_seg(): the signatures (calc_sig) of @nsge + 1 segments, of the
- * QPN and of @idx, as the host stores them, XORed. */
-static void rq_signature(struct prov_qp *qp, struct rq_sig_seg *sig, int nsge,
+/* set_sig_seg() / set_wq_sig_seg(): the signatures (calc_sig) of @nsge
+ * + 1 segments, of the QP or WQ number and of @idx, as the host stores
+ * them, XORed. */
+static void rq_signature(uint32_t qpn, struct rq_sig_seg *sig, int nsge,
 			 uint16_t idx)
 {
-	uint32_t qpn = qp->vqp.qp.qp_num;
 	uint8_t s = (uint8_t)~prov_xor8(sig, (size_t)(nsge + 1) * 16);
 
 	s ^= (uint8_t)~prov_xor8(&qpn, sizeof(qpn));
@@ -81,21 +83,46 @@ static void rq_signature(struct prov_qp *qp, struct rq_sig_seg *sig, int nsge,
 	sig->signature = s;
 }
 
+void prov_rq_wqe_write(void *wqe, const struct prov_wq *rq, bool wq_sig,
+		       uint32_t num, const struct ibv_recv_wr *wr)
+{
+	struct rq_sig_seg *sig = wqe;
+	struct mlx5_wqe_data_seg *scat = wqe;
+	int j = 0;
+
+	if (wq_sig) {
+		memset(sig, 0, (size_t)1 << rq->wqe_shift);
+		++scat;
+	}
+	for (int i = 0; i < wr->num_sge; ++i) {
+		if (!wr->sg_list[i].length)
+			continue;
+		scat[j].byte_count = htobe32(wr->sg_list[i].length);
+		scat[j].lkey = htobe32(wr->sg_list[i].lkey);
+		scat[j].addr = htobe64(wr->sg_list[i].addr);
+		j++;
+	}
+	if (j < rq->max_gs) {
+		scat[j].byte_count = 0;
+		scat[j].lkey = htobe32(PROV_INVALID_LKEY);
+		scat[j].addr = 0;
+	}
+	/* libmlx5 signs every WQE of a post with the head it found. */
+	if (wq_sig)
+		rq_signature(num, sig, wr->num_sge, rq->head & 0xffff);
+}
+
 /* mlx5_post_recv(). */
 static int prov_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad_wr)
 {
 	struct prov_qp *qp = prov_qp_real(to_prov_qp(ibqp));
-	struct mlx5_wqe_data_seg *scat;
 	unsigned int ind;
 	int err = 0, nreq;
-	struct rq_sig_seg *sig;
 
 	prov_spin_lock(&qp->rq.lock);
 	ind = qp->rq.wqe_cnt ? qp->rq.head & (qp->rq.wqe_cnt - 1) : 0;
 	for (nreq = 0; wr; ++nreq, wr = wr->next) {
-		int j = 0;
-
 		if (prov_wq_overflow(&qp->rq, (unsigned int)nreq,
 				     qp->vqp.qp.recv_cq)) {
 			err = ENOMEM;
@@ -107,39 +134,24 @@ static int prov_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			*bad_wr = wr;
 			goto out;
 		}
-		sig = (struct rq_sig_seg *)((char *)qp->buf.buf + qp->rq.offset +
-					    ((size_t)ind << qp->rq.wqe_shift));
-		scat = (struct mlx5_wqe_data_seg *)sig;
-		if (qp->wq_sig) {
-			memset(sig, 0, (size_t)1 << qp->rq.wqe_shift);
-			++scat;
-		}
-		for (int i = 0; i < wr->num_sge; ++i) {
-			if (!wr->sg_list[i].length)
-				continue;
-			scat[j].byte_count = htobe32(wr->sg_list[i].length);
-			scat[j].lkey = htobe32(wr->sg_list[i].lkey);
-			scat[j].addr = htobe64(wr->sg_list[i].addr);
-			j++;
-		}
-		if (j < qp->rq.max_gs) {
-			scat[j].byte_count = 0;
-			scat[j].lkey = htobe32(PROV_INVALID_LKEY);
-			scat[j].addr = 0;
-		}
-		/* libmlx5 signs every WQE of a post with the head it found. */
-		if (qp->wq_sig)
-			rq_signature(qp, sig, wr->num_sge, qp->rq.head & 0xffff);
+		prov_rq_wqe_write((char *)qp->buf.buf + qp->rq.offset +
+				  ((size_t)ind << qp->rq.wqe_shift), &qp->rq,
+				  qp->wq_sig, qp->vqp.qp.qp_num, wr);
 		qp->rq.wrid[ind] = wr->wr_id;
 		ind = (ind + 1) & (qp->rq.wqe_cnt - 1);
 	}
 out:
 	if (nreq) {
 		qp->rq.head += (unsigned int)nreq;
-		/* udma_to_device_barrier(): WQEs before the record. */
+		/* udma_to_device_barrier(): WQEs before the record.  A raw
+		 * packet QP's record waits for RTR (libmlx5: no receives in
+		 * states that cannot take them; modify writes it then). */
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		__atomic_store_n(&qp->db[PROV_RCV_DBR],
-				 htobe32(qp->rq.head & 0xffff), __ATOMIC_RELEASE);
+		if (ibqp->qp_type != IBV_QPT_RAW_PACKET ||
+		    ibqp->state >= IBV_QPS_RTR)
+			__atomic_store_n(&qp->db[PROV_RCV_DBR],
+					 htobe32(qp->rq.head & 0xffff),
+					 __ATOMIC_RELEASE);
 	}
 	prov_spin_unlock(&qp->rq.lock);
 	/* Posted work wakes the device (or moves it, without a thread). */
@@ -171,4 +183,5 @@ void prov_qp_set_ops(struct prov_context *pctx)
 	pctx->vctx.context.ops.post_recv = prov_post_recv;
 	prov_srq_set_ops(pctx);
 	prov_xrcd_set_ops(pctx);
+	prov_wq_set_ops(pctx);
 }

@@ -85,6 +85,9 @@ struct prov_verbs_qp {
 #define PROV_WQE_DATAGRAM_SZ 48u
 #define PROV_WQE_XRC_SZ 16u
 #define PROV_WQE_ETH_SZ 32u
+/* libmlx5's MLX5_ETH_L2_INLINE_HEADER_SIZE and MLX5_ETH_L2_MIN_HEADER_SIZE. */
+#define PROV_ETH_L2_INLINE_HEADER_SIZE 18u
+#define PROV_ETH_L2_MIN_HEADER_SIZE 14u
 #define PROV_WQE_INL_SZ 4u
 #define PROV_WQE_UMR_CTRL_SZ 48u
 #define PROV_WQE_MKEY_SZ 64u
@@ -155,6 +158,16 @@ struct prov_wr_batch {
 /* libmlx5: every create opens ECE with version 1 alone, when the context
  * supports ECE (the device's ece_support). */
 #define PROV_ECE_CREATE 0x10000000u
+
+/* The objects behind a raw packet QP (TIS, SQ, RQ, TIR) or an RSS QP
+ * (its TIR alone), with the queue states mlx5_ib keeps. */
+struct prov_qp_raw {
+	struct mlx5be_obj *tis, *sq, *rq, *tir;
+	uint32_t tisn, sqn, rqn, tirn;
+	uint8_t sq_state;		/* MLX5_SQC_STATE_* */
+	uint8_t rq_state;		/* MLX5_RQC_STATE_* */
+	bool rss;			/* an RSS QP: no queues at all */
+};
 
 /* What kind of QP: a verbs type, or DC through IBV_QPT_DRIVER. */
 enum prov_qp_dc {
@@ -227,6 +240,18 @@ struct prov_qp {
 	atomic_int refs;		/* real QP: handles naming it */
 	struct prov_qp *tgt_next;	/* prov_xrcd_shared.tgt_qps */
 	bool opened;			/* came from ibv_open_qp */
+
+	/* Raw packet QPs (qp_raw.c): the SQ's ring apart from the RQ's, as
+	 * libmlx5 keeps it, and the objects mlx5_ib makes instead of a QP. */
+	struct prov_qbuf sq_buf;
+	size_t sq_buf_size;
+	struct mlx5be_umem *sq_buf_umem;
+	struct prov_qp_raw raw;
+	struct ibv_rwq_ind_table *rss_ind;	/* an RSS QP's table */
+	uint16_t max_tso_header;	/* libmlx5's qp->max_tso_header */
+	uint8_t eth_min_inline;		/* the context's eth_min_inline_size */
+	uint32_t max_tso;		/* the device's, for IBV_WR_TSO */
+	bool csum_ok;			/* MLX5_CSUM_SUPPORT_RAW_OVER_ETH */
 
 	/* Its events (events.h); those read by the application, for
 	 * destroy to wait on. */
@@ -341,6 +366,8 @@ struct prov_qp_ctx {
 	uint32_t p0n;
 	struct mlx5be_obj *x1;		/* devr->x1 */
 	uint32_t x1n;
+	struct mlx5be_obj *td;		/* the ucontext's transport domain */
+	uint32_t tdn;
 
 	struct prov_xrcd_shared *xrcds;
 };
@@ -360,12 +387,21 @@ void prov_qp_bf_dedicated_fini(struct prov_qp_bf *bf);
 /* mlx5_ib's default resources, made on first use: 0 or an errno. */
 int prov_qp_ctx_pd0(struct prov_context *pctx, uint32_t *pdn);
 int prov_qp_ctx_xrcd1(struct prov_context *pctx, uint32_t *xrcdn);
+/* The context's transport domain, which its TISes and TIRs name. */
+int prov_qp_ctx_td(struct prov_context *pctx, uint32_t *tdn);
 
 /* qp_create.c: the common creation path behind ibv_create_qp, the create_qp_ex
  * op and mlx5dv_create_qp (@dv may be NULL): the QP or NULL + errno. */
 struct ibv_qp *prov_qp_create(struct ibv_context *context,
 			      struct ibv_qp_init_attr_ex *attr,
 			      struct mlx5dv_qp_init_attr *dv);
+/* qp.c: one receive WQE of @rq at @wqe (libmlx5's scatter list and, with
+ * @wq_sig, the signature over @num, the QP or WQ number). */
+void prov_rq_wqe_write(void *wqe, const struct prov_wq *rq, bool wq_sig,
+		       uint32_t num, const struct ibv_recv_wr *wr);
+/* qp_modify.c: __mlx5_cq_clean(): drop the CQEs of user index @rsn
+ * from @cq (NULL: none), giving @srq's WQEs back. */
+void prov_qp_cq_clean(struct ibv_cq *cq, uint32_t rsn, struct prov_cq_rsc *srq);
 /* qp.c: libmlx5's set_qp_operational_state(). */
 void prov_qp_set_operational_state(struct prov_qp *qp, enum ibv_qp_state st);
 /* The QP a handle stands for (an XRC target opened elsewhere). */

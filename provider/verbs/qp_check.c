@@ -11,9 +11,15 @@
  *   EINVAL     (libibverbs/uverbs) no PD (no XRCD for XRC_RECV), a NULL or
  *              foreign send CQ, an XRC SRQ on a non-XRC QP, unknown
  *              create_flags or flags on a QP type that takes none
+ *   EPERM      (uverbs) a raw packet QP in a process without CAP_NET_RAW
+ *   EINVAL     (uverbs) an RSS hash without an indirection table, or a
+ *              table with receive caps or an SRQ
+ *   EINVAL     (mlx5_ib) tunnel offloads without a stateless tunnel cap,
+ *              a raw packet QP on a CQE version 0 context, an
+ *              indirection table on another QP type; an RSS QP's own
+ *              (qp_rss.c)
  *   EOPNOTSUPP a create flag the device does not advertise (mlx5_ib's
- *              process_create_flags), raw packet and RSS QPs (no TIR/SQ/RQ
- *              objects)
+ *              process_create_flags)
  *   EINVAL     (mlx5_ib) a DCI with receive caps
  *
  * and the timestamp format the QP's CQs ask for (get_qp_ts_format).
@@ -158,6 +164,21 @@ int prov_qp_check_uverbs(struct ibv_context *context,
 {
 	uint32_t cf = (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) ?
 		      attr->create_flags : 0;
+	struct prov_context *pctx = to_prov_context(context);
+
+	/* uverbs' create_qp: raw packet QPs need CAP_NET_RAW. */
+	if (attr->qp_type == IBV_QPT_RAW_PACKET &&
+	    pctx->be->net_raw_check(pctx->bectx))
+		return EPERM;
+	/* An RSS QP's hash goes with an indirection table, and such a QP
+	 * receives through it alone. */
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_RX_HASH) &&
+	    !(attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE))
+		return EINVAL;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE) &&
+	    (!attr->rwq_ind_tbl || attr->rwq_ind_tbl->context != context ||
+	     attr->cap.max_recv_wr || attr->cap.max_recv_sge || attr->srq))
+		return EINVAL;
 
 	switch (attr->qp_type) {
 	case IBV_QPT_XRC_RECV:
@@ -254,17 +275,29 @@ int prov_qp_check_kernel(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 	if (attr->qp_type == IBV_QPT_RC && PROV_CAP_GEN(pctx, qp_packet_based))
 		f &= ~(uint32_t)PROV_QPF_PACKET_BASED_CREDIT;
 	/* Tunnel offloads and TIR loopback flags only mean something on raw
-	 * packet QPs, which fail below. */
+	 * packet QPs; tunnel offloads there need a stateless tunnel cap. */
 	if (attr->qp_type != IBV_QPT_RAW_PACKET &&
 	    (f & (PROV_QPF_TUNNEL_OFFLOADS | PROV_QPF_SELF_LB_UC |
 		  PROV_QPF_SELF_LB_MC | PROV_QPF_PACKET_BASED_CREDIT)))
 		return EINVAL;
+	if (attr->qp_type == IBV_QPT_RAW_PACKET &&
+	    ((f & PROV_QPF_PACKET_BASED_CREDIT) ||
+	     ((f & PROV_QPF_TUNNEL_OFFLOADS) &&
+	      !PROV_CAP_ETH(pctx, tunnel_stateless_vxlan) &&
+	      !PROV_CAP_ETH(pctx, tunnel_stateless_gre) &&
+	      !PROV_CAP_ETH(pctx, tunnel_stateless_geneve_rx))))
+		return EINVAL;
 	*vflags = f;
 
-	if (attr->qp_type == IBV_QPT_RAW_PACKET ||
-	    (attr->comp_mask & (IBV_QP_INIT_ATTR_IND_TABLE |
-				IBV_QP_INIT_ATTR_RX_HASH)))
-		return EOPNOTSUPP;
+	/* check_valid_flow(): raw packet QPs complete with CQE version 1;
+	 * an indirection table serves raw packet QPs alone. */
+	if (attr->qp_type == IBV_QPT_RAW_PACKET && !prov_caps_cqe_version(pctx))
+		return EINVAL;
+	if (attr->qp_type != IBV_QPT_RAW_PACKET &&
+	    (attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE))
+		return EINVAL;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE)
+		return prov_qp_rss_check_kernel(qp, attr, f, cf);
 
 	/* process_create_flags(). */
 	if (qp->dc == PROV_QP_DCT)
@@ -281,8 +314,23 @@ int prov_qp_check_kernel(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 		qp->create_flags |= IBV_QP_CREATE_PCI_WRITE_END_PADDING;
 		cf &= ~(uint32_t)IBV_QP_CREATE_PCI_WRITE_END_PADDING;
 	}
-	/* SOURCE_QPN needs an InfiniBand port; scatter FCS and VLAN
-	 * stripping raw packet QPs. */
+	/* Scatter FCS and VLAN stripping: raw packet QPs of a device that
+	 * does them. */
+	if (attr->qp_type == IBV_QPT_RAW_PACKET) {
+		bool eth = PROV_CAP_GEN(pctx, eth_net_offloads);
+
+		if ((cf & IBV_QP_CREATE_SCATTER_FCS) && eth &&
+		    PROV_CAP_ETH(pctx, scatter_fcs)) {
+			qp->create_flags |= IBV_QP_CREATE_SCATTER_FCS;
+			cf &= ~(uint32_t)IBV_QP_CREATE_SCATTER_FCS;
+		}
+		if ((cf & IBV_QP_CREATE_CVLAN_STRIPPING) &&
+		    prov_caps_cvlan_strip(pctx)) {
+			qp->create_flags |= IBV_QP_CREATE_CVLAN_STRIPPING;
+			cf &= ~(uint32_t)IBV_QP_CREATE_CVLAN_STRIPPING;
+		}
+	}
+	/* SOURCE_QPN needs an InfiniBand port. */
 	if (cf)
 		return EOPNOTSUPP;
 
@@ -293,9 +341,8 @@ int prov_qp_check_kernel(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 	return 0;
 }
 
-/* mlx5_ib's get_ts_format() for one CQ, or the default without one:
- * 0 and *fmt, or EOPNOTSUPP. */
-static int qp_cq_ts_format(struct ibv_cq *cq, bool fr, bool rt, int *fmt)
+/* mlx5_ib's get_ts_format() for one CQ, or the default without one. */
+int prov_qp_cq_ts_format(struct ibv_cq *cq, bool fr, bool rt, int *fmt)
 {
 	struct prov_cq *pcq = cq ? to_prov_cq(cq) : NULL;
 
@@ -320,7 +367,8 @@ static int qp_ts_format(struct prov_qp *qp, struct ibv_cq *scq,
 	bool fr = prov_caps_ts_fr(cap), rt = prov_caps_ts_rt(cap);
 	int s, r;
 
-	if (qp_cq_ts_format(scq, fr, rt, &s) || qp_cq_ts_format(rcq, fr, rt, &r))
+	if (prov_qp_cq_ts_format(scq, fr, rt, &s) ||
+	    prov_qp_cq_ts_format(rcq, fr, rt, &r))
 		return EOPNOTSUPP;
 	if (s != MLX5_TIMESTAMP_FORMAT_DEFAULT &&
 	    r != MLX5_TIMESTAMP_FORMAT_DEFAULT && s != r)
@@ -334,6 +382,9 @@ static int qp_ts_format(struct prov_qp *qp, struct ibv_cq *scq,
 int prov_qp_set_ts_format(struct prov_qp *qp,
 			  const struct ibv_qp_init_attr_ex *attr)
 {
+	/* A raw packet QP's queues take their own (qp_raw.c). */
+	if (attr->qp_type == IBV_QPT_RAW_PACKET)
+		return 0;
 	if (!prov_qp_is_xrc_tgt(attr->qp_type))
 		return qp_ts_format(qp, attr->send_cq,
 				    attr->qp_type == IBV_QPT_XRC_SEND ? NULL :

@@ -31,6 +31,7 @@
 #include "provider/verbs/qp_int.h"
 #include "provider/verbs/sq.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "provider/verbs/wq.h"
 
 /* ---- CQ polling callbacks ---- */
 
@@ -267,7 +268,8 @@ struct ibv_qp *prov_qp_create(struct ibv_context *context,
 {
 	struct prov_context *pctx = to_prov_context(context);
 	struct ibv_qp_init_attr_ex a;
-	uint32_t vflags = 0, buf_id, db_id, qpn = 0;
+	uint32_t vflags = 0, qpn = 0;
+	struct prov_qp_mem_ids ids;
 	struct prov_qp *qp;
 	bool uses = false;
 	int err;
@@ -291,6 +293,16 @@ struct ibv_qp *prov_qp_create(struct ibv_context *context,
 		if (err)
 			goto err;
 		qp_init_verbs(qp, context, attr);
+		return &qp->vqp.qp;
+	}
+	/* libmlx5: an RSS QP has no queues; the kernel makes its TIR. */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_RX_HASH) {
+		err = prov_qp_rss_create(qp, context, attr,
+					 vflags & ~(uint32_t)PROV_QPF_SCATTER_CQE);
+		if (err)
+			goto err;
+		qp_init_verbs(qp, context, attr);
+		qp->vqp.qp.qp_num = 0;
 		return &qp->vqp.qp;
 	}
 	/* libmlx5: atomics on the device's word, then the ibv_wr_* API. */
@@ -326,7 +338,7 @@ struct ibv_qp *prov_qp_create(struct ibv_context *context,
 		goto err;
 	qp->mlx5_flags = vflags;
 
-	err = prov_qp_alloc_mem(qp, &a, &buf_id, &db_id);
+	err = prov_qp_alloc_mem(qp, &a, &ids);
 	if (err)
 		goto err_mem;
 	qp->sq.head = qp->sq.tail = qp->sq.cur_post = 0;
@@ -354,7 +366,14 @@ struct ibv_qp *prov_qp_create(struct ibv_context *context,
 	uses = true;
 	if (a.srq)
 		qp->rsc.srq = &to_prov_srq(a.srq)->rsc;
-	err = qp_create_cmd(qp, &a, buf_id, db_id, &qpn);
+	if (a.qp_type == IBV_QPT_RAW_PACKET) {
+		if (a.comp_mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER)
+			qp->max_tso_header = a.max_tso_header;
+		qp->eth_min_inline = prov_qp_raw_eth_min_inline(pctx);
+		err = prov_qp_raw_create(qp, &a, &ids, &qpn);
+	} else {
+		err = qp_create_cmd(qp, &a, ids.buf, ids.db, &qpn);
+	}
 	if (err)
 		goto err_uses;
 
@@ -376,9 +395,12 @@ struct ibv_qp *prov_qp_create(struct ibv_context *context,
 		prov_xrcd_add_tgt(qp->xshared, pctx->qp_ctx, qp);
 	}
 	prov_qp_set_operational_state(qp, IBV_QPS_RESET);
-	/* Its affiliated events (a DCT's object comes at RTR: none). */
-	if (qp->obj)
-		prov_ev_register(pctx, &qp->ev, PROV_EV_QP, qp->obj);
+	/* Its affiliated events (a DCT's object comes at RTR: none; a raw
+	 * packet QP's come from its SQ, else its RQ, as mlx5_ib's do). */
+	if (qp->obj || qp->raw.sq || qp->raw.rq)
+		prov_ev_register(pctx, &qp->ev, PROV_EV_QP,
+				 qp->obj ? qp->obj :
+				 qp->raw.sq ? qp->raw.sq : qp->raw.rq);
 	return &qp->vqp.qp;
 
 err_uses:

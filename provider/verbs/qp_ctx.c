@@ -116,6 +116,8 @@ void prov_qp_ctx_fini(struct prov_context *pctx)
 	if (!qc)
 		return;
 	prov_xrcd_ctx_fini(pctx);
+	if (qc->td)
+		prov_obj_destroy(pctx, qc->td);
 	if (qc->x1)
 		prov_obj_destroy(pctx, qc->x1);
 	if (qc->p0)
@@ -265,7 +267,8 @@ void prov_qp_bf_put(struct prov_context *pctx, struct prov_qp_bf *bf)
 	pthread_mutex_unlock(&qc->lock);
 }
 
-/* One of mlx5_ib's own objects: ALLOC_PD or ALLOC_XRCD. */
+/* One of mlx5_ib's own objects: ALLOC_PD, ALLOC_XRCD or
+ * ALLOC_TRANSPORT_DOMAIN. */
 static int qp_ctx_alloc(struct prov_context *pctx, uint16_t opcode,
 			struct mlx5be_obj **obj, uint32_t *id)
 {
@@ -276,6 +279,11 @@ static int qp_ctx_alloc(struct prov_context *pctx, uint16_t opcode,
 		       PRM_ST_SZ_BYTES(alloc_xrcd_in), "same inbox");
 	_Static_assert(PRM_BIT_OFF(alloc_pd_out, pd) ==
 		       PRM_BIT_OFF(alloc_xrcd_out, xrcd), "same outbox");
+	_Static_assert(PRM_ST_SZ_BYTES(alloc_pd_in) ==
+		       PRM_ST_SZ_BYTES(alloc_transport_domain_in), "same inbox");
+	_Static_assert(PRM_BIT_OFF(alloc_pd_out, pd) ==
+		       PRM_BIT_OFF(alloc_transport_domain_out, transport_domain),
+		       "same outbox");
 	PRM_SET(alloc_pd_in, in, opcode, opcode);
 	*obj = prov_obj_create(pctx, in, sizeof(in), out, sizeof(out));
 	if (!*obj)
@@ -307,6 +315,20 @@ int prov_qp_ctx_xrcd1(struct prov_context *pctx, uint32_t *xrcdn)
 		err = qp_ctx_alloc(pctx, MLX5_CMD_OP_ALLOC_XRCD, &qc->x1,
 				   &qc->x1n);
 	*xrcdn = qc->x1n;
+	pthread_mutex_unlock(&qc->lock);
+	return err;
+}
+
+int prov_qp_ctx_td(struct prov_context *pctx, uint32_t *tdn)
+{
+	struct prov_qp_ctx *qc = pctx->qp_ctx;
+	int err = 0;
+
+	pthread_mutex_lock(&qc->lock);
+	if (!qc->td)
+		err = qp_ctx_alloc(pctx, MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN,
+				   &qc->td, &qc->tdn);
+	*tdn = qc->tdn;
 	pthread_mutex_unlock(&qc->lock);
 	return err;
 }

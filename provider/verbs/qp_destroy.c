@@ -19,6 +19,7 @@
 #include "provider/verbs/qp.h"
 #include "provider/verbs/qp_int.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "provider/verbs/wq.h"
 
 void prov_qp_drop_uses(struct prov_qp *qp)
 {
@@ -29,6 +30,8 @@ void prov_qp_drop_uses(struct prov_qp *qp)
 			prov_xrcd_shared_put(qp->pctx, qp->xshared);
 		return;
 	}
+	if (qp->rss_ind)
+		prov_rwq_ind_hold(qp->rss_ind, -1);
 	if (ibqp->srq)
 		prov_srq_unuse(ibqp->srq);
 	if (ibqp->recv_cq && ibqp->qp_type != IBV_QPT_XRC_SEND)
@@ -55,6 +58,15 @@ static int qp_destroy_hw(struct prov_qp *qp)
 {
 	struct prov_context *pctx = qp->pctx;
 
+	/* A raw packet QP's queues to RST first (a failure is only
+	 * logged), then its objects; an RSS QP has its TIR alone. */
+	if (qp->raw.tis || qp->raw.sq || qp->raw.rq || qp->raw.tir) {
+		if (!qp->raw.rss && qp->kstate != IBV_QPS_RESET)
+			(void)prov_qp_raw_modify(qp, MLX5_CMD_OP_2RST_QP, 0);
+		qp->kstate = IBV_QPS_RESET;
+		prov_qp_raw_destroy(qp);
+		return 0;
+	}
 	if (!qp->obj)
 		return 0;
 	if (qp->dc != PROV_QP_DCT && qp->kstate != IBV_QPS_RESET) {

@@ -257,7 +257,11 @@ int prov_qp_dv(struct ibv_qp *ibqp, struct mlx5dv_qp *out)
 	if (qp->dc == PROV_QP_DCT || !qp->bf)
 		return EINVAL;
 	out->dbrec = qp->db;
-	out->sq.buf = qp->buf.buf ? (char *)qp->buf.buf + qp->sq.offset : NULL;
+	if (qp->sq_buf_size)	/* a raw packet QP's SQ is apart */
+		out->sq.buf = qp->sq_buf.buf;
+	else
+		out->sq.buf = qp->buf.buf ? (char *)qp->buf.buf + qp->sq.offset :
+					    NULL;
 	out->sq.wqe_cnt = qp->sq.wqe_cnt;
 	out->sq.stride = 1u << qp->sq.wqe_shift;
 	out->rq.buf = qp->buf.buf ? (char *)qp->buf.buf + qp->rq.offset : NULL;
@@ -269,12 +273,14 @@ int prov_qp_dv(struct ibv_qp *ibqp, struct mlx5dv_qp *out)
 		mask_out |= MLX5DV_QP_MASK_UAR_MMAP_OFFSET;
 	}
 	if (out->comp_mask & MLX5DV_QP_MASK_RAW_QP_HANDLES) {
-		out->tirn = 0;
-		out->tisn = 0;
-		out->rqn = 0;
-		out->sqn = 0;
+		out->tirn = qp->raw.tirn;
+		out->tisn = qp->raw.tisn;
+		out->rqn = qp->raw.rqn;
+		out->sqn = qp->raw.sqn;
 		mask_out |= MLX5DV_QP_MASK_RAW_QP_HANDLES;
 	}
+	/* No software-owned steering (sw_owner): the kernel gives no ICM
+	 * address, and libmlx5 reports 0. */
 	if (out->comp_mask & MLX5DV_QP_MASK_RAW_QP_TIR_ADDR) {
 		out->tir_icm_addr = 0;
 		mask_out |= MLX5DV_QP_MASK_RAW_QP_TIR_ADDR;

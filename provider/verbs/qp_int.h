@@ -9,6 +9,7 @@
  *   qp_wq.c      work-queue memory (ring, doorbell record, umems) and the
  *                async-event count destroy waits on, for QPs and SRQs
  *   qp_create.c  CREATE_QP, ibv_create_qp(_ex), ibv_open_qp
+ *   qp_raw.c     raw packet QPs: TIS, SQ, RQ, TIR and their states
  *   qp_destroy.c ibv_destroy_qp and the uses a QP drops
  *   qp.c         receive posting and the op slots
  */
@@ -99,6 +100,9 @@ int prov_qp_check_uverbs(struct ibv_context *context,
 			 struct ibv_qp_init_attr_ex *attr);
 int prov_qp_check_kernel(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 			 uint32_t *vflags);
+/* mlx5_ib's get_ts_format() for one CQ (NULL: none) given what the
+ * device supports: 0 and *fmt (MLX5_TIMESTAMP_FORMAT_*), or EOPNOTSUPP. */
+int prov_qp_cq_ts_format(struct ibv_cq *cq, bool fr, bool rt, int *fmt);
 /* get_qp_ts_format() into qp->ts_format. */
 int prov_qp_set_ts_format(struct prov_qp *qp,
 			  const struct ibv_qp_init_attr_ex *attr);
@@ -119,9 +123,17 @@ void prov_wq_mem_free(struct prov_context *pctx, struct prov_qbuf *buf,
 void prov_wq_wait_events(pthread_mutex_t *mutex, pthread_cond_t *cond,
 			 const uint32_t *completed, const uint32_t *reported);
 void prov_wq_event_reported(pthread_mutex_t *mutex, uint32_t *reported);
-/* mlx5_alloc_qp_buf() and the doorbell record (umem ids, 0: none). */
+/* The umem ids of a QP's memory (0: none): the ring (a raw packet QP's
+ * RQ), a raw packet QP's SQ ring, the doorbell record. */
+struct prov_qp_mem_ids {
+	uint32_t buf;
+	uint32_t sq_buf;
+	uint32_t db;
+};
+
+/* mlx5_alloc_qp_buf() and the doorbell record. */
 int prov_qp_alloc_mem(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
-		      uint32_t *buf_id, uint32_t *db_id);
+		      struct prov_qp_mem_ids *ids);
 void prov_qp_free_mem(struct prov_qp *qp);
 
 /* qp_modify_table.c: the IBA table (DCIs their own), the command of a
@@ -152,6 +164,27 @@ struct ibv_qp *prov_create_qp_ex(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *attr);
 struct ibv_qp *prov_open_qp(struct ibv_context *context,
 			    struct ibv_qp_open_attr *attr);
+
+/* qp_raw.c: the objects of a raw packet QP (create: after its memory,
+ * user index and register; 0 or an errno, nothing left on failure), its
+ * transitions (@op: the QP command the transition takes, @rate its rate
+ * limit), the state its
+ * queues say it is in, and their destruction. */
+int prov_qp_raw_create(struct prov_qp *qp, const struct ibv_qp_init_attr_ex *attr,
+		       const struct prov_qp_mem_ids *ids, uint32_t *qpn);
+int prov_qp_raw_modify(struct prov_qp *qp, uint16_t op, uint32_t rate);
+int prov_qp_raw_query(struct prov_qp *qp, enum ibv_qp_state *state);
+void prov_qp_raw_destroy(struct prov_qp *qp);
+/* libmlx5's eth_min_inline_size for the context: 0 or 18 bytes. */
+uint8_t prov_qp_raw_eth_min_inline(struct prov_context *pctx);
+/* tirc.self_lb_block for the vendor flags @vflags. */
+uint32_t prov_qp_raw_lb_block(uint32_t vflags);
+
+/* qp_rss.c: mlx5_ib's own checks of an RSS QP (@vflags, @cflags: the
+ * vendor and create flags left): 0 or EINVAL. */
+int prov_qp_rss_check_kernel(const struct prov_qp *qp,
+			     const struct ibv_qp_init_attr_ex *attr,
+			     uint32_t vflags, uint32_t cflags);
 
 /* qp_destroy.c: the PD/CQ/SRQ/XRCD uses a real QP holds. */
 void prov_qp_drop_uses(struct prov_qp *qp);

@@ -199,8 +199,8 @@ static int qp_modify_cmd(struct prov_qp *qp, const struct ibv_qp_attr *attr,
 }
 
 /* __mlx5_cq_clean(): drop @rsn's CQEs from @ibcq, freeing SRQ WQEs. */
-static void qp_cq_clean(struct ibv_cq *ibcq, uint32_t rsn,
-			struct prov_cq_rsc *srq)
+void prov_qp_cq_clean(struct ibv_cq *ibcq, uint32_t rsn,
+		      struct prov_cq_rsc *srq)
 {
 	struct prov_cq *cq;
 	uint32_t prod, nfreed = 0;
@@ -253,9 +253,9 @@ static void qp_reset_user(struct prov_qp *qp)
 
 	if (ibqp->qp_type != IBV_QPT_XRC_RECV && qp->has_uidx) {
 		if (ibqp->recv_cq)
-			qp_cq_clean(ibqp->recv_cq, qp->uidx, srq);
+			prov_qp_cq_clean(ibqp->recv_cq, qp->uidx, srq);
 		if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
-			qp_cq_clean(ibqp->send_cq, qp->uidx, NULL);
+			prov_qp_cq_clean(ibqp->send_cq, qp->uidx, NULL);
 	}
 	qp->sq.head = qp->sq.tail = qp->sq.cur_post = 0;
 	qp->rq.head = qp->rq.tail = 0;
@@ -378,7 +378,13 @@ int prov_qp_modify(struct prov_qp *qp, struct ibv_qp_attr *in_attr,
 		err = 0;
 		goto done;
 	}
-	err = qp_modify_cmd(qp, &attr, mask, cur, next, pmac, pv2, amac, av2);
+	if (qp->vqp.qp.qp_type == IBV_QPT_RAW_PACKET)
+		err = prov_qp_raw_modify(qp, prov_qp_trans_opcode(cur, next),
+					 (mask & IBV_QP_RATE_LIMIT) ?
+					 attr.rate_limit : 0);
+	else
+		err = qp_modify_cmd(qp, &attr, mask, cur, next, pmac, pv2,
+				    amac, av2);
 	if (err)
 		goto out;
 	qp->kstate = next;
@@ -402,6 +408,20 @@ out:
 	return err;
 }
 
+/* IBV_DEVICE_RAW_IP_CSUM and tso_caps, as query.c derives them. */
+static void qp_raw_port_caps(struct prov_qp *qp)
+{
+	struct prov_context *pctx = qp->pctx;
+	bool eth = PROV_CAP_GEN(pctx, eth_net_offloads);
+
+	if (eth && PROV_CAP_ETH(pctx, csum_cap)) {
+		qp->csum_ok = true;
+		qp->rsc.rx_csum_valid = true;
+	}
+	if (eth && PROV_CAP_ETH(pctx, max_lso_cap))
+		qp->max_tso = 1u << PROV_CAP_ETH(pctx, max_lso_cap);
+}
+
 MLX5EMU_ABI(ibv_modify_qp);
 int mlx5emu_abi_ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 			      int attr_mask)
@@ -414,6 +434,14 @@ int mlx5emu_abi_ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		return EINVAL;
 	}
 	qp = to_prov_qp(ibqp);
+	if (qp->raw.rss) {
+		errno = EOPNOTSUPP;
+		return EOPNOTSUPP;
+	}
+	/* libmlx5: a raw packet QP on an Ethernet port learns the device's
+	 * checksum and TSO offloads. */
+	if ((attr_mask & IBV_QP_PORT) && ibqp->qp_type == IBV_QPT_RAW_PACKET)
+		qp_raw_port_caps(qp);
 	err = prov_qp_modify(prov_qp_real(qp), attr, attr_mask);
 	if (err) {
 		errno = err;
@@ -421,5 +449,13 @@ int mlx5emu_abi_ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	}
 	if (attr_mask & IBV_QP_STATE)
 		ibqp->state = attr->qp_state;
+	/* libmlx5: a raw packet QP's receives posted before RTR now reach
+	 * the device. */
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RTR &&
+	    ibqp->qp_type == IBV_QPT_RAW_PACKET) {
+		prov_spin_lock(&qp->rq.lock);
+		qp->db[PROV_RCV_DBR] = htobe32(qp->rq.head & 0xffff);
+		prov_spin_unlock(&qp->rq.lock);
+	}
 	return 0;
 }

@@ -17,7 +17,7 @@
 
 /* ---- ib_modify_qp_is_ok(): the IBA state table ---- */
 
-enum { QT_RC, QT_UC, QT_UD, QT_XRC_INI, QT_XRC_TGT, QT_N };
+enum { QT_RC, QT_UC, QT_UD, QT_XRC_INI, QT_XRC_TGT, QT_RAW, QT_N };
 
 struct qp_trans {
 	bool valid;
@@ -32,9 +32,10 @@ struct qp_trans {
 /* A per-type attribute set; the XRC initiator is a requester like UC, the
  * XRC target a responder like RC (QT_LIKE), or all connected types alike
  * (QT_CONN). */
-#define QT_SET(ud, uc, rc, xini, xtgt)                                        \
+#define QT_SET_RAW(ud, uc, rc, xini, xtgt, raw)                               \
 	{ [QT_UD] = (ud), [QT_UC] = (uc), [QT_RC] = (rc),                      \
-	  [QT_XRC_INI] = (xini), [QT_XRC_TGT] = (xtgt) }
+	  [QT_XRC_INI] = (xini), [QT_XRC_TGT] = (xtgt), [QT_RAW] = (raw) }
+#define QT_SET(ud, uc, rc, xini, xtgt) QT_SET_RAW(ud, uc, rc, xini, xtgt, 0)
 #define QT_LIKE(ud, uc, rc) QT_SET(ud, uc, rc, uc, rc)
 #define QT_CONN(ud, conn) QT_SET(ud, conn, conn, conn, conn)
 
@@ -42,18 +43,23 @@ struct qp_trans {
 #define TO_RESET_ERR                                                          \
 	[S(RESET)] = { .valid = true }, [S(ERR)] = { .valid = true }
 
-/* RESET->INIT's required attributes, INIT->INIT's optional ones. */
+/* RESET->INIT's required attributes, INIT->INIT's optional ones (a raw
+ * packet QP's: the port alone). */
+#define INIT_CONN (M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS))
 #define INIT_ATTRS                                                            \
-	QT_CONN(M(PKEY_INDEX) | M(PORT) | M(QKEY),                             \
-		M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS))
+	QT_SET_RAW(M(PKEY_INDEX) | M(PORT) | M(QKEY), INIT_CONN, INIT_CONN,    \
+		   INIT_CONN, INIT_CONN, M(PORT))
 
-/* The optional attributes of RTR->RTS, RTS->RTS and SQD->RTS. */
-#define TO_RTS_OPT                                                            \
-	QT_LIKE(M(CUR_STATE) | M(QKEY),                                        \
-		M(CUR_STATE) | M(ALT_PATH) | M(ACCESS_FLAGS) |                 \
-		M(PATH_MIG_STATE),                                             \
-		M(CUR_STATE) | M(ALT_PATH) | M(ACCESS_FLAGS) |                 \
-		M(MIN_RNR_TIMER) | M(PATH_MIG_STATE))
+/* The optional attributes of RTR->RTS, RTS->RTS and SQD->RTS (@raw: a
+ * raw packet QP's). */
+#define TO_RTS_UC                                                             \
+	(M(CUR_STATE) | M(ALT_PATH) | M(ACCESS_FLAGS) | M(PATH_MIG_STATE))
+#define TO_RTS_RC                                                             \
+	(M(CUR_STATE) | M(ALT_PATH) | M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) |     \
+	 M(PATH_MIG_STATE))
+#define TO_RTS_OPT(raw)                                                       \
+	QT_SET_RAW(M(CUR_STATE) | M(QKEY), TO_RTS_UC, TO_RTS_RC, TO_RTS_UC,    \
+		   TO_RTS_RC, raw)
 
 static const struct qp_trans qp_table[NSTATE][NSTATE] = {
 	[S(RESET)] = {
@@ -86,12 +92,12 @@ static const struct qp_trans qp_table[NSTATE][NSTATE] = {
 				      M(TIMEOUT) | M(RETRY_CNT) | M(RNR_RETRY) |
 				      M(SQ_PSN) | M(MAX_QP_RD_ATOMIC),
 				      M(TIMEOUT) | M(SQ_PSN)),
-			.opt = TO_RTS_OPT,
+			.opt = TO_RTS_OPT(M(RATE_LIMIT)),
 		},
 	},
 	[S(RTS)] = {
 		TO_RESET_ERR,
-		[S(RTS)] = { .valid = true, .opt = TO_RTS_OPT },
+		[S(RTS)] = { .valid = true, .opt = TO_RTS_OPT(M(RATE_LIMIT)) },
 		[S(SQD)] = {
 			.valid = true,
 			.opt = QT_CONN(M(EN_SQD_ASYNC_NOTIFY),
@@ -100,7 +106,7 @@ static const struct qp_trans qp_table[NSTATE][NSTATE] = {
 	},
 	[S(SQD)] = {
 		TO_RESET_ERR,
-		[S(RTS)] = { .valid = true, .opt = TO_RTS_OPT },
+		[S(RTS)] = { .valid = true, .opt = TO_RTS_OPT(0) },
 		[S(SQD)] = {
 			.valid = true,
 			.opt = QT_SET(M(PKEY_INDEX) | M(QKEY),
@@ -137,11 +143,15 @@ static const struct qp_trans qp_table[NSTATE][NSTATE] = {
 };
 
 #undef TO_RTS_OPT
+#undef TO_RTS_RC
+#undef TO_RTS_UC
 #undef INIT_ATTRS
+#undef INIT_CONN
 #undef TO_RESET_ERR
 #undef QT_CONN
 #undef QT_LIKE
 #undef QT_SET
+#undef QT_SET_RAW
 #undef M
 
 static int qt_of(enum ibv_qp_type t)
@@ -157,6 +167,8 @@ static int qt_of(enum ibv_qp_type t)
 		return QT_XRC_INI;
 	case IBV_QPT_XRC_RECV:
 		return QT_XRC_TGT;
+	case IBV_QPT_RAW_PACKET:
+		return QT_RAW;
 	default:
 		return -1;
 	}

@@ -38,6 +38,7 @@
 #include "provider/core/error.h"
 #include "provider/core/context.h"
 #include "provider/verbs/qp.h"
+#include "provider/verbs/qp_int.h"
 #include "provider/verbs/verbs_ctx.h"
 
 /* PCI_VENDOR_ID_MELLANOX, libmlx5's ECE vendor. */
@@ -177,7 +178,13 @@ static int qp_query(struct prov_qp *qp, struct ibv_qp_attr *attr,
 	memset(attr, 0, sizeof(*attr));
 	memset(init, 0, sizeof(*init));
 	pthread_mutex_lock(&qp->lock);
-	err = qp_query_attr(qp, attr);
+	if (ibqp->qp_type == IBV_QPT_RAW_PACKET) {
+		/* query_raw_packet_qp_state(); the port is always 1. */
+		err = prov_qp_raw_query(qp, &qp->kstate);
+		attr->port_num = 1;
+	} else {
+		err = qp_query_attr(qp, attr);
+	}
 	if (!err) {
 		attr->qp_state = qp->kstate;
 		attr->cur_qp_state = attr->qp_state;
@@ -216,6 +223,11 @@ int mlx5emu_abi_ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	}
 	qp = to_prov_qp(ibqp);
 	real = prov_qp_real(qp);
+	/* libmlx5: an RSS QP cannot be queried. */
+	if (real->raw.rss) {
+		errno = EOPNOTSUPP;
+		return EOPNOTSUPP;
+	}
 	if (real->dc == PROV_QP_DCT)
 		err = prov_dct_query(real, attr, attr_mask, init_attr);
 	else
@@ -309,6 +321,36 @@ int mlx5emu_abi_ibv_set_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
 	return 0;
 }
 
+/*
+ * The object a DEVX command on a verbs QP reaches: the QP, or for a raw
+ * packet or RSS QP the one of its objects the opcode names (mlx5_ib's
+ * devx_is_valid_obj_id on such a QP); the others find nothing.
+ */
+static struct mlx5be_obj *qp_devx_obj(struct prov_qp *qp, const void *in,
+				      size_t inlen)
+{
+	if (!qp->raw.tis && !qp->raw.sq && !qp->raw.rq && !qp->raw.tir)
+		return qp->obj;
+	if (inlen < PRM_ST_SZ_BYTES(general_obj_in_cmd_hdr))
+		return NULL;
+	switch (PRM_GET(general_obj_in_cmd_hdr, in, opcode)) {
+	case MLX5_CMD_OP_QUERY_SQ:
+	case MLX5_CMD_OP_MODIFY_SQ:
+		return qp->raw.sq;
+	case MLX5_CMD_OP_QUERY_RQ:
+	case MLX5_CMD_OP_MODIFY_RQ:
+		return qp->raw.rq;
+	case MLX5_CMD_OP_QUERY_TIR:
+	case MLX5_CMD_OP_MODIFY_TIR:
+		return qp->raw.tir;
+	case MLX5_CMD_OP_QUERY_TIS:
+	case MLX5_CMD_OP_MODIFY_TIS:
+		return qp->raw.tis;
+	default:
+		return NULL;
+	}
+}
+
 MLX5EMU_ABI(mlx5dv_devx_qp_query);
 int mlx5emu_abi_mlx5dv_devx_qp_query(struct ibv_qp *ibqp, const void *in,
 				     size_t inlen, void *out, size_t outlen)
@@ -318,7 +360,8 @@ int mlx5emu_abi_mlx5dv_devx_qp_query(struct ibv_qp *ibqp, const void *in,
 	if (!ibqp)
 		return prov_err(EINVAL);
 	qp = prov_qp_real(to_prov_qp(ibqp));
-	return prov_devx_obj_query(qp->pctx, qp->obj, in, inlen, out, outlen);
+	return prov_devx_obj_query(qp->pctx, qp_devx_obj(qp, in, inlen), in,
+				   inlen, out, outlen);
 }
 
 MLX5EMU_ABI(mlx5dv_devx_qp_modify);
@@ -331,10 +374,11 @@ int mlx5emu_abi_mlx5dv_devx_qp_modify(struct ibv_qp *ibqp, const void *in,
 	if (!ibqp)
 		return prov_err(EINVAL);
 	qp = prov_qp_real(to_prov_qp(ibqp));
-	ret = prov_devx_obj_modify(qp->pctx, qp->obj, in, inlen, out, outlen);
+	ret = prov_devx_obj_modify(qp->pctx, qp_devx_obj(qp, in, inlen), in,
+				   inlen, out, outlen);
 	if (ret)
 		return ret;
-	if (inlen >= PRM_ST_SZ_BYTES(general_obj_in_cmd_hdr))
+	if (inlen >= PRM_ST_SZ_BYTES(general_obj_in_cmd_hdr) && qp->obj)
 		prov_qp_set_operational_state(qp, prov_qp_opcode_state(
 			PRM_GET(general_obj_in_cmd_hdr, in, opcode)));
 	return 0;

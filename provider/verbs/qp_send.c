@@ -30,8 +30,16 @@
  *               max_inline_data
  *   EOPNOTSUPP  atomics on RC/XRC when the device does none; a memory
  *               window bind longer than 2 GiB (one KLM's reach)
- *   EINVAL      TSO with data on a QP that is not a raw packet QP; a UD
- *               WR without an AH (libmlx5 would fault)
+ *   EINVAL      TSO with data on a QP that is not a raw packet QP, or past
+ *               the device's max_tso; a UD WR without an AH (libmlx5
+ *               would fault); on a raw packet QP, checksum offload the
+ *               device does not do, fewer header bytes than the inline
+ *               minimum, a TSO header size out of range
+ *
+ * A raw packet QP's WQE carries an Ethernet segment after the control
+ * segment: the checksum flags, then either TSO's MSS and headers, or the
+ * first eth_min_inline bytes of the frame (0 or 18, as the device's
+ * wqe_inline_mode asks); the data segments start where those bytes end.
  *
  * The doorbell is rung for the last WQE posted (libmlx5 would use a
  * half-built failed one when the failure came after its control segment).
@@ -39,7 +47,10 @@
 #include <endian.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <string.h>
 
+#include "provider/core/bits.h"
 #include "provider/core/caps.h"
 #include "provider/core/context.h"
 #include "provider/verbs/qp.h"
@@ -84,11 +95,16 @@ static __be32 send_imm(const struct ibv_send_wr *wr)
 	}
 }
 
-/* A WQE being built: where the next segment goes, the units so far. */
+/* A WQE being built: where the next segment goes, the units so far, the
+ * SGE and offset its data starts at (after a raw packet QP's inline
+ * headers), the TSO budget left. */
 struct send_wqe {
 	struct mlx5_wqe_ctrl_seg *ctrl;
 	void *seg;
 	unsigned int ds;
+	int sg_index;
+	size_t sg_offset;
+	uint32_t tso_left;
 };
 
 static void wqe_add(struct prov_qp *qp, struct send_wqe *w, size_t bytes)
@@ -160,6 +176,109 @@ static int send_connected_segs(struct prov_qp *qp, const struct ibv_send_wr *wr,
 	}
 }
 
+/* copy_eth_inline_headers(): the context's minimum of inline headers from
+ * the SGEs into the Ethernet segment; where the data then starts goes in
+ * @w (sg_index, sg_offset).  EINVAL without an SGE or without enough
+ * bytes. */
+static int send_eth_inline(struct prov_qp *qp, const struct ibv_send_wr *wr,
+			   struct mlx5_wqe_eth_seg *eseg, struct send_wqe *w)
+{
+	size_t inl = qp->eth_min_inline, left = inl, copied = 0, len;
+	int j = 0;
+
+	if (wr->num_sge < 1)
+		return EINVAL;
+	len = wr->sg_list[0].length;
+	if (len >= PROV_ETH_L2_INLINE_HEADER_SIZE) {
+		copied = inl;
+		memcpy(eseg->inline_hdr_start,
+		       (const void *)(uintptr_t)wr->sg_list[0].addr, copied);
+	} else {
+		for (j = 0; j < wr->num_sge && left > 0; ++j) {
+			len = wr->sg_list[j].length;
+			copied = len < left ? len : left;
+			memcpy(eseg->inline_hdr_start +
+			       (PROV_ETH_L2_INLINE_HEADER_SIZE - left),
+			       (const void *)(uintptr_t)wr->sg_list[j].addr,
+			       copied);
+			left -= copied;
+		}
+		if (left)
+			return EINVAL;
+		if (j)
+			--j;
+	}
+	eseg->inline_hdr_sz = htobe16((uint16_t)inl);
+	/* An SGE taken whole: the data starts with the next one. */
+	if (len == copied) {
+		++j;
+		copied = 0;
+	}
+	w->sg_index = j;
+	w->sg_offset = copied;
+	return 0;
+}
+
+/* set_tso_eth_seg(): the TSO headers inline, the MSS; EINVAL for a header
+ * size below an L2 header or above the QP's max_tso_header.  Headers past
+ * the ring's end go on at its start, and the data after them. */
+static int send_tso_eth(struct prov_qp *qp, const struct ibv_send_wr *wr,
+			struct mlx5_wqe_eth_seg *eseg, struct send_wqe *w)
+{
+	const uint8_t *hdr = wr->tso.hdr;
+	size_t hdr_sz = wr->tso.hdr_sz, room, first;
+
+	if (hdr_sz < PROV_ETH_L2_MIN_HEADER_SIZE || hdr_sz > qp->max_tso_header)
+		return EINVAL;
+	eseg->mss = htobe16(wr->tso.mss);
+	eseg->inline_hdr_sz = htobe16((uint16_t)hdr_sz);
+	room = (size_t)((char *)qp->sq_end - (char *)eseg->inline_hdr_start);
+	first = hdr_sz < room ? hdr_sz : room;
+	memcpy(eseg->inline_hdr_start, hdr, first);
+	/* The segment holds 2 + 16 header bytes; the rest 16 at a time. */
+	if (first == hdr_sz) {
+		size_t tail = prov_align(first - sizeof(eseg->inline_hdr_start), 16);
+
+		w->seg = prov_sq_wrap(qp, (char *)eseg + 16 + tail);
+		w->ds += (unsigned int)(16 + tail) / 16;
+	} else {
+		size_t rest = hdr_sz - first;
+
+		memcpy(qp->sq_start, hdr + first, rest);
+		w->seg = (char *)qp->sq_start + prov_align(rest, 16);
+		w->ds += (unsigned int)(((char *)qp->sq_end - (char *)eseg) / 16 +
+					prov_align(rest, 16) / 16);
+	}
+	w->tso_left = qp->max_tso;
+	return 0;
+}
+
+/* A raw packet QP's Ethernet segment: checksum offload, then TSO's
+ * headers or the inline headers the device asks for. */
+static int send_eth_segs(struct prov_qp *qp, const struct ibv_send_wr *wr,
+			 struct send_wqe *w)
+{
+	struct mlx5_wqe_eth_seg *eseg = w->seg;
+	size_t inl = qp->eth_min_inline;
+	int err;
+
+	memset(eseg, 0, sizeof(*eseg));
+	if (wr->send_flags & IBV_SEND_IP_CSUM) {
+		if (!qp->csum_ok)
+			return EINVAL;
+		eseg->cs_flags |= MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM;
+	}
+	if (wr->opcode == IBV_WR_TSO)
+		return send_tso_eth(qp, wr, eseg, w);
+	err = send_eth_inline(qp, wr, eseg, w);
+	if (err)
+		return err;
+	/* Room for the first two header bytes is always there. */
+	wqe_add(qp, w, (offsetof(struct mlx5_wqe_eth_seg, inline_hdr) + inl) &
+		       ~(size_t)0xf);
+	return 0;
+}
+
 /* The segments between the control segment and the data. */
 static int send_transport_segs(struct prov_qp *qp, const struct ibv_send_wr *wr,
 			       struct send_wqe *w)
@@ -185,6 +304,8 @@ static int send_transport_segs(struct prov_qp *qp, const struct ibv_send_wr *wr,
 				      wr->wr.ud.remote_qkey);
 		wqe_add(qp, w, sizeof(struct mlx5_wqe_datagram_seg));
 		return 0;
+	case IBV_QPT_RAW_PACKET:
+		return send_eth_segs(qp, wr, w);
 	default:
 		return 0;
 	}
@@ -196,15 +317,18 @@ static int send_inline(struct prov_qp *qp, const struct ibv_send_wr *wr,
 {
 	char *dst = prov_sq_wrap(qp, (char *)w->seg +
 				 sizeof(struct mlx5_wqe_inl_data_seg));
-	size_t total = 0;
+	size_t total = 0, off = w->sg_offset;
 
-	for (int i = 0; i < wr->num_sge; i++) {
-		total += wr->sg_list[i].length;
+	for (int i = w->sg_index; i < wr->num_sge; i++) {
+		size_t len = wr->sg_list[i].length - off;
+
+		total += len;
 		if (total > (size_t)qp->max_inline_data)
 			return ENOMEM;
 		dst = prov_sq_copy(qp, dst,
-				   (const void *)(uintptr_t)wr->sg_list[i].addr,
-				   wr->sg_list[i].length);
+				   (const void *)(uintptr_t)(wr->sg_list[i].addr +
+							     off), len);
+		off = 0;
 	}
 	if (total)
 		w->ds += prov_close_inline_seg(w->seg, (uint32_t)total);
@@ -215,16 +339,23 @@ static int send_inline(struct prov_qp *qp, const struct ibv_send_wr *wr,
 static int send_gather(struct prov_qp *qp, const struct ibv_send_wr *wr,
 		       struct send_wqe *w)
 {
-	for (int i = 0; i < wr->num_sge; i++) {
+	size_t off = w->sg_offset;
+
+	for (int i = w->sg_index; i < wr->num_sge; i++) {
 		const struct ibv_sge *sg = &wr->sg_list[i];
 
 		if (!sg->length)
 			continue;
-		/* TSO's budget is the raw packet QP's; others have none. */
-		if (wr->opcode == IBV_WR_TSO)
-			return EINVAL;
-		prov_set_data_seg(w->seg, wr_is_atomic(wr) ? 8 : sg->length,
-				  sg->lkey, sg->addr);
+		/* TSO's budget is the raw packet QP's (0 elsewhere). */
+		if (wr->opcode == IBV_WR_TSO) {
+			if (w->tso_left < sg->length)
+				return EINVAL;
+			w->tso_left -= sg->length;
+		}
+		prov_set_data_seg(w->seg,
+				  wr_is_atomic(wr) ? 8 : sg->length - (uint32_t)off,
+				  sg->lkey, sg->addr + off);
+		off = 0;
 		wqe_add(qp, w, sizeof(struct mlx5_wqe_data_seg));
 	}
 	return 0;
@@ -261,6 +392,9 @@ int prov_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		w.ctrl = ctrl;
 		w.seg = ctrl + 1;
 		w.ds = sizeof(*ctrl) / 16;
+		w.sg_index = 0;
+		w.sg_offset = 0;
+		w.tso_left = 0;
 		err = send_transport_segs(qp, wr, &w);
 		if (err)
 			break;

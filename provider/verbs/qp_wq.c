@@ -143,8 +143,33 @@ static int qp_buf_alloc(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr)
 	return 0;
 }
 
+/* A raw packet QP's SQ ring: a buffer of its own, page aligned, asked
+ * of the allocator after the RQ's (libmlx5's sq_buf), zeroed unless the
+ * allocator's. */
+static int qp_sq_buf_alloc(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr)
+{
+	const struct prov_qbuf_ext *ext = attr->pd ? prov_pd_ext(attr->pd) : NULL;
+	size_t size = prov_align(qp->sq_buf_size, PROV_PAGE_SIZE);
+	bool dflt;
+	int err;
+
+	err = prov_qbuf_alloc_ext(&qp->sq_buf, ext, size, PROV_PAGE_SIZE,
+				  MLX5DV_RES_TYPE_QP, &dflt);
+	if (err || !dflt)
+		return err;
+	err = prov_qbuf_alloc_dflt(&qp->sq_buf, size, "MLX_QP",
+				   qp_use_huge(attr->qp_type));
+	if (err)
+		return err;
+	memset(qp->sq_buf.buf, 0, size);
+	return 0;
+}
+
 void prov_qp_free_mem(struct prov_qp *qp)
 {
+	prov_umem_dereg(qp->pctx, qp->sq_buf_umem);
+	qp->sq_buf_umem = NULL;
+	prov_qbuf_free(&qp->sq_buf);
 	prov_wq_mem_free(qp->pctx, &qp->buf, &qp->db_mem, &qp->db,
 			 &qp->buf_umem, &qp->db_umem);
 	free(qp->sq.wrid);
@@ -157,15 +182,46 @@ void prov_qp_free_mem(struct prov_qp *qp)
 	qp->rq.wrid = NULL;
 }
 
-/* mlx5_alloc_qp_buf() and the doorbell record; 0 or an errno.  The umem
- * ids in buf_id and db_id (0: none, an XRC target has no queues). */
-int prov_qp_alloc_mem(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
-		      uint32_t *buf_id, uint32_t *db_id)
+/* A raw packet QP's rings (either may be absent) and its record. */
+static int qp_raw_umem_reg(struct prov_qp *qp, struct prov_qp_mem_ids *ids)
 {
+	struct prov_context *pctx = qp->pctx;
+
+	errno = 0;
+	if (qp->buf_size) {
+		qp->buf_umem = prov_umem_reg(pctx, qp->buf.buf, qp->buf.length,
+					     IBV_ACCESS_LOCAL_WRITE, &ids->buf);
+		if (!qp->buf_umem)
+			return errno ? errno : ENOMEM;
+	}
+	if (qp->sq_buf_size) {
+		qp->sq_buf_umem = prov_umem_reg(pctx, qp->sq_buf.buf,
+						qp->sq_buf.length,
+						IBV_ACCESS_LOCAL_WRITE,
+						&ids->sq_buf);
+		if (!qp->sq_buf_umem)
+			return errno ? errno : ENOMEM;
+	}
+	qp->db_umem = prov_umem_reg(pctx, qp->db, 8, IBV_ACCESS_LOCAL_WRITE,
+				    &ids->db);
+	return qp->db_umem ? 0 : (errno ? errno : ENOMEM);
+}
+
+/* mlx5_alloc_qp_buf() and the doorbell record; 0 or an errno.  The umem
+ * ids in @ids (0: none, an XRC target has no queues).  A raw packet QP's
+ * SQ is a ring of its own (sq.offset 0 in it), the RQ alone in buf. */
+int prov_qp_alloc_mem(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
+		      struct prov_qp_mem_ids *ids)
+{
+	bool raw = attr->qp_type == IBV_QPT_RAW_PACKET;
 	int err;
 
-	*buf_id = 0;
-	*db_id = 0;
+	memset(ids, 0, sizeof(*ids));
+	if (raw) {
+		qp->sq_buf_size = qp->buf_size - qp->sq.offset;
+		qp->buf_size = qp->sq.offset;
+		qp->sq.offset = 0;
+	}
 	if (qp->sq.wqe_cnt) {
 		qp->sq.wrid = calloc(qp->sq.wqe_cnt, sizeof(*qp->sq.wrid));
 		qp->sq.wqe_head = calloc(qp->sq.wqe_cnt, sizeof(*qp->sq.wqe_head));
@@ -184,14 +240,22 @@ int prov_qp_alloc_mem(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 		if (err)
 			return err;
 	}
+	if (qp->sq_buf_size) {
+		err = qp_sq_buf_alloc(qp, attr);
+		if (err)
+			return err;
+	}
 	err = prov_wq_db_alloc(&qp->db_mem, &qp->db, attr->pd);
-	if (err || !qp->buf_size)
+	if (err || !(qp->buf_size || qp->sq_buf_size))
 		return err;
-	qp->sq_start = (char *)qp->buf.buf + qp->sq.offset;
+	qp->sq_start = (char *)(raw ? qp->sq_buf.buf : qp->buf.buf) +
+		       qp->sq.offset;
 	qp->sq_end = (char *)qp->sq_start + (size_t)qp->sq.wqe_cnt * PROV_SEND_WQE_BB;
 	/* An XRC target's queues are never used: nothing to register. */
 	if (prov_qp_is_xrc_tgt(attr->qp_type))
 		return 0;
+	if (raw)
+		return qp_raw_umem_reg(qp, ids);
 	return prov_wq_umem_reg(qp->pctx, &qp->buf, qp->db, &qp->buf_umem,
-				&qp->db_umem, buf_id, db_id);
+				&qp->db_umem, &ids->buf, &ids->db);
 }

@@ -204,3 +204,13 @@ uint32_t qt_fw_state(struct ibv_qp *qp)
 	free(out);
 	return st;
 }
+
+void qt_put_dseg(uint8_t *p, uint32_t len, uint32_t lkey, uint64_t addr)
+{
+	for (int i = 0; i < 4; i++) {
+		p[i] = (uint8_t)(len >> (24 - 8 * i));
+		p[4 + i] = (uint8_t)(lkey >> (24 - 8 * i));
+	}
+	for (int i = 0; i < 8; i++)
+		p[8 + i] = (uint8_t)(addr >> (56 - 8 * i));
+}

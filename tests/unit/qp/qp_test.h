@@ -56,6 +56,10 @@ void qt_ud_to_rts(struct ibv_qp *qp, uint32_t qkey, uint32_t sq_psn);
  * (PRM_ST_SZ_BYTES(query_qp_out)); returns the call's result. */
 int qt_devx_query_qp(struct ibv_qp *qp, void *out);
 
+/* A data segment's 16 bytes at @p, written by hand (big-endian length,
+ * lkey, address): the oracle WQE bytes are compared with. */
+void qt_put_dseg(uint8_t *p, uint32_t len, uint32_t lkey, uint64_t addr);
+
 /* The qpc state field of a QUERY_QP. */
 uint32_t qt_fw_state(struct ibv_qp *qp);
 

@@ -212,6 +212,74 @@ START_TEST(test_poll_req_and_resp)
 }
 END_TEST
 
+/* libmlx5's get_csum_ok(): a raw packet QP whose port does checksum
+ * offload (rx_csum_valid) reports IBV_WC_IP_CSUM_OK for IPv4 frames with
+ * both checksum bits set, through ibv_poll_cq and read_wc_flags alike;
+ * other queues never do. */
+START_TEST(test_poll_csum_ok)
+{
+	struct prov_cq *cq = new_cq(7);
+	struct ibv_cq *ibcq = ibv_cq_ex_to_cq(&cq->ex);
+	static const struct {
+		uint8_t ext, l3;
+		bool ok;
+	} c[] = {
+		{ MLX5_CQE_L3_OK | MLX5_CQE_L4_OK, MLX5_CQE_L3_HDR_TYPE_IPV4, true },
+		{ MLX5_CQE_L3_OK, MLX5_CQE_L3_HDR_TYPE_IPV4, false },
+		{ MLX5_CQE_L4_OK, MLX5_CQE_L3_HDR_TYPE_IPV4, false },
+		{ MLX5_CQE_L3_OK | MLX5_CQE_L4_OK, MLX5_CQE_L3_HDR_TYPE_IPV6, false },
+	};
+	struct mlx5_cqe64 *cqe;
+	struct ibv_wc wc;
+	struct fake_q q, plain;
+	uint32_t pi = 0;
+
+	fake_store(&q, PROV_RSC_QP);
+	q.rsc.rx_csum_valid = true;
+	fake_store(&plain, PROV_RSC_QP);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		cqe = put_cqe(cq, pi++, MLX5_CQE_RESP_SEND, q.uidx, 0x42, 0, 0);
+		cqe->hds_ip_ext = c[i].ext;
+		cqe->l4_hdr_type_etc = (uint8_t)(c[i].l3 << 2);
+		ck_assert_int_eq(ibv_poll_cq(ibcq, 1, &wc), 1);
+		ck_assert_uint_eq(wc.wc_flags, c[i].ok ? IBV_WC_IP_CSUM_OK : 0);
+	}
+	/* A queue without the offload ignores the bits. */
+	cqe = put_cqe(cq, pi++, MLX5_CQE_RESP_SEND, plain.uidx, 0x43, 0, 0);
+	cqe->hds_ip_ext = MLX5_CQE_L3_OK | MLX5_CQE_L4_OK;
+	cqe->l4_hdr_type_etc = MLX5_CQE_L3_HDR_TYPE_IPV4 << 2;
+	ck_assert_int_eq(ibv_poll_cq(ibcq, 1, &wc), 1);
+	ck_assert_uint_eq(wc.wc_flags, 0);
+	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_cq(ibcq), 0);
+	/* The extended CQ's reader, for the CQE it stands on. */
+	{
+		struct ibv_cq_init_attr_ex attr = {
+			.cqe = 7, .wc_flags = IBV_WC_STANDARD_FLAGS,
+		};
+		struct ibv_poll_cq_attr pa = { 0 };
+
+		cq = (struct prov_cq *)pctx->vctx.create_cq_ex(ctx, &attr);
+		ck_assert_ptr_nonnull(cq);
+		ibcq = ibv_cq_ex_to_cq(&cq->ex);
+		pi = 0;
+		cqe = put_cqe(cq, pi++, MLX5_CQE_RESP_SEND, q.uidx, 0x42, 0, 0);
+		cqe->hds_ip_ext = MLX5_CQE_L3_OK | MLX5_CQE_L4_OK;
+		cqe->l4_hdr_type_etc = MLX5_CQE_L3_HDR_TYPE_IPV4 << 2;
+		cqe = put_cqe(cq, pi++, MLX5_CQE_RESP_SEND, plain.uidx, 0x43, 0, 0);
+		cqe->hds_ip_ext = MLX5_CQE_L3_OK | MLX5_CQE_L4_OK;
+		cqe->l4_hdr_type_etc = MLX5_CQE_L3_HDR_TYPE_IPV4 << 2;
+		ck_assert_int_eq(ibv_start_poll(&cq->ex, &pa), 0);
+		ck_assert_uint_eq(ibv_wc_read_wc_flags(&cq->ex), IBV_WC_IP_CSUM_OK);
+		ck_assert_int_eq(ibv_next_poll(&cq->ex), 0);
+		ck_assert_uint_eq(ibv_wc_read_wc_flags(&cq->ex), 0);
+		ibv_end_poll(&cq->ex);
+	}
+	prov_rsc_clear(pctx, q.uidx);
+	prov_rsc_clear(pctx, plain.uidx);
+	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_cq(ibcq), 0);
+}
+END_TEST
+
 START_TEST(test_poll_opcodes)
 {
 	static const struct {
@@ -558,6 +626,7 @@ static Suite *internal_suite(void)
 	tcase_add_test(poll, test_ring_init);
 	tcase_add_test(poll, test_poll_req_and_resp);
 	tcase_add_test(poll, test_poll_opcodes);
+	tcase_add_test(poll, test_poll_csum_ok);
 	tcase_add_test(poll, test_poll_errors_and_srq);
 	tcase_add_test(poll, test_poll_128b_cqes);
 	tcase_add_test(poll, test_cq_ex_poll);

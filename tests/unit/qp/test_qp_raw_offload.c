@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Raw packet send WQEs on a device configured (a capability override, set
+ * before the first device comes up) to need L2 inline headers: libmlx5's
+ * Ethernet segment with 18 inline header bytes (from one SGE or across
+ * two) and TSO's MSS and headers, compared with bytes written by hand.
+ * The device does no checksum offload or LSO (the overrides may not
+ * advertise them), so those stay refused.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qp_test.h"
+
+/* MLX5_CAP_INLINE_MODE_L2 on the Ethernet page. */
+#define ETH_CAPS "per_protocol_networking_offload_caps."
+
+static uint8_t frame[4096];
+static struct ibv_mr *mr;
+
+static struct ibv_qp *raw_rts(void)
+{
+	struct ibv_qp_init_attr_ex ax;
+	struct ibv_qp_attr at;
+	struct ibv_qp *qp;
+
+	memset(&ax, 0, sizeof(ax));
+	ax.qp_type = IBV_QPT_RAW_PACKET;
+	ax.send_cq = ax.recv_cq = qt_cq;
+	ax.cap.max_send_wr = 8;
+	ax.cap.max_send_sge = 2;
+	ax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
+	ax.pd = qt_pd;
+	ax.max_tso_header = 64;
+	qp = ibv_create_qp_ex(qt_ctx, &ax);
+	ck_assert_msg(qp, "%s", strerror(errno));
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = 1;
+	ck_assert_int_eq(ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PORT), 0);
+	at.qp_state = IBV_QPS_RTR;
+	ck_assert_int_eq(ibv_modify_qp(qp, &at, IBV_QP_STATE), 0);
+	at.qp_state = IBV_QPS_RTS;
+	ck_assert_int_eq(ibv_modify_qp(qp, &at, IBV_QP_STATE), 0);
+	mr = ibv_reg_mr(qt_pd, frame, sizeof(frame), 0);
+	ck_assert_ptr_nonnull(mr);
+	for (unsigned int i = 0; i < sizeof(frame); i++)
+		frame[i] = (uint8_t)(i * 13 + 5);
+	return qp;
+}
+
+static void *sq_buf(struct ibv_qp *qp, uint32_t *sqn)
+{
+	struct mlx5dv_qp dq;
+	struct mlx5dv_obj o;
+
+	memset(&dq, 0, sizeof(dq));
+	dq.comp_mask = MLX5DV_QP_MASK_RAW_QP_HANDLES;
+	o.qp.in = qp;
+	o.qp.out = &dq;
+	ck_assert_int_eq(mlx5dv_init_obj(&o, MLX5DV_OBJ_QP), 0);
+	*sqn = dq.sqn;
+	return dq.sq.buf;
+}
+
+/* The control segment's first 12 bytes: index, opcode, QPN, DS, CQ
+ * update. */
+static void put_ctrl(uint8_t *p, uint16_t idx, uint8_t op, uint32_t sqn,
+		     uint8_t ds)
+{
+	uint32_t w = htobe32((uint32_t)idx << 8 | op);
+
+	memcpy(p, &w, 4);
+	w = htobe32(sqn << 8 | ds);
+	memcpy(p + 4, &w, 4);
+	p[11] = MLX5_WQE_CTRL_CQ_UPDATE;
+}
+
+START_TEST(test_offload_inline_l2)
+{
+	struct ibv_qp *qp = raw_rts();
+	struct ibv_sge sge[2] = {
+		{ (uintptr_t)frame, 100, mr->lkey },
+		{ (uintptr_t)frame + 200, 50, mr->lkey },
+	};
+	struct ibv_send_wr wr = { 0 }, *bad;
+	uint8_t want[128] = { 0 };
+	uint32_t sqn;
+	uint8_t *sq = sq_buf(qp, &sqn);
+
+	/* One SGE of 100 bytes: 18 header bytes in a 32-byte Ethernet
+	 * segment, the other 82 from the SGE. */
+	wr.sg_list = sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_IP_CSUM;
+	/* No checksum offload advertised. */
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), EINVAL);
+	wr.send_flags = IBV_SEND_SIGNALED;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
+	put_ctrl(want, 0, MLX5_OPCODE_SEND, sqn, 4);
+	want[16 + 13] = 18;
+	memcpy(want + 16 + 14, frame, 18);
+	qt_put_dseg(want + 48, 82, mr->lkey, (uintptr_t)frame + 18);
+	ck_assert_mem_eq(sq, want, 64);
+
+	/* Headers across two SGEs (10 + 8 bytes): the data goes on 8 bytes
+	 * into the second. */
+	sge[0].length = 10;
+	wr.num_sge = 2;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
+	memset(want, 0, sizeof(want));
+	put_ctrl(want, 1, MLX5_OPCODE_SEND, sqn, 4);
+	want[16 + 13] = 18;
+	memcpy(want + 16 + 14, frame, 10);
+	memcpy(want + 16 + 24, frame + 200, 8);
+	qt_put_dseg(want + 48, 42, mr->lkey, (uintptr_t)frame + 208);
+	ck_assert_mem_eq(sq + 64, want, 64);
+
+	/* Fewer than 18 bytes in all. */
+	sge[1].length = 7;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), EINVAL);
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+}
+END_TEST
+
+START_TEST(test_offload_tso)
+{
+	struct ibv_qp *qp = raw_rts();
+	struct ibv_sge sge = { (uintptr_t)frame + 64, 3000, mr->lkey };
+	struct ibv_send_wr wr = { 0 }, *bad;
+	uint8_t want[128] = { 0 };
+	uint32_t sqn;
+	uint8_t *sq = sq_buf(qp, &sqn);
+
+	/* The headers alone (no LSO here, so no data may follow): 54 bytes
+	 * from the segment's byte 14 on, 6 DS with the control, over two
+	 * WQEBBs. */
+	wr.sg_list = &sge;
+	wr.num_sge = 0;
+	wr.opcode = IBV_WR_TSO;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.tso.hdr = frame;
+	wr.tso.hdr_sz = 54;
+	wr.tso.mss = 1000;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
+	put_ctrl(want, 0, MLX5_OPCODE_TSO, sqn, 6);
+	want[16 + 6] = 1000 >> 8;
+	want[16 + 7] = 1000 & 0xff;
+	want[16 + 13] = 54;
+	memcpy(want + 16 + 14, frame, 54);
+	ck_assert_mem_eq(sq, want, 96);
+	/* The next WQE starts at WQEBB 2. */
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
+	ck_assert_uint_eq(be32toh(*(uint32_t *)(sq + 128)) >> 8, 2);
+
+	/* libmlx5's refusals: data past max_tso (0 without LSO); a header
+	 * past max_tso_header or below an L2 header. */
+	wr.num_sge = 1;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), EINVAL);
+	wr.num_sge = 0;
+	wr.tso.hdr_sz = 65;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), EINVAL);
+	wr.tso.hdr_sz = 13;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), EINVAL);
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("qp_raw_offload");
+	TCase *tc = tcase_create("offload");
+
+	setenv("MLX5EMU_CAPS", ETH_CAPS "wqe_inline_mode=0", 1);
+	tcase_add_checked_fixture(tc, qt_setup, qt_teardown);
+	tcase_add_test(tc, test_offload_inline_l2);
+	tcase_add_test(tc, test_offload_tso);
+	suite_add_tcase(s, tc);
+	return vt_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
