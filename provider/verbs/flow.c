@@ -524,16 +524,19 @@ void prov_flow_set_ops(struct prov_context *pctx)
 	pctx->vctx.ibv_destroy_flow = flow_destroy;
 }
 
-/* TEMP-ETHRAW: replaced when the raw packet QPs land. */
 struct mlx5be_obj *prov_qp_flow_dest(struct ibv_qp *qp)
 {
-	(void)qp;
-	errno = EOPNOTSUPP;
-	return NULL;
+	struct prov_qp *pqp = to_prov_qp(qp);
+
+	/* mlx5_ib: an RSS QP's TIR, or a raw packet QP's (its RQ's). */
+	if (qp->qp_type != IBV_QPT_RAW_PACKET || !pqp->raw.tir) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return pqp->raw.tir;
 }
 
 int prov_qp_net_raw_check(struct prov_context *pctx)
 {
-	(void)pctx;
-	return 0;
+	return prov_be_err(pctx->be->net_raw_check(pctx->bectx));
 }

@@ -19,8 +19,11 @@
 struct ibv_flow *prov_flow_wrap(struct ibv_context *ibctx,
 				struct mlx5be_obj *rule, atomic_int *uses);
 
-struct mlx5be_obj *prov_qp_flow_dest(struct ibv_qp *qp); /* TEMP-ETHRAW */
-int prov_qp_net_raw_check(struct prov_context *pctx); /* TEMP-ETHRAW */
+/* The TIR a flow of @qp forwards to (a raw packet or RSS QP's); NULL with
+ * errno EINVAL for any other QP. */
+struct mlx5be_obj *prov_qp_flow_dest(struct ibv_qp *qp);
+/* uverbs' capable(CAP_NET_RAW) for flows: 0 or EPERM. */
+int prov_qp_net_raw_check(struct prov_context *pctx);
 
 /* The context's ibv_create_flow and ibv_destroy_flow. */
 void prov_flow_set_ops(struct prov_context *pctx);
