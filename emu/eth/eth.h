@@ -64,6 +64,9 @@ struct emu_eth_hdrs {
 	bool ip_opts;			/* IPv4 options or IPv6 extension headers */
 	bool frag;			/* a fragment: MF set or offset != 0 */
 	bool frag_later;		/* a fragment other than the first */
+	/* The IP length field says more than the frame holds: parsed up
+	 * to the frame's end, the L4 checksum never good. */
+	bool l3_trunc;
 	bool frag_more;			/* MF / M: more fragments follow */
 	uint32_t frag_offset;		/* the fragment's offset, in bytes */
 

@@ -151,7 +151,7 @@ void emu_eth_csum_verify(const uint8_t *f, const struct emu_eth_pkt *p,
 	}
 	ok->check_sum = emu_eth_csum_fold(hs + ps + rest);
 
-	if (h->l4 == EMU_ETH_L4_NONE || h->frag)
+	if (h->l4 == EMU_ETH_L4_NONE || h->frag || h->l3_trunc)
 		return;
 	if (h->l4 == EMU_ETH_L4_UDP && !eth_get16(f + eth_l4_csum_off(h))) {
 		ok->l4_ok = h->l3 == EMU_ETH_L3_IPV4;

@@ -8,7 +8,11 @@
  * the frame, then at most EMU_ETH_IPV6_MAX_EXT extension headers of the
  * kinds that precede a transport header: hop-by-hop options, routing,
  * destination options, fragment; anything else, AH and ESP included, ends
- * the chain as the transport protocol).  L4: TCP and UDP, in a datagram
+ * the chain as the transport protocol).  An IP length past the frame's
+ * end is taken as the frame's end (l3_trunc): a ConnectX still steers such
+ * a frame by its headers (rdma-core's pyverbs sends IPv6 frames whose
+ * payload length counts the IPv6 header too, and they pass on hardware),
+ * but no L4 checksum of it can be good.  L4: TCP and UDP, in a datagram
  * that is no fragment or the first one.  A UDP datagram to port 4789
  * whose VXLAN header has the I flag carries an inner frame, parsed the
  * same way (no further tunnel).
@@ -80,8 +84,12 @@ static bool eth_parse_ipv4(const uint8_t *f, uint32_t off, uint32_t end,
 		return false;
 	ihl = (uint32_t)(f[off] & 0xf) * 4;
 	tot = eth_get16(f + off + 2);
-	if (ihl < 20 || ihl > end - off || tot < ihl || tot > end - off)
+	if (ihl < 20 || ihl > end - off || tot < ihl)
 		return false;
+	if (tot > end - off) {
+		tot = end - off;
+		h->l3_trunc = true;
+	}
 	fragw = eth_get16(f + off + 6);
 	h->l3 = EMU_ETH_L3_IPV4;
 	h->l3_hlen = ihl;
@@ -107,8 +115,10 @@ static bool eth_parse_ipv6(const uint8_t *f, uint32_t off, uint32_t end,
 	if (end - off < 40 || f[off] >> 4 != 6)
 		return false;
 	plen = eth_get16(f + off + 4);
-	if (plen > end - off - 40)
-		return false;
+	if (plen > end - off - 40) {
+		plen = end - off - 40;
+		h->l3_trunc = true;
+	}
 	pend = off + 40 + plen;
 	nh = f[off + 6];
 	for (i = 0; i < EMU_ETH_IPV6_MAX_EXT; i++) {

@@ -138,7 +138,12 @@ START_TEST(cqe_header_types)
 	ck_assert(c.ip_frag);
 
 	memcpy(f, frame_vlan_tcp4, 58);
-	f[21] = 0x29;	/* malformed IPv4 */
+	f[21] = 0x29;	/* a total length past the frame: truncated */
+	classify(&c, 58);
+	ck_assert_uint_eq(c.l3_hdr_type, MLX5_CQE_L3_HDR_TYPE_IPV4);
+	ck_assert(c.l2_ok && !c.l4_ok);
+	memcpy(f, frame_vlan_tcp4, 58);
+	f[18] = 0x44;	/* IHL 4: malformed IPv4 */
 	classify(&c, 58);
 	ck_assert_uint_eq(c.l3_hdr_type, MLX5_CQE_L3_HDR_TYPE_NONE);
 	ck_assert_uint_eq(c.l4_hdr_type, CQE_L4_HDR_TYPE_NONE);

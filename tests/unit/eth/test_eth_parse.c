@@ -125,9 +125,19 @@ static void expect_l3_bad(size_t len)
 
 START_TEST(malformed_ipv4)
 {
+	struct emu_eth_csum_ok ok;
+
+	/* A total length past the frame: parsed to the frame's end, the L4
+	 * checksum never good (the IP header's still is). */
 	memcpy(f, frame_vlan_tcp4, 58);
 	f[21] = 0x29;	/* total length 41 > the 40 the frame has */
-	expect_l3_bad(58);
+	ck_assert_int_eq(emu_eth_parse(f, 58, &p), 0);
+	ck_assert_int_eq(p.outer.l3, EMU_ETH_L3_IPV4);
+	ck_assert(p.outer.l3_trunc && !p.outer.l3_bad);
+	ck_assert_uint_eq(p.outer.l3_end, 58);
+	ck_assert_int_eq(p.outer.l4, EMU_ETH_L4_TCP);
+	emu_eth_csum_verify(f, &p, &ok);
+	ck_assert(!ok.l4_ok);
 	memcpy(f, frame_vlan_tcp4, 58);
 	f[18] = 0x44;	/* IHL 4 */
 	expect_l3_bad(58);
@@ -159,9 +169,11 @@ START_TEST(malformed_tcp_and_ipv6_extension)
 	ck_assert(!p.outer.frag && !p.outer.ip_opts);
 
 	memcpy(f, frame_qinq_frag6, 90);
-	f[27] = 0x1d;	/* payload length one past the frame */
+	f[27] = 0x1d;	/* payload length one past the frame: truncated */
 	ck_assert_int_eq(emu_eth_parse(f, 90, &p), 0);
-	ck_assert(p.outer.l3_bad);
+	ck_assert_int_eq(p.outer.l3, EMU_ETH_L3_IPV6);
+	ck_assert(p.outer.l3_trunc && !p.outer.l3_bad);
+	ck_assert_uint_eq(p.outer.l3_end, 90);
 }
 END_TEST
 
