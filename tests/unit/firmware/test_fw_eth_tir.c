@@ -79,6 +79,25 @@ START_TEST(tir_direct)
 }
 END_TEST
 
+/* Transport domain 0: none, and no use of a domain. */
+START_TEST(tir_without_td)
+{
+	struct emu_fw_tir *tir;
+	struct fwt_mbox c;
+	uint32_t tirn;
+
+	etht_tir_direct_mbox(&env, &c, rqn);
+	PRM_SET(tirc, ETHT_TIRC(&c), transport_domain, 0);
+	tirn = etht_create(&env, &c);
+	tir = emu_fw_to_tir(etht_get(&env, EMU_FW_OBJ_TIR, tirn));
+	ck_assert_ptr_null(tir->td);
+	emu_fw_obj_put(&tir->obj);
+	ck_assert_int_eq(etht_users(&env, EMU_FW_OBJ_TD, env.td), 0);
+	ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DESTROY_TIR, env.q.uid,
+				      tirn), MLX5_CMD_STAT_OK);
+}
+END_TEST
+
 START_TEST(tir_indirect)
 {
 	struct emu_fw_tir_hash *h;
@@ -268,6 +287,7 @@ static Suite *suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, tir_direct);
+	tcase_add_test(tc, tir_without_td);
 	tcase_add_test(tc, tir_indirect);
 	tcase_add_test(tc, tir_refusals);
 	tcase_add_test(tc, tir_modify);
