@@ -137,6 +137,10 @@ static enum fw_synd fw_tir_take(struct fw_cmd *cmd, struct emu_fw_tir *tir,
 			return s;
 		tir->rqt = emu_fw_to_rqt(obj);
 	}
+	/* Transport domain 0 is none: rdma-core's own DEVX tests make such
+	 * TIRs on ConnectX hardware (pyverbs' test_mlx5_dr test_dest_tir). */
+	if (!PRM_GET(tirc, tirc, transport_domain))
+		return FW_SYND_OK;
 	s = fw_cmd_obj_use(cmd, EMU_FW_OBJ_TD,
 			   PRM_GET(tirc, tirc, transport_domain),
 			   FW_SYND_TIR_BAD_TD, &obj);
