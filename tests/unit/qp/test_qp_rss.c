@@ -361,6 +361,28 @@ START_TEST(test_rss_steer_only)
 }
 END_TEST
 
+/* A DEVX TIR over a WQ's RQ without a transport domain, as pyverbs'
+ * test_mlx5_dr test_dest_tir makes one on ConnectX hardware. */
+START_TEST(test_devx_tir_no_td)
+{
+	struct ibv_wq *wq = wq_create(4, 1);
+	uint8_t in[PRM_ST_SZ_BYTES(create_tir_in)] = { 0 };
+	uint8_t out[PRM_ST_SZ_BYTES(create_tir_out)] = { 0 };
+	struct mlx5dv_devx_obj *tir;
+
+	ck_assert_ptr_nonnull(wq);
+	ck_assert_int_eq(wq_move(wq, IBV_WQS_RDY), 0);
+	PRM_SET(create_tir_in, in, opcode, MLX5_CMD_OP_CREATE_TIR);
+	PRM_SET(create_tir_in, in, ctx.inline_rqn, wq->wq_num);
+	tir = mlx5dv_devx_obj_create(qt_ctx, in, sizeof(in), out, sizeof(out));
+	ck_assert_msg(tir, "status 0x%x syndrome 0x%x",
+		      PRM_GET(create_tir_out, out, status),
+		      PRM_GET(create_tir_out, out, syndrome));
+	ck_assert_int_eq(mlx5dv_devx_obj_destroy(tir), 0);
+	ck_assert_int_eq(ibv_destroy_wq(wq), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("qp_rss");
@@ -372,6 +394,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_wq_states);
 	tcase_add_test(tc, test_rss_qp);
 	tcase_add_test(tc, test_rss_steer_only);
+	tcase_add_test(tc, test_devx_tir_no_td);
 	suite_add_tcase(s, tc);
 	return s;
 }
