@@ -88,7 +88,7 @@ struct kern_flow {
 	pthread_mutex_t lock;		/* after a ucontext's lock */
 	bool root_valid;
 	uint32_t root_id;
-	uint64_t used[16 * 256 / 64];
+	uint64_t used[33 * 256 / 64];
 };
 
 /* One emulated device as the kernel holds it, created on first open. */

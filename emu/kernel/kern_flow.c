@@ -9,9 +9,10 @@
  * does), so everything a program steers passes the kernel's table first.
  * As mlx5_core does, the kernel makes that table at the first rule (uid 0,
  * NIC RX, level 0) and sets it as the root.  mlx5_ib keeps one table per
- * bypass priority (MLX5_BY_PASS_NUM_REGULAR_PRIOS = 16, priority 0 first)
- * chained by misses; here one table holds the priorities as bands of flow
- * indexes, 256 each, and every rule gets a flow group of its own (its
+ * bypass priority (MLX5_BY_PASS_NUM_PRIOS = 33: regular and don't-trap
+ * priorities interleaved, then multicast; priority 0 first) chained by
+ * misses; here one table holds the priorities as bands of flow indexes,
+ * 256 each, and every rule gets a flow group of its own (its
  * match criteria) and one entry.  Groups are searched in flow-index order,
  * so a rule of priority p is looked at before every rule of p + 1, and
  * rules of one priority in the order they were made; what a frame sees is
@@ -32,9 +33,10 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 
-#define KERN_FLOW_PRIOS 16	/* MLX5_BY_PASS_NUM_REGULAR_PRIOS */
+/* MLX5_BY_PASS_NUM_PRIOS: 16 regular, 16 don't-trap, 1 multicast. */
+#define KERN_FLOW_PRIOS 33
 #define KERN_FLOW_PER_PRIO 256
-#define KERN_FLOW_LOG_SIZE 12	/* 16 * 256 entries */
+#define KERN_FLOW_LOG_SIZE 14	/* room for 33 * 256 entries */
 
 /* The table, made at the first rule, under kdev->flow.lock. */
 static int kern_flow_root(struct kern_dev *kdev)
@@ -257,7 +259,8 @@ struct mlx5be_obj *kern_flow_attach(struct mlx5be_ctx *ctx,
 	ret = kern_flow_resolve(ctx, act, &f);
 	if (ret)
 		goto err;
-	/* mlx5_ib: a priority past the last bypass priority is ENOMEM. */
+	/* mlx5_ib: a priority past the last bypass priority is ENOMEM (the
+	 * callers check the limits of their own verbs first). */
 	if (m->priority >= KERN_FLOW_PRIOS) {
 		ret = -ENOMEM;
 		goto err;
