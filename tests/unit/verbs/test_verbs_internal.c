@@ -422,7 +422,9 @@ START_TEST(test_cq_ex_poll)
 	struct mlx5_cqe64 *cqe;
 	struct fake_q q;
 
-	/* Not offered by the device: refused. */
+	/* Not offered by the device (no VLAN stripping): refused. */
+	PRM_SET(per_protocol_networking_offload_caps,
+		pctx->caps->cur[MLX5_CAP_ETHERNET_OFFLOADS], vlan_cap, 0);
 	errno = 0;
 	ck_assert_ptr_null(pctx->vctx.create_cq_ex(ctx, &attr));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
