@@ -22,12 +22,16 @@ counters (MLX5EMU_WIRE_STATS) and checks their sums over both processes'
 QPs and ports, e.g. `retransmits>=1,faults>=1`; the sums are printed,
 and without --faults no message may be sent again but for a timeout or
 a NAK.
+--server-env/--client-env and --server-args/--client-args give one side
+only what differs between the two (raw Ethernet programs: each its own
+address and MACs).
 Whatever fails, no process outlives the script.
 """
 import argparse
 import glob
 import json
 import os
+import shlex
 import re
 import shutil
 import signal
@@ -151,7 +155,7 @@ def run_once(args, prog, work):
     for role, d in dirs.items():
         env = compat_common.dropin_env(args.dropin)
         env["MLX5EMU_WIRE_CAPTURE"] = d
-        for kv in args.env:
+        for kv in args.env + getattr(args, role + "_env"):
             name, _, value = kv.partition("=")
             env[name] = value
         if args.faults:
@@ -159,19 +163,23 @@ def run_once(args, prog, work):
         if args.stats:
             env["MLX5EMU_WIRE_STATS"] = os.path.join(work, role + ".jsonl")
         envs[role] = env
-    server_cmd = prog + ["-p", str(port)]
+    server_cmd = prog + shlex.split(args.server_args) + ["-p", str(port)]
     if args.mlx5emu:
         server_cmd = [args.mlx5emu, "run", "--"] + server_cmd
         # mlx5emu run puts the drop-in directory first itself.
         del envs["server"]["LD_LIBRARY_PATH"]
-    client_cmd = prog + ["-p", str(port), "127.0.0.1"]
+    client_cmd = (prog + shlex.split(args.client_args) +
+                  ["-p", str(port), "127.0.0.1"])
     server = client = None
     t0 = time.monotonic()
     deadline = t0 + args.timeout
     try:
         with open(logs["server"], "w") as out:
             server = start(server_cmd, envs["server"], out)
-        while not listening(port):
+        # A raw Ethernet server listens on no socket: it is ready once its
+        # queues and flow exist, which --settle seconds cover.
+        settle = time.monotonic() + args.settle
+        while (time.monotonic() < settle if args.settle else not listening(port)):
             if server.poll() is not None:
                 log = open(logs["server"]).read()
                 if re.search(r"(?i)couldn'?t (listen|bind)|address already in use", log):
@@ -249,6 +257,17 @@ def main():
                     help="wire counters that must reach these sums")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                     help="set in both processes' environment (repeatable)")
+    ap.add_argument("--server-env", action="append", default=[],
+                    metavar="NAME=VALUE", help="an environment variable of the server only")
+    ap.add_argument("--client-env", action="append", default=[],
+                    metavar="NAME=VALUE", help="an environment variable of the client only")
+    ap.add_argument("--server-args", default="", metavar="ARGS",
+                    help="arguments of the server only (raw Ethernet: its MACs)")
+    ap.add_argument("--client-args", default="", metavar="ARGS",
+                    help="arguments of the client only")
+    ap.add_argument("--settle", type=float, default=0, metavar="S",
+                    help="start the client S seconds after the server instead of "
+                    "when it listens (servers that listen on no socket)")
     ap.add_argument("--min-packets", type=int, default=1, metavar="N",
                     help="RoCE packets each capture must hold at least")
     ap.add_argument("--opcodes", default="", metavar="NAME,...",
