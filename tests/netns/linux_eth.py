@@ -29,7 +29,6 @@ import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -170,30 +169,10 @@ def main():
         return listener(*args.listen)
     if args.send:
         return sender()
-    why = lv.usable()
-    if why:
-        print("%s: skipped: %s" % (TAG, why))
-        return 77
-    if not args.probe:
+    if not args.probe and not lv.usable():
         ap.error("--probe is required")
-    args.dropin = compat_common.check_dropin(args.dropin, TAG)
-    tag = "m5t%d" % os.getpid()
-    emu_ns, lnx_ns = tag + "e", tag + "l"
-    work = tempfile.mkdtemp(prefix="mlx5emu-linux-eth-")
-    try:
-        try:
-            lv.setup(emu_ns, lnx_ns, tag + "a", tag + "b")
-        except RuntimeError as e:
-            if re.search(r"(?i)not supported|unknown device type|no such file"
-                         r"|operation not permitted|permission denied", str(e)):
-                print("%s: skipped: this kernel cannot: %s" % (TAG, e))
-                return 77
-            raise
-        return run(args, work, emu_ns, lnx_ns)
-    finally:
-        for ns in (emu_ns, lnx_ns):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-        shutil.rmtree(work, ignore_errors=True)
+    return lv.in_namespaces(TAG, "m5t", lambda work, emu_ns, lnx_ns, vb:
+                            run(args, work, emu_ns, lnx_ns), args)
 
 
 if __name__ == "__main__":

@@ -271,16 +271,23 @@ def main():
     args = ap.parse_args()
     if args.responder is not None:
         return responder(args.responder)
+    if not args.probe and not usable():
+        ap.error("--probe is required")
+    return in_namespaces(TAG, "m5e", lambda work, emu_ns, lnx_ns, vb:
+                         run(args, work, emu_ns, lnx_ns, vb), args)
+
+
+def in_namespaces(tag_name, prefix, fn, args):
+    """Runs fn(work, emu_ns, lnx_ns, vb) between setup() and the removal of
+    everything it made: its exit code, or 77 where this machine cannot."""
     why = usable()
     if why:
-        print("%s: skipped: %s" % (TAG, why))
+        print("%s: skipped: %s" % (tag_name, why))
         return 77
-    if not args.probe:
-        ap.error("--probe is required")
-    args.dropin = compat_common.check_dropin(args.dropin, TAG)
-    tag = "m5e%d" % os.getpid()
+    args.dropin = compat_common.check_dropin(args.dropin, tag_name)
+    tag = "%s%d" % (prefix, os.getpid())
     emu_ns, lnx_ns = tag + "e", tag + "l"
-    work = tempfile.mkdtemp(prefix="mlx5emu-linux-vxlan-")
+    work = tempfile.mkdtemp(prefix="mlx5emu-%s-" % tag_name)
     try:
         try:
             setup(emu_ns, lnx_ns, tag + "a", tag + "b")
@@ -289,10 +296,10 @@ def main():
             # to skip; any other refusal is a failure of the setup.
             if re.search(r"(?i)not supported|unknown device type|no such file"
                          r"|operation not permitted|permission denied", str(e)):
-                print("%s: skipped: this kernel cannot: %s" % (TAG, e))
+                print("%s: skipped: this kernel cannot: %s" % (tag_name, e))
                 return 77
             raise
-        return run(args, work, emu_ns, lnx_ns, tag + "b")
+        return fn(work, emu_ns, lnx_ns, tag + "b")
     finally:
         for ns in (emu_ns, lnx_ns):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
