@@ -16,6 +16,13 @@
 #include "prm/prm_cmd.h"
 #include "eth_player.h"
 
+/* Memory freed with the player, after its context (and so its umems). */
+static void *ep_alloc(struct eth_player *e, size_t len)
+{
+	DP_ASSERT(e->npages < sizeof(e->pages) / sizeof(e->pages[0]));
+	return e->pages[e->npages++] = dp_page_alloc(len);
+}
+
 static void ep_wq(struct dp_player *p, void *wq, void *ring, size_t len,
 		  uint32_t *dbr, unsigned int log_stride, unsigned int log_sz)
 {
@@ -85,7 +92,7 @@ void ep_init(struct eth_player *e)
 	e->td = dp_create(&e->dp, in, PRM_ST_SZ_BYTES(alloc_transport_domain_in),
 			  PRM_ST_SZ_BYTES(alloc_transport_domain_out), 2);
 	/* MR over the whole memory. */
-	e->mem = dp_page_alloc(EP_MEM);
+	e->mem = ep_alloc(e, EP_MEM);
 	memset(in, 0, sizeof(in));
 	PRM_SET(create_mkey_in, in, opcode, MLX5_CMD_OP_CREATE_MKEY);
 	ctx = PRM_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
@@ -110,8 +117,8 @@ void ep_init(struct eth_player *e)
 			    PRM_ST_SZ_BYTES(create_tis_out), 2);
 	e->tis_obj = dp_last_obj;
 	/* SQ */
-	e->sq = dp_page_alloc(64 << EP_LOG_SQ);
-	e->sq_dbr = dp_page_alloc(8);
+	e->sq = ep_alloc(e, 64 << EP_LOG_SQ);
+	e->sq_dbr = ep_alloc(e, 8);
 	memset(in, 0, sizeof(in));
 	PRM_SET(create_sq_in, in, opcode, MLX5_CMD_OP_CREATE_SQ);
 	ctx = PRM_ADDR_OF(create_sq_in, in, ctx);
@@ -138,8 +145,8 @@ void ep_rq_create(struct eth_player *e, struct ep_rq *rq, bool vsd,
 
 	memset(rq, 0, sizeof(*rq));
 	rq->slot = slot;
-	rq->ring = dp_page_alloc(16 << EP_LOG_RQ);
-	rq->dbr = dp_page_alloc(8);
+	rq->ring = ep_alloc(e, 16 << EP_LOG_RQ);
+	rq->dbr = ep_alloc(e, 8);
 	PRM_SET(create_rq_in, in, opcode, MLX5_CMD_OP_CREATE_RQ);
 	PRM_SET(rqc, ctx, vsd, vsd);
 	PRM_SET(rqc, ctx, cqn, e->dp.cqn);
@@ -327,4 +334,6 @@ unsigned int ep_sq_state(struct eth_player *e)
 void ep_fini(struct eth_player *e)
 {
 	dp_player_fini(&e->dp);
+	while (e->npages)
+		free(e->pages[--e->npages]);
 }

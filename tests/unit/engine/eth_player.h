@@ -39,6 +39,8 @@ struct eth_player {
 	uint32_t *sq_dbr;
 	uint16_t sq_pi;
 	struct mlx5be_obj *sq_obj, *tis_obj;
+	void *pages[16];	/* what ep_fini frees */
+	unsigned int npages;
 };
 
 /* Context, PD, CQ, TD, an MR over EP_MEM bytes, a TIS and an SQ in RDY. */
