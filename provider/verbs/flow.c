@@ -346,14 +346,16 @@ static bool flow_mcast_only(const struct ibv_flow_attr *attr,
 
 /* mlx5_ib's is_valid_ethertype(): a full ethertype must agree with the
  * IP spec of the same level. */
-static bool flow_ethertype_ok(const struct ibv_flow_attr *attr, bool inner)
+static bool flow_ethertype_ok(const struct ibv_flow_spec *specs,
+			      unsigned int n, bool inner)
 {
-	const struct ibv_flow_spec *s = (const void *)(attr + 1);
 	unsigned int in = inner ? IBV_FLOW_SPEC_INNER : 0, ip = 0;
 	bool has_type = false, full = true;
 	uint16_t type = 0;
 
-	for (unsigned int i = 0; i < attr->num_of_specs; i++) {
+	for (unsigned int i = 0; i < n; i++) {
+		const struct ibv_flow_spec *s = &specs[i];
+
 		if (s->hdr.type == (IBV_FLOW_SPEC_ETH | in) &&
 		    s->eth.mask.ether_type) {
 			full = s->eth.mask.ether_type == htons(0xffff);
@@ -365,7 +367,6 @@ static bool flow_ethertype_ok(const struct ibv_flow_attr *attr, bool inner)
 		} else if (s->hdr.type == (IBV_FLOW_SPEC_IPV6 | in)) {
 			ip = 6;
 		}
-		s = (const void *)((const uint8_t *)s + s->hdr.size);
 	}
 	if (!has_type || !ip || !full)
 		return true;
@@ -418,22 +419,40 @@ static int flow_check(struct ibv_qp *qp, const struct ibv_flow_attr *attr)
 						     num_ports))
 		return EINVAL;
 	for (unsigned int i = 0; i < attr->num_of_specs; i++) {
-		const struct ibv_flow_spec_eth *s = (const void *)p;
-		size_t want = flow_spec_size(s->type);
+		struct ibv_flow_spec_action_drop h;	/* type and size */
+		size_t want;
 
-		if (!want || s->size != want)
+		/* The specs follow each other unaligned. */
+		memcpy(&h, p, sizeof(h));
+		want = flow_spec_size(h.type);
+		if (!want || h.size != want)
 			return EINVAL;
-		p += s->size;
+		p += h.size;
 	}
 	return 0;
+}
+
+/* The specs, each copied into an aligned union (sizes checked). */
+static void flow_specs_copy(const struct ibv_flow_attr *attr,
+			    struct ibv_flow_spec *specs)
+{
+	const uint8_t *p = (const void *)(attr + 1);
+
+	for (unsigned int i = 0; i < attr->num_of_specs; i++) {
+		struct ibv_flow_spec_action_drop h;
+
+		memcpy(&h, p, sizeof(h));
+		memset(&specs[i], 0, sizeof(specs[i]));
+		memcpy(&specs[i], p, h.size);
+		p += h.size;
+	}
 }
 
 static struct ibv_flow *flow_create(struct ibv_qp *qp,
 				    struct ibv_flow_attr *attr)
 {
 	struct prov_context *pctx = to_prov_context(qp->context);
-	const struct ibv_flow_spec *first = (const void *)(attr + 1);
-	const struct ibv_flow_spec *s = first;
+	struct ibv_flow_spec specs[FLOW_MAX_SPECS];
 	struct mlx5be_flow_match m = { 0 };
 	struct prov_flow *flow;
 	struct flow_build *b;
@@ -453,12 +472,11 @@ static struct ibv_flow *flow_create(struct ibv_qp *qp,
 		goto out;
 	}
 	b->match_ipv = flow_match_ip_version(pctx);
-	for (unsigned int i = 0; i < attr->num_of_specs && !err; i++) {
-		err = flow_spec(b, s);
-		s = (const void *)((const uint8_t *)s + s->hdr.size);
-	}
-	if (!err && (!flow_ethertype_ok(attr, false) ||
-		     !flow_ethertype_ok(attr, true)))
+	flow_specs_copy(attr, specs);
+	for (unsigned int i = 0; i < attr->num_of_specs && !err; i++)
+		err = flow_spec(b, &specs[i]);
+	if (!err && (!flow_ethertype_ok(specs, attr->num_of_specs, false) ||
+		     !flow_ethertype_ok(specs, attr->num_of_specs, true)))
 		err = EINVAL;
 	if (!err && !b->drop) {
 		b->act.dest = prov_qp_flow_dest(qp);
@@ -468,7 +486,7 @@ static struct ibv_flow *flow_create(struct ibv_qp *qp,
 	if (err)
 		goto out;
 	m.criteria_enable = flow_criteria(b->mask);
-	m.priority = flow_mcast_only(attr, first) ? FLOW_MCAST_PRIO :
+	m.priority = flow_mcast_only(attr, &specs[0]) ? FLOW_MCAST_PRIO :
 		     (uint16_t)(2 * attr->priority + 1);
 	m.mask = b->mask;
 	m.value = b->value;
