@@ -337,20 +337,26 @@ static void fw_obj_ref_put(struct emu_fw_obj *obj)
 
 void fw_tables_fini(struct emu_fw *fw)
 {
-	/* Dependents first: the enum lists every type after what it uses. */
+	/*
+	 * Dependents first: the enum lists every type after what it uses.
+	 * One read side over the whole walk: no object's memory is freed
+	 * before every object is unpublished, since a release may still
+	 * drop a use of an object of a later type (a flow table's entries
+	 * use its groups, which use the table).
+	 */
+	emu_fw_rcu_lock();
 	for (int t = EMU_FW_OBJ_NTYPES - 1; t >= 0; t--) {
 		struct fw_table *tb = &fw->tables[t];
 		struct cds_lfht_iter iter;
 		struct emu_fw_obj *obj;
 
-		emu_fw_rcu_lock();
 		fw_table_for_each(tb->ht, &iter, obj) {
 			/* Whatever used it is gone (destroyed before). */
 			atomic_store(&obj->users, -1);
 			fw_obj_unpublish(obj);
 		}
-		emu_fw_rcu_unlock();
 	}
+	emu_fw_rcu_unlock();
 	/* Let every deferred free run before the tables go. */
 	rcu_barrier();
 	for (unsigned int t = 0; t < EMU_FW_OBJ_NTYPES; t++) {
