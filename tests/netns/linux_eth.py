@@ -94,7 +94,10 @@ def in_linux(lnx_ns, *argv):
 def run(args, work, emu_ns, lnx_ns):
     failed = []
     env = compat_common.dropin_env(args.dropin)
-    env.update({"MLX5EMU_IP_BASE": lv.EMU_IP, "MLX5EMU_WIRE_ENDPOINT": lv.EMU_UNDERLAY,
+    # The emulated port is the point: the emu backend also where the rest
+    # of the suite runs on hw.
+    env.update({"MLX5EMU_BACKEND": "emu",
+                "MLX5EMU_IP_BASE": lv.EMU_IP, "MLX5EMU_WIRE_ENDPOINT": lv.EMU_UNDERLAY,
                 "MLX5EMU_WIRE_PEERS": lv.LNX_UNDERLAY,
                 "MLX5EMU_WIRE_CAPTURE": os.path.join(work, "emu")})
     os.makedirs(os.path.join(work, "emu"))
