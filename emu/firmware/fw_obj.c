@@ -137,7 +137,10 @@ static int fw_match(struct cds_lfht_node *node, const void *key)
 
 	/* Read during a lookup that may race the insert: the table's own
 	 * publication orders it, but liburcu is not visible to the thread
-	 * sanitizer, so the id is an atomic access on both sides. */
+	 * sanitizer, so the id is an atomic access on both sides, and the
+	 * insert's release of the object (its allocation's zeroing too) is
+	 * acquired here. */
+	EMU_FW_TSAN_ACQUIRE();
 	return __atomic_load_n(&obj->id, __ATOMIC_RELAXED) ==
 	       *(const uint32_t *)key;
 }
@@ -408,6 +411,7 @@ int fw_obj_insert(struct emu_fw_obj *obj)
 		__atomic_store_n(&obj->id, id, __ATOMIC_RELAXED);
 		/* Publish: readers load users (acquire) after the lookup. */
 		atomic_store_explicit(&obj->users, 0, memory_order_release);
+		EMU_FW_TSAN_RELEASE();
 		old = cds_lfht_add_unique(tb->ht, fw_hash(id), fw_match, &id,
 					  &obj->node);
 		if (old == &obj->node) {

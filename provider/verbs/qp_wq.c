@@ -248,9 +248,13 @@ int prov_qp_alloc_mem(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 	err = prov_wq_db_alloc(&qp->db_mem, &qp->db, attr->pd);
 	if (err || !(qp->buf_size || qp->sq_buf_size))
 		return err;
-	qp->sq_start = (char *)(raw ? qp->sq_buf.buf : qp->buf.buf) +
-		       qp->sq.offset;
-	qp->sq_end = (char *)qp->sq_start + (size_t)qp->sq.wqe_cnt * PROV_SEND_WQE_BB;
+	/* A raw QP without a send queue has no ring to point into. */
+	qp->sq_start = raw ? qp->sq_buf.buf : qp->buf.buf;
+	if (qp->sq_start) {
+		qp->sq_start = (char *)qp->sq_start + qp->sq.offset;
+		qp->sq_end = (char *)qp->sq_start +
+			     (size_t)qp->sq.wqe_cnt * PROV_SEND_WQE_BB;
+	}
 	/* An XRC target's queues are never used: nothing to register. */
 	if (prov_qp_is_xrc_tgt(attr->qp_type))
 		return 0;
