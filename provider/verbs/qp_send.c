@@ -184,6 +184,9 @@ static int send_eth_inline(struct prov_qp *qp, const struct ibv_send_wr *wr,
 			   struct mlx5_wqe_eth_seg *eseg, struct send_wqe *w)
 {
 	size_t inl = qp->eth_min_inline, left = inl, copied = 0, len;
+	/* The headers run on past the 2-byte inline_hdr_start field. */
+	uint8_t *hdr = (uint8_t *)eseg +
+		       offsetof(struct mlx5_wqe_eth_seg, inline_hdr_start);
 	int j = 0;
 
 	if (wr->num_sge < 1)
@@ -191,14 +194,13 @@ static int send_eth_inline(struct prov_qp *qp, const struct ibv_send_wr *wr,
 	len = wr->sg_list[0].length;
 	if (len >= PROV_ETH_L2_INLINE_HEADER_SIZE) {
 		copied = inl;
-		memcpy(eseg->inline_hdr_start,
-		       (const void *)(uintptr_t)wr->sg_list[0].addr, copied);
+		memcpy(hdr, (const void *)(uintptr_t)wr->sg_list[0].addr,
+		       copied);
 	} else {
 		for (j = 0; j < wr->num_sge && left > 0; ++j) {
 			len = wr->sg_list[j].length;
 			copied = len < left ? len : left;
-			memcpy(eseg->inline_hdr_start +
-			       (PROV_ETH_L2_INLINE_HEADER_SIZE - left),
+			memcpy(hdr + (PROV_ETH_L2_INLINE_HEADER_SIZE - left),
 			       (const void *)(uintptr_t)wr->sg_list[j].addr,
 			       copied);
 			left -= copied;
