@@ -6,7 +6,7 @@
  * bytes (16-byte scatter entries, no next segment: at least 16 bytes, at
  * most max_wqe_sz_rq), its doorbell record dbr[0] the producer counter,
  * completions to its CQ.  Its memory is inline (mem_rq_type 0; an RMP-backed
- * RQ is not implemented).  What CREATE_RQ checks, in this order:
+ * RQ is not offered and is refused).  What CREATE_RQ checks, in this order:
  *   features not advertised (rlky, delay_drop_en, scatter_fcs, hairpin,
  *   mem_rq_type RMP, SHAMPO), the state (RST), ts_format against
  *   rq_ts_format, the wq (fw_eth_wq.c: a striding wq_type is refused, the

@@ -5,8 +5,8 @@
  * MODIFY_SQ/MODIFY_RQ and the engine's move to ERR.
  *
  * Both are cyclic work queues (wq_type 1); the striding kinds, signatures,
- * end padding, hairpin and SHAMPO are not advertised, and the limit
- * watermark (ARM_RQ of an RQ) is not implemented.  At most
+ * end padding, hairpin and SHAMPO are not advertised, and a limit
+ * watermark (ARM_RQ of an RQ) is refused: none is offered.  At most
  * 1 << log_max_wq_sz WQEs.  The ring comes from wq_umem_id + wq_umem_offset
  * or the page list after the wq, the doorbell record from dbr_umem_id +
  * dbr_addr or an address inside a umem of the caller (fw_umem.c, as for

@@ -99,7 +99,7 @@ START_TEST(caps_page)
 	ck_assert_uint_eq(PRM_GET(flow_table_nic_cap, p,
 		flow_table_properties_nic_receive.ft_field_support.outer_vxlan_vni),
 		0);
-	/* not implemented: RDMA and sniffer tables, reformat */
+	/* not advertised: RDMA and sniffer tables, reformat */
 	ck_assert_uint_eq(PRM_GET(flow_table_nic_cap, p,
 		flow_table_properties_nic_receive_rdma.ft_support), 0);
 	ck_assert_uint_eq(PRM_GET(flow_table_nic_cap, p,
