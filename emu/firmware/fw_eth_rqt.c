@@ -159,9 +159,8 @@ enum fw_synd fw_cmd_modify_rqt(struct fw_cmd *cmd)
 		return s;
 	memcpy(other, bm, sizeof(other));
 	PRM_SET(rqt_bitmask, other, rqn_list, 0);
-	for (size_t i = 0; i < sizeof(other); i++)
-		if (other[i])
-			s = FW_SYND_RQT_BAD_BITMASK;
+	if (!fw_all_zero(other, sizeof(other)))
+		s = FW_SYND_RQT_BAD_BITMASK;
 	if (!s && !PRM_GET(rqt_bitmask, bm, rqn_list)) {
 		emu_fw_obj_put(&rqt->obj);	/* nothing to change */
 		return FW_SYND_OK;

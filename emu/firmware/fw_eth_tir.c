@@ -243,9 +243,8 @@ enum fw_synd fw_cmd_modify_tir(struct fw_cmd *cmd)
 	PRM_SET(modify_tir_bitmask, other, self_lb_en, 0);
 	PRM_SET(modify_tir_bitmask, other, hash, 0);
 	PRM_SET(modify_tir_bitmask, other, packet_merge, 0);
-	for (size_t i = 0; i < sizeof(other); i++)
-		if (other[i])
-			s = FW_SYND_TIR_BAD_BITMASK;
+	if (!fw_all_zero(other, sizeof(other)))
+		s = FW_SYND_TIR_BAD_BITMASK;
 	if (!s && PRM_GET(modify_tir_bitmask, bm, packet_merge))
 		s = FW_SYND_TIR_FEATURE_NOT_SUPPORTED;	/* no lro_cap */
 	if (!s && lb &&

@@ -134,9 +134,8 @@ enum fw_synd fw_cmd_modify_tis(struct fw_cmd *cmd)
 	PRM_SET(modify_tis_bitmask, other, prio, 0);
 	PRM_SET(modify_tis_bitmask, other, lag_tx_port_affinity, 0);
 	PRM_SET(modify_tis_bitmask, other, strict_lag_tx_port_affinity, 0);
-	for (size_t i = 0; i < sizeof(other); i++)
-		if (other[i])
-			s = FW_SYND_TIS_BAD_BITMASK;
+	if (!fw_all_zero(other, sizeof(other)))
+		s = FW_SYND_TIS_BAD_BITMASK;
 	pthread_mutex_lock(&tis->lock);
 	/* The LAG fields as they would be after the change. */
 	memcpy(merged, tis->ctx, sizeof(merged));

@@ -100,11 +100,10 @@ static bool fw_criteria_in_enabled(const uint8_t *crit, unsigned int enable)
 {
 	for (unsigned int b = 0; b < EMU_FW_MATCH_BYTES / FW_STEER_BLOCK_BYTES;
 	     b++) {
-		if (enable & (1u << b))
-			continue;
-		for (unsigned int i = 0; i < FW_STEER_BLOCK_BYTES; i++)
-			if (crit[b * FW_STEER_BLOCK_BYTES + i])
-				return false;
+		if (!(enable & (1u << b)) &&
+		    !fw_all_zero(crit + b * FW_STEER_BLOCK_BYTES,
+				 FW_STEER_BLOCK_BYTES))
+			return false;
 	}
 	return true;
 }

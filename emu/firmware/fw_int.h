@@ -155,6 +155,18 @@ const void *fw_cap_page(const struct emu_fw *fw, unsigned int type);
 	PRM_GET(roce_cap, fw_cap_page((fw), MLX5_CAP_ROCE), fld)
 #define FW_CAP_ATOMIC(fw, fld) \
 	PRM_GET(atomic_caps, fw_cap_page((fw), MLX5_CAP_ATOMIC), fld)
+/* Whether the @n bytes at @p are all zero (reserved fields, the bits of
+ * a modify bitmask a command does not take). */
+static inline bool fw_all_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
 #define FW_CAP_NIC_RX(fw, fld) \
 	PRM_GET(flow_table_nic_cap, fw_cap_page((fw), MLX5_CAP_FLOW_TABLE), \
 		flow_table_properties_nic_receive.fld)

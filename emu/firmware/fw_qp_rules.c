@@ -347,14 +347,6 @@ enum fw_synd fw_check_counter(struct fw_cmd *cmd, uint32_t id,
 	return FW_SYND_OK;
 }
 
-static bool fw_zero(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return false;
-	return true;
-}
-
 /*
  * An address path.  address: the destination must be there (connected
  * QPs; a DCI's destination comes with each WQE).  A force-loopback path
@@ -376,7 +368,7 @@ static enum fw_synd fw_check_ads(struct emu_fw *fw, const void *ads,
 	s = fw_check_gid_index(fw, port, PRM_GET(ads, ads, src_addr_index));
 	if (s)
 		return s;
-	if (address && fw_zero(PRM_ADDR_OF(ads, ads, rgid_rip), 16))
+	if (address && fw_all_zero(PRM_ADDR_OF(ads, ads, rgid_rip), 16))
 		return FW_SYND_QP_BAD_RGID;
 	return FW_SYND_OK;
 }

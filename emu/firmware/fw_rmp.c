@@ -73,9 +73,8 @@ enum fw_synd fw_cmd_modify_rmp(struct fw_cmd *cmd)
 		return s;
 	memcpy(other, bm, sizeof(other));
 	other[7] &= (uint8_t)~1u;	/* every bit but lwm (bit 0x3f) */
-	for (size_t i = 0; i < sizeof(other); i++)
-		if (other[i])
-			s = FW_SYND_RMP_BAD_BITMASK;
+	if (!fw_all_zero(other, sizeof(other)))
+		s = FW_SYND_RMP_BAD_BITMASK;
 	pthread_mutex_lock(&srq->lock);
 	if (!s && (cur != atomic_load(&srq->state) ||
 		   (to != MLX5_RMPC_STATE_RDY && to != MLX5_RMPC_STATE_ERR)))

@@ -121,19 +121,21 @@ unsigned int emu_fw_gid_table_gen(const struct emu_fw *fw)
 				    memory_order_acquire);
 }
 
-static bool fw_all_zero(const uint8_t *p, size_t n)
+/* A MAC kept as the PRM keeps it: bits 47..32 and 31..0. */
+static void fw_mac_split(uint32_t hi, uint32_t lo, uint8_t mac[6])
 {
-	while (n--)
-		if (*p++)
-			return false;
-	return true;
+	mac[0] = (uint8_t)(hi >> 8);
+	mac[1] = (uint8_t)hi;
+	mac[2] = (uint8_t)(lo >> 24);
+	mac[3] = (uint8_t)(lo >> 16);
+	mac[4] = (uint8_t)(lo >> 8);
+	mac[5] = (uint8_t)lo;
 }
 
 int emu_fw_gid_get(struct emu_fw *fw, unsigned int port, unsigned int index,
 		   struct emu_fw_gid_entry *e)
 {
 	uint8_t raw[FW_ROCE_ADDR_BYTES];
-	uint32_t mac_hi, mac_lo;
 	struct fw_port *pt;
 
 	if (!fw || !e || port < 1 || port > fw->cfg.num_ports ||
@@ -148,14 +150,8 @@ int emu_fw_gid_get(struct emu_fw *fw, unsigned int port, unsigned int index,
 	e->valid = !fw_all_zero(raw, sizeof(raw));
 	memcpy(e->gid, PRM_ADDR_OF(roce_addr_layout, raw, source_l3_address),
 	       sizeof(e->gid));
-	mac_hi = PRM_GET(roce_addr_layout, raw, source_mac_47_32);
-	mac_lo = PRM_GET(roce_addr_layout, raw, source_mac_31_0);
-	e->mac[0] = (uint8_t)(mac_hi >> 8);
-	e->mac[1] = (uint8_t)mac_hi;
-	e->mac[2] = (uint8_t)(mac_lo >> 24);
-	e->mac[3] = (uint8_t)(mac_lo >> 16);
-	e->mac[4] = (uint8_t)(mac_lo >> 8);
-	e->mac[5] = (uint8_t)mac_lo;
+	fw_mac_split(PRM_GET(roce_addr_layout, raw, source_mac_47_32),
+		     PRM_GET(roce_addr_layout, raw, source_mac_31_0), e->mac);
 	e->vlan_valid = PRM_GET(roce_addr_layout, raw, vlan_valid);
 	e->vlan_id = (uint16_t)PRM_GET(roce_addr_layout, raw, vlan_id);
 	e->roce_version = (uint8_t)PRM_GET(roce_addr_layout, raw, roce_version);
@@ -190,15 +186,8 @@ static void fw_mac_put(void *layout, const uint8_t *mac)
 
 static void fw_mac_get(const void *layout, uint8_t *mac)
 {
-	uint32_t hi = PRM_GET(mac_address_layout, layout, mac_addr_47_32);
-	uint32_t lo = PRM_GET(mac_address_layout, layout, mac_addr_31_0);
-
-	mac[0] = (uint8_t)(hi >> 8);
-	mac[1] = (uint8_t)hi;
-	mac[2] = (uint8_t)(lo >> 24);
-	mac[3] = (uint8_t)(lo >> 16);
-	mac[4] = (uint8_t)(lo >> 8);
-	mac[5] = (uint8_t)lo;
+	fw_mac_split(PRM_GET(mac_address_layout, layout, mac_addr_47_32),
+		     PRM_GET(mac_address_layout, layout, mac_addr_31_0), mac);
 }
 
 /* The address list of @ctx: where entry i lies. */
