@@ -27,16 +27,6 @@ bool fw_steer_type_ok(const struct emu_fw *fw, unsigned int type)
 	}
 }
 
-static unsigned int fw_ft_cap(const struct emu_fw *fw, unsigned int type,
-			      bool max_level)
-{
-	if (type == MLX5_FLOW_TABLE_TYPE_NIC_RX)
-		return max_level ? FW_CAP_NIC_RX(fw, max_ft_level) :
-				   FW_CAP_NIC_RX(fw, log_max_ft_size);
-	return max_level ? FW_CAP_NIC_TX(fw, max_ft_level) :
-			   FW_CAP_NIC_TX(fw, log_max_ft_size);
-}
-
 enum fw_synd fw_ft_own(struct fw_cmd *cmd, unsigned int type, uint32_t id,
 		       struct emu_fw_flow_table **ftp)
 {
@@ -137,11 +127,11 @@ enum fw_synd fw_cmd_create_flow_table(struct fw_cmd *cmd)
 		return FW_SYND_FT_BAD_TYPE;
 	if (fw_ft_ctx_unsupported(ctx))
 		return FW_SYND_FT_NOT_SUPPORTED;
-	if (PRM_GET(flow_table_context, ctx, level) > fw_ft_cap(cmd->fw, type,
-								 true))
+	if (PRM_GET(flow_table_context, ctx, level) >
+	    FW_CAP_NIC_FT(cmd->fw, type, max_ft_level))
 		return FW_SYND_FT_BAD_LEVEL;
 	log_size = PRM_GET(flow_table_context, ctx, log_size);
-	if (log_size > fw_ft_cap(cmd->fw, type, false))
+	if (log_size > FW_CAP_NIC_FT(cmd->fw, type, log_max_ft_size))
 		return FW_SYND_FT_BAD_SIZE;
 
 	s = fw_cmd_obj_alloc(cmd, EMU_FW_OBJ_FLOW_TABLE, &obj);

@@ -175,9 +175,7 @@ static enum fw_synd fw_fte_check_action(const struct emu_fw_flow_table *ft,
 	    n_counter > EMU_FW_STEER_MAX_COUNTERS)
 		return FW_SYND_FTE_BAD_LIST_SIZE;
 	if ((action & MLX5_FLOW_CONTEXT_ACTION_COUNT) &&
-	    !(ft->type == MLX5_FLOW_TABLE_TYPE_NIC_RX ?
-	      FW_CAP_NIC_RX(ft->obj.fw, flow_counter) :
-	      FW_CAP_NIC_TX(ft->obj.fw, flow_counter)))
+	    !FW_CAP_NIC_FT(ft->obj.fw, ft->type, flow_counter))
 		return FW_SYND_FTE_BAD_ACTION;
 	return FW_SYND_OK;
 }
@@ -318,9 +316,7 @@ enum fw_synd fw_cmd_set_fte(struct fw_cmd *cmd)
 			goto out;
 		}
 		if (!mask || (mask & ~FW_FTE_MODIFY_MASK) ||
-		    !(ft->type == MLX5_FLOW_TABLE_TYPE_NIC_RX ?
-		      FW_CAP_NIC_RX(cmd->fw, flow_modify_en) :
-		      FW_CAP_NIC_TX(cmd->fw, flow_modify_en))) {
+		    !FW_CAP_NIC_FT(cmd->fw, ft->type, flow_modify_en)) {
 			s = FW_SYND_FTE_BAD_MODIFY_MASK;
 			goto out;
 		}

@@ -13,6 +13,10 @@
 
 /* A table type this device steers (NIC RX or TX, as advertised). */
 bool fw_steer_type_ok(const struct emu_fw *fw, unsigned int type);
+/* A property of the NIC tables of @type (RX, else TX). */
+#define FW_CAP_NIC_FT(fw, type, fld)					\
+	((type) == MLX5_FLOW_TABLE_TYPE_NIC_RX ? FW_CAP_NIC_RX(fw, fld) :	\
+						 FW_CAP_NIC_TX(fw, fld))
 
 /*
  * The table @id of @type a command operates on: owned by cmd->uid.  The
@@ -37,11 +41,6 @@ void fw_ft_unref(struct emu_fw_flow_table *ft);
 struct emu_fw_flow_group *fw_ft_group_at(const struct emu_fw_flow_table *ft,
 					 uint32_t flow_index);
 
-/*
- * The bucket of a group's hash index for @words (a packet's or an entry's
- * match parameter as 64-bit words): a hash of the words the criteria
- * cover, masked.  The lookup and the index share it.
- */
 /* Word @w of a match parameter at any alignment (one load). */
 static inline uint64_t fw_match_word(const void *match, unsigned int w)
 {
@@ -51,6 +50,11 @@ static inline uint64_t fw_match_word(const void *match, unsigned int w)
 	return v;
 }
 
+/*
+ * The bucket of a group's hash index for @words (a packet's or an entry's
+ * match parameter as 64-bit words): a hash of the words the criteria
+ * cover, masked.  The lookup and the index share it.
+ */
 static inline uint32_t fw_fg_bucket(const struct emu_fw_flow_group *fg,
 				    const void *words)
 {
