@@ -75,6 +75,9 @@ void fw_wq_release(const struct fw_wq_parts *q);
  * current one may move to. */
 enum fw_synd fw_wq_move_check(const struct fw_wq_parts *q, uint32_t cur,
 			      uint32_t to);
+/* Under the queue's lock, after fw_wq_move_check: the state becomes @to
+ * (release) and the generation moves on; whether the state changed. */
+bool fw_wq_move(const struct fw_wq_parts *q, uint32_t cur, uint32_t to);
 /* The wq's sw_counter as QUERY reports it: the doorbell record word
  * @which (EMU_FW_DBR_*), 0 if unreadable. */
 uint32_t fw_wq_sw_counter(const struct fw_wq_parts *q, unsigned int which);

@@ -185,9 +185,7 @@ static enum fw_synd fw_rq_modify_locked(struct fw_cmd *cmd,
 		atomic_store(&rq->hw.head, 0);
 		atomic_store(&rq->hw.consumed, 0);
 	}
-	*changed = cur != to;
-	atomic_store_explicit(&rq->state, to, memory_order_release);
-	atomic_fetch_add(&rq->gen, 1);
+	*changed = fw_wq_move(&FW_WQ_PARTS(rq), cur, to);
 	PRM_SET(rqc, rq->ctx, state, to);
 	return FW_SYND_OK;
 }

@@ -10,8 +10,8 @@
  *   reg_umr, hairpin, non_wire, a timestamp CQ, packet pacing, a QoS queue
  *   group; allow_swp without the swp capability), the state (RST),
  *   ts_format against sq_ts_format, the wq (fw_eth_wq.c), the stride,
- *   min_wqe_inline_mode (NONE..TCP_UDP; at least L2 when the device's
- *   wqe_inline_mode is L2), tis_lst_sz (exactly 1 << log_max_tis_per_sq);
+ *   min_wqe_inline_mode (NONE..TCP_UDP), tis_lst_sz (exactly
+ *   1 << log_max_tis_per_sq);
  *   then the objects, each of the caller's uid or the kernel's: the PD, the
  *   CQ, the UAR page, the TIS; then the ring and the doorbell record.
  * MODIFY_SQ: sq_state must be the current state, ctx.state the new one
@@ -76,21 +76,6 @@ static bool fw_sqc_unsupported(const struct emu_fw *fw, const void *sqc)
 		!PRM_GET(per_protocol_networking_offload_caps, eth, swp));
 }
 
-/*
- * min_wqe_inline_mode: what the application promises to inline.  The
- * device's wqe_inline_mode says what it requires: L2 headers (L2), what the
- * vport context says (VPORT_CONTEXT), or nothing (NOT_REQUIRED).  Only the
- * VPORT_CONTEXT mode reads the field: mlx5e sets it only then, and
- * mlx5_ib's raw packet SQs never do, on devices of every mode.
- */
-static enum fw_synd fw_sq_inline_mode(const struct emu_fw *fw, uint32_t mode)
-{
-	(void)fw;
-	if (mode > MLX5_INLINE_MODE_TCP_UDP)
-		return FW_SYND_SQ_BAD_INLINE_MODE;
-	return FW_SYND_OK;
-}
-
 static enum fw_synd fw_sq_check(const struct emu_fw *fw, const void *sqc)
 {
 	const void *wq = PRM_ADDR_OF(sqc, sqc, wq);
@@ -105,9 +90,15 @@ static enum fw_synd fw_sq_check(const struct emu_fw *fw, const void *sqc)
 		return s;
 	if (PRM_GET(wq, wq, log_wq_stride) != 6)	/* 64-byte WQEBBs */
 		return FW_SYND_WQ_BAD_STRIDE;
-	s = fw_sq_inline_mode(fw, PRM_GET(sqc, sqc, min_wqe_inline_mode));
-	if (s)
-		return s;
+	/*
+	 * min_wqe_inline_mode: what the application promises to inline,
+	 * any mode.  The device's wqe_inline_mode (L2, VPORT_CONTEXT or
+	 * NOT_REQUIRED) says what it requires, and only a VPORT_CONTEXT
+	 * device reads the field: mlx5e sets it only then, and mlx5_ib's
+	 * raw packet SQs never do, on devices of every mode.
+	 */
+	if (PRM_GET(sqc, sqc, min_wqe_inline_mode) > MLX5_INLINE_MODE_TCP_UDP)
+		return FW_SYND_SQ_BAD_INLINE_MODE;
 	if (PRM_GET(sqc, sqc, tis_lst_sz) !=
 	    UINT32_C(1) << FW_CAP_GEN(fw, log_max_tis_per_sq))
 		return FW_SYND_SQ_BAD_TIS;
@@ -211,9 +202,7 @@ enum fw_synd fw_cmd_modify_sq(struct fw_cmd *cmd)
 	if (!s) {
 		if (cur == MLX5_SQC_STATE_RST && to == MLX5_SQC_STATE_RDY)
 			atomic_store(&sq->hw.wqebb_counter, 0);
-		changed = cur != to;
-		atomic_store_explicit(&sq->state, to, memory_order_release);
-		atomic_fetch_add(&sq->gen, 1);
+		changed = fw_wq_move(&FW_WQ_PARTS(sq), cur, to);
 		PRM_SET(sqc, sq->ctx, state, to);
 	}
 	pthread_mutex_unlock(&sq->lock);

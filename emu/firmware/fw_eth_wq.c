@@ -100,6 +100,13 @@ enum fw_synd fw_wq_move_check(const struct fw_wq_parts *q, uint32_t cur,
 	}
 }
 
+bool fw_wq_move(const struct fw_wq_parts *q, uint32_t cur, uint32_t to)
+{
+	atomic_store_explicit(q->state, to, memory_order_release);
+	atomic_fetch_add(q->gen, 1);
+	return cur != to;
+}
+
 uint32_t fw_wq_sw_counter(const struct fw_wq_parts *q, unsigned int which)
 {
 	uint32_t v;
@@ -116,9 +123,7 @@ int fw_wq_set_error(const struct fw_wq_parts *q)
 
 	pthread_mutex_lock(q->lock);
 	if (atomic_load(q->state) == MLX5_SQC_STATE_RDY) {
-		atomic_store_explicit(q->state, MLX5_SQC_STATE_ERR,
-				      memory_order_release);
-		atomic_fetch_add(q->gen, 1);
+		fw_wq_move(q, MLX5_SQC_STATE_RDY, MLX5_SQC_STATE_ERR);
 		ret = 0;
 	}
 	pthread_mutex_unlock(q->lock);
