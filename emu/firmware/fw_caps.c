@@ -194,8 +194,9 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	/* ---- Ethernet page: only how much of a packet a WQE inlines ---- */
 	ETH(wqe_inline_mode, MLX5_CAP_INLINE_MODE_NOT_REQUIRED),
 
-	/* ---- Ethernet queue objects (fw_eth_*.c).  RQ and RQT limits as a ConnectX-6 Dx (part 4125, firmware 22.36.1010)
-	 * reports them through mlx5_ib in a published ibv_devinfo -vv:
+	/* ---- Ethernet queue objects (fw_eth_*.c).  RQ and RQT limits as
+	 * a ConnectX-6 Dx (part 4125, firmware 22.36.1010) reports them
+	 * through mlx5_ib in a published ibv_devinfo -vv:
 	 * max_wq_type_rq 8388608 (1 << log_max_rq), rss_caps
 	 * max_rwq_indirection_tables 524288 (1 << log_max_rqt) and
 	 * max_rwq_indirection_table_size 2048 (1 << log_max_rqt_size); the

@@ -25,11 +25,11 @@
  * points to, and the application memory they describe) until it unlocks,
  * without taking a reference.  A destroy (DESTROY_CQ, DESTROY_UMEM, ...)
  * of an object through which memory is reached (umem, mkey, EQ, CQ, SRQ,
- * QP, UAR, SQ, RQ, RQT, TIR) answers only after a grace period: when the command returns, no
- * reader still holds the object or its memory, and the application may
- * free that memory.  Destroys wait with no firmware lock held, so a reader
- * may take an object's lock inside its read side; a reader must never
- * wait for a command.
+ * QP, UAR, SQ, RQ, RQT, TIR) answers only after a grace period: when the
+ * command returns, no reader still holds the object or its memory, and
+ * the application may free that memory.  Destroys wait with no firmware
+ * lock held, so a reader may take an object's lock inside its read side;
+ * a reader must never wait for a command.
  */
 #ifndef MLX5EMU_FW_OBJS_H
 #define MLX5EMU_FW_OBJS_H
@@ -919,7 +919,6 @@ enum emu_fw_umr_res emu_fw_mkey_umr(struct emu_fw *fw, uint16_t uid,
 enum emu_fw_umr_res emu_fw_mkey_invalidate(struct emu_fw *fw,
 					   const struct emu_fw_pd *pd,
 					   uint32_t qpn, uint32_t rkey);
-
 
 /* ---- NIC flow steering (fw_flow_table.c, fw_flow_group.c, fw_fte.c,
  * fw_steer.c) ----
