@@ -21,9 +21,9 @@
  * segment's payload copied straight from the application.  The frames go
  * to the port (eng_eth_l2.c).
  */
-#include <endian.h>
 #include <string.h>
 
+#include "emu/base/bytes.h"
 #include "emu/engine/eng_int.h"
 #include "emu/eth/eth.h"
 
@@ -46,14 +46,6 @@ struct eng_eseg {
 static uint8_t eng_eth_buf[ENG_ETH_FRAME_MAX + 4];
 static struct eng_pkt eng_eth_data;
 
-static uint16_t eng_rd16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return be16toh(v);
-}
-
 /* Decode the Ethernet segment at w->raw[16]; the data part's offset. */
 static enum eng_eth_tx_res eng_eseg_parse(const struct eng_wqe *w,
 					  struct eng_eseg *e, unsigned int *off)
@@ -64,10 +56,10 @@ static enum eng_eth_tx_res eng_eseg_parse(const struct eng_wqe *w,
 	if (sizeof(struct mlx5_wqe_ctrl_seg) + ENG_ESEG_LEN > end)
 		return ENG_ETH_TX_BAD;
 	e->cs_flags = s[4];
-	e->mss = eng_rd16(s + 6);
+	e->mss = emu_get_be16(s + 6);
 	e->vlan_insert = emu_eth_vlan_insert_req(s, &e->vlan_tpid,
 						 &e->vlan_tci);
-	e->hdr_sz = e->vlan_insert ? 0 : eng_rd16(s + 12);
+	e->hdr_sz = e->vlan_insert ? 0 : emu_get_be16(s + 12);
 	e->hdr = s + ENG_ESEG_HDR_OFF;
 	len = ENG_ESEG_LEN;
 	if (e->hdr_sz > 2)

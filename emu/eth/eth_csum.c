@@ -112,7 +112,7 @@ static uint32_t eth_l4_len(const uint8_t *f, const struct emu_eth_hdrs *h)
 	uint32_t room = h->l3_end - h->l4_off;
 
 	if (h->l4 == EMU_ETH_L4_UDP) {
-		uint32_t ulen = eth_get16(f + h->l4_off + 4);
+		uint32_t ulen = emu_get_be16(f + h->l4_off + 4);
 
 		return ulen < room ? ulen : room;
 	}
@@ -153,7 +153,7 @@ void emu_eth_csum_verify(const uint8_t *f, const struct emu_eth_pkt *p,
 
 	if (h->l4 == EMU_ETH_L4_NONE || h->frag || h->l3_trunc)
 		return;
-	if (h->l4 == EMU_ETH_L4_UDP && !eth_get16(f + eth_l4_csum_off(h))) {
+	if (h->l4 == EMU_ETH_L4_UDP && !emu_get_be16(f + eth_l4_csum_off(h))) {
 		ok->l4_ok = h->l3 == EMU_ETH_L3_IPV4;
 		return;
 	}
@@ -167,8 +167,8 @@ static bool eth_tx_l3(uint8_t *f, const struct emu_eth_hdrs *h)
 
 	if (h->l3 != EMU_ETH_L3_IPV4)
 		return false;
-	eth_put16(ip + 10, 0);
-	eth_put16(ip + 10, (uint16_t)~emu_eth_csum_fold(
+	emu_put_be16(ip + 10, 0);
+	emu_put_be16(ip + 10, (uint16_t)~emu_eth_csum_fold(
 				   emu_eth_csum_add(0, ip, h->l3_hlen)));
 	return true;
 }
@@ -182,13 +182,13 @@ static bool eth_tx_l4(uint8_t *f, const struct emu_eth_hdrs *h)
 		return false;
 	l4len = eth_l4_len(f, h);
 	coff = eth_l4_csum_off(h);
-	eth_put16(f + coff, 0);
+	emu_put_be16(f + coff, 0);
 	c = (uint16_t)~emu_eth_csum_fold(emu_eth_csum_pseudo(f, h, l4len) +
 			emu_eth_csum_fold(emu_eth_csum_add(0, f + h->l4_off, l4len)));
 	/* UDP sends a computed 0 as all ones: 0 means "no checksum". */
 	if (h->l4 == EMU_ETH_L4_UDP && !c)
 		c = 0xffff;
-	eth_put16(f + coff, c);
+	emu_put_be16(f + coff, c);
 	return true;
 }
 

@@ -1,36 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * emu/eth/eth_int.h -- byte access shared by the packet library's files.
+ * emu/eth/eth_int.h -- what the packet library's files share: byte
+ * access (emu/base/bytes.h), protocol numbers and flags.
  */
 #ifndef MLX5EMU_EMU_ETH_ETH_INT_H
 #define MLX5EMU_EMU_ETH_ETH_INT_H
 
 #include <stdint.h>
 
-static inline uint16_t eth_get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t eth_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void eth_put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void eth_put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
+#include "emu/base/bytes.h"
 
 enum {
 	ETH_IPPROTO_HOPOPTS = 0,

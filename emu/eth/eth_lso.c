@@ -47,9 +47,9 @@ int emu_eth_lso_init(struct emu_eth_lso *s, const uint8_t *hdr,
 	l3 = p.outer.l3_off;
 	memcpy(tmpl, hdr, hdr_len);
 	if (p.outer.ethertype == EMU_ETH_TYPE_IPV4 && hdr_len >= l3 + 4)
-		eth_put16(tmpl + l3 + 2, (uint16_t)(hdr_len - l3));
+		emu_put_be16(tmpl + l3 + 2, (uint16_t)(hdr_len - l3));
 	else if (p.outer.ethertype == EMU_ETH_TYPE_IPV6 && hdr_len >= l3 + 40)
-		eth_put16(tmpl + l3 + 4, (uint16_t)(hdr_len - l3 - 40));
+		emu_put_be16(tmpl + l3 + 4, (uint16_t)(hdr_len - l3 - 40));
 	else
 		return -EINVAL;
 	emu_eth_parse(tmpl, hdr_len, &p);
@@ -71,9 +71,9 @@ int emu_eth_lso_init(struct emu_eth_lso *s, const uint8_t *hdr,
 	s->nseg = payload_len ? (payload_len + mss - 1) / mss : 1;
 	s->h = p.outer;
 	if (p.outer.l4 == EMU_ETH_L4_TCP)
-		s->seq = eth_get32(hdr + p.outer.l4_off + 4);
+		s->seq = emu_get_be32(hdr + p.outer.l4_off + 4);
 	if (p.outer.l3 == EMU_ETH_L3_IPV4)
-		s->ip_id = eth_get16(hdr + l3 + 4);
+		s->ip_id = emu_get_be16(hdr + l3 + 4);
 	return 0;
 }
 
@@ -102,29 +102,29 @@ uint32_t emu_eth_lso_seg(const struct emu_eth_lso *s, uint32_t k,
 
 	memcpy(frame, s->hdr, s->hdr_len);
 	if (h->l3 == EMU_ETH_L3_IPV4) {
-		eth_put16(ip + 2, (uint16_t)(s->hdr_len - h->l3_off + plen));
-		eth_put16(ip + 4, (uint16_t)(s->ip_id + k));
-		eth_put16(ip + 10, 0);
-		eth_put16(ip + 10, (uint16_t)~emu_eth_csum_fold(
+		emu_put_be16(ip + 2, (uint16_t)(s->hdr_len - h->l3_off + plen));
+		emu_put_be16(ip + 4, (uint16_t)(s->ip_id + k));
+		emu_put_be16(ip + 10, 0);
+		emu_put_be16(ip + 10, (uint16_t)~emu_eth_csum_fold(
 					   emu_eth_csum_add(0, ip, h->l3_hlen)));
 	} else {
-		eth_put16(ip + 4, (uint16_t)(s->hdr_len - h->l3_off - 40 + plen));
+		emu_put_be16(ip + 4, (uint16_t)(s->hdr_len - h->l3_off - 40 + plen));
 	}
 	if (h->l4 == EMU_ETH_L4_TCP) {
 		uint8_t fl = l4[13];
 
-		eth_put32(l4 + 4, s->seq + off);
+		emu_put_be32(l4 + 4, s->seq + off);
 		if (k + 1 < s->nseg)
 			fl &= (uint8_t)~(ETH_TCP_FIN | ETH_TCP_PSH);
 		if (k)
 			fl &= (uint8_t)~ETH_TCP_CWR;
 		l4[13] = fl;
 	}
-	eth_put16(l4 + coff, 0);
+	emu_put_be16(l4 + coff, 0);
 	c = (uint16_t)~emu_eth_csum_fold(emu_eth_csum_pseudo(frame, h, l4len) +
 			emu_eth_csum_fold(emu_eth_csum_add(0, l4, l4len)));
 	if (h->l4 == EMU_ETH_L4_UDP && !c)
 		c = 0xffff;
-	eth_put16(l4 + coff, c);
+	emu_put_be16(l4 + coff, c);
 	return s->hdr_len + plen;
 }

@@ -37,8 +37,8 @@ static void eth_match_l3(const uint8_t *f, const struct emu_eth_hdrs *h,
 	if (h->l3 == EMU_ETH_L3_IPV4) {
 		L24(m, ip_version, 4);
 		L24(m, ipv4_ihl, h->l3_hlen / 4);
-		L24(m, src_ipv4_src_ipv6.ipv4_layout.ipv4, eth_get32(ip + 12));
-		L24(m, dst_ipv4_dst_ipv6.ipv4_layout.ipv4, eth_get32(ip + 16));
+		L24(m, src_ipv4_src_ipv6.ipv4_layout.ipv4, emu_get_be32(ip + 12));
+		L24(m, dst_ipv4_dst_ipv6.ipv4_layout.ipv4, emu_get_be32(ip + 16));
 	} else {
 		L24(m, ip_version, 6);
 		memcpy(PRM_ADDR_OF(fte_match_set_lyr_2_4, m,
@@ -63,10 +63,10 @@ static void eth_match_l24(const uint8_t *f, const struct emu_eth_hdrs *h,
 {
 	const uint8_t *l2 = f + h->l2_off;
 
-	L24(m, dmac_47_16, eth_get32(l2));
-	L24(m, dmac_15_0, eth_get16(l2 + 4));
-	L24(m, smac_47_16, eth_get32(l2 + 6));
-	L24(m, smac_15_0, eth_get16(l2 + 10));
+	L24(m, dmac_47_16, emu_get_be32(l2));
+	L24(m, dmac_15_0, emu_get_be16(l2 + 4));
+	L24(m, smac_47_16, emu_get_be32(l2 + 6));
+	L24(m, smac_15_0, emu_get_be16(l2 + 10));
 	L24(m, ethertype, h->ethertype);
 	if (h->nvlan) {
 		uint16_t tci = h->vlan_tci[0];

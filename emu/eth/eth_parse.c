@@ -56,7 +56,7 @@ static void eth_parse_l4(const uint8_t *f, struct emu_eth_hdrs *h)
 
 		if (room < 8)
 			break;
-		ulen = eth_get16(f + off + 4);
+		ulen = emu_get_be16(f + off + 4);
 		/* A first fragment's UDP length covers the whole datagram. */
 		if (ulen < 8 || (!h->frag && ulen > room))
 			break;
@@ -70,8 +70,8 @@ static void eth_parse_l4(const uint8_t *f, struct emu_eth_hdrs *h)
 	h->l4_bad = true;
 	return;
 ports:
-	h->sport = eth_get16(f + off);
-	h->dport = eth_get16(f + off + 2);
+	h->sport = emu_get_be16(f + off);
+	h->dport = emu_get_be16(f + off + 2);
 }
 
 static bool eth_parse_ipv4(const uint8_t *f, uint32_t off, uint32_t end,
@@ -83,14 +83,14 @@ static bool eth_parse_ipv4(const uint8_t *f, uint32_t off, uint32_t end,
 	if (end - off < 20 || f[off] >> 4 != 4)
 		return false;
 	ihl = (uint32_t)(f[off] & 0xf) * 4;
-	tot = eth_get16(f + off + 2);
+	tot = emu_get_be16(f + off + 2);
 	if (ihl < 20 || ihl > end - off || tot < ihl)
 		return false;
 	if (tot > end - off) {
 		tot = end - off;
 		h->l3_trunc = true;
 	}
-	fragw = eth_get16(f + off + 6);
+	fragw = emu_get_be16(f + off + 6);
 	h->l3 = EMU_ETH_L3_IPV4;
 	h->l3_hlen = ihl;
 	h->l3_end = off + tot;
@@ -114,7 +114,7 @@ static bool eth_parse_ipv6(const uint8_t *f, uint32_t off, uint32_t end,
 
 	if (end - off < 40 || f[off] >> 4 != 6)
 		return false;
-	plen = eth_get16(f + off + 4);
+	plen = emu_get_be16(f + off + 4);
 	if (plen > end - off - 40) {
 		plen = end - off - 40;
 		h->l3_trunc = true;
@@ -131,7 +131,7 @@ static bool eth_parse_ipv6(const uint8_t *f, uint32_t off, uint32_t end,
 		if (pend - (off + hlen) < 8)
 			return false;
 		if (nh == ETH_IPPROTO_FRAGMENT) {
-			uint16_t fo = eth_get16(x + 2);
+			uint16_t fo = emu_get_be16(x + 2);
 
 			xlen = 8;
 			h->frag_offset = fo & 0xfff8;
@@ -150,8 +150,8 @@ static bool eth_parse_ipv6(const uint8_t *f, uint32_t off, uint32_t end,
 	h->l3 = EMU_ETH_L3_IPV6;
 	h->l3_hlen = hlen;
 	h->l3_end = pend;
-	h->tos = (uint8_t)(eth_get16(f + off) >> 4);
-	h->flow_label = eth_get32(f + off) & 0xfffff;
+	h->tos = (uint8_t)(emu_get_be16(f + off) >> 4);
+	h->flow_label = emu_get_be32(f + off) & 0xfffff;
 	h->ttl = f[off + 7];
 	h->ip_proto = nh;
 	return true;
@@ -169,13 +169,13 @@ static bool eth_parse_hdrs(const uint8_t *f, uint32_t off, uint32_t end,
 	if (end < off || end - off < EMU_ETH_HLEN)
 		return false;
 	h->l2_off = off;
-	type = eth_get16(f + off + 12);
+	type = emu_get_be16(f + off + 12);
 	pos = off + EMU_ETH_HLEN;
 	while ((type == EMU_ETH_TPID_CVLAN || type == EMU_ETH_TPID_SVLAN) &&
 	       h->nvlan < EMU_ETH_MAX_VLANS && end - pos >= EMU_ETH_VLAN_HLEN) {
 		h->vlan_tpid[h->nvlan] = type;
-		h->vlan_tci[h->nvlan] = eth_get16(f + pos);
-		type = eth_get16(f + pos + 2);
+		h->vlan_tci[h->nvlan] = emu_get_be16(f + pos);
+		type = emu_get_be16(f + pos + 2);
 		h->nvlan++;
 		pos += EMU_ETH_VLAN_HLEN;
 	}
@@ -210,7 +210,7 @@ static void eth_parse_vxlan(const uint8_t *f, struct emu_eth_pkt *p)
 	    !(f[vx] & ETH_VXLAN_FLAG_I))
 		return;
 	p->tunneled = true;
-	p->vni = eth_get32(f + vx + 4) >> 8;
+	p->vni = emu_get_be32(f + vx + 4) >> 8;
 	eth_parse_hdrs(f, vx + ETH_VXLAN_HLEN, o->l3_end, &p->inner);
 }
 

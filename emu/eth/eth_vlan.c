@@ -27,13 +27,13 @@ bool emu_eth_vlan_insert_req(const void *eth_seg, uint16_t *tpid,
 			     uint16_t *tci)
 {
 	const uint8_t *e = eth_seg;
-	uint16_t type = eth_get16(e + 12);
+	uint16_t type = emu_get_be16(e + 12);
 
 	if (!(type & MLX5_ETH_WQE_INSERT_VLAN))
 		return false;
 	*tpid = (type & MLX5_ETH_WQE_SVLAN) ? EMU_ETH_TPID_SVLAN :
 					      EMU_ETH_TPID_CVLAN;
-	*tci = eth_get16(e + 14);
+	*tci = emu_get_be16(e + 14);
 	return true;
 }
 
@@ -45,8 +45,8 @@ int emu_eth_vlan_insert(uint8_t *f, size_t *len, size_t cap, uint16_t tpid,
 	if (cap < EMU_ETH_VLAN_HLEN || *len > cap - EMU_ETH_VLAN_HLEN)
 		return -ENOSPC;
 	memmove(f + 12 + EMU_ETH_VLAN_HLEN, f + 12, *len - 12);
-	eth_put16(f + 12, tpid);
-	eth_put16(f + 14, tci);
+	emu_put_be16(f + 12, tpid);
+	emu_put_be16(f + 14, tci);
 	*len += EMU_ETH_VLAN_HLEN;
 	return 0;
 }
@@ -54,9 +54,9 @@ int emu_eth_vlan_insert(uint8_t *f, size_t *len, size_t cap, uint16_t tpid,
 bool emu_eth_vlan_strip(uint8_t *f, size_t *len, uint16_t *tci)
 {
 	if (*len < EMU_ETH_HLEN + EMU_ETH_VLAN_HLEN ||
-	    eth_get16(f + 12) != EMU_ETH_TPID_CVLAN)
+	    emu_get_be16(f + 12) != EMU_ETH_TPID_CVLAN)
 		return false;
-	*tci = eth_get16(f + 14);
+	*tci = emu_get_be16(f + 14);
 	memmove(f + 12, f + 12 + EMU_ETH_VLAN_HLEN,
 		*len - 12 - EMU_ETH_VLAN_HLEN);
 	*len -= EMU_ETH_VLAN_HLEN;

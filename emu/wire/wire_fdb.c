@@ -77,7 +77,7 @@ bool wire_fdb_lookup(const struct wire_fdb *t, const uint8_t *f, uint32_t len,
 		return true;
 	}
 	if (len >= EMU_WIRE_ETH_HLEN + 20 &&
-	    wire_get16(f + 12) == EMU_WIRE_ETH_P_IPV4) {
+	    emu_get_be16(f + 12) == EMU_WIRE_ETH_P_IPV4) {
 		wire_ep_v4(ep, f + EMU_WIRE_ETH_HLEN + 16, t->peer_port);
 		return true;
 	}

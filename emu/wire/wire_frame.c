@@ -47,39 +47,39 @@ static uint8_t *wire_ext_put(uint8_t *p, const struct emu_wire_roce *h,
 			     uint16_t hdrs)
 {
 	if (hdrs & EMU_WIRE_H_XRCETH) {
-		wire_put32(p, h->xrc_srqn & 0xffffff);
+		emu_put_be32(p, h->xrc_srqn & 0xffffff);
 		p += 4;
 	}
 	if (hdrs & EMU_WIRE_H_DCETH) {
-		wire_put64(p, h->dc_key);
-		wire_put32(p + 8, h->dc_dci & 0xffffff);
-		wire_put32(p + 12, h->dc_gen);
-		wire_put32(p + 16, h->dc_psn0 & 0xffffff);
+		emu_put_be64(p, h->dc_key);
+		emu_put_be32(p + 8, h->dc_dci & 0xffffff);
+		emu_put_be32(p + 12, h->dc_gen);
+		emu_put_be32(p + 16, h->dc_psn0 & 0xffffff);
 		p += 20;
 	}
 	if (hdrs & EMU_WIRE_H_DETH) {
-		wire_put32(p, h->qkey);
-		wire_put32(p + 4, h->src_qpn & 0xffffff);
+		emu_put_be32(p, h->qkey);
+		emu_put_be32(p + 4, h->src_qpn & 0xffffff);
 		p += 8;
 	}
 	if (hdrs & (EMU_WIRE_H_RETH | EMU_WIRE_H_ATOMIC)) {
-		wire_put64(p, h->va);
-		wire_put32(p + 8, h->rkey);
+		emu_put_be64(p, h->va);
+		emu_put_be32(p + 8, h->rkey);
 		if (hdrs & EMU_WIRE_H_RETH) {
-			wire_put32(p + 12, h->dma_len);
+			emu_put_be32(p + 12, h->dma_len);
 			p += 16;
 		} else {
-			wire_put64(p + 12, h->swap_add);
-			wire_put64(p + 20, h->compare);
+			emu_put_be64(p + 12, h->swap_add);
+			emu_put_be64(p + 20, h->compare);
 			p += 28;
 		}
 	}
 	if (hdrs & EMU_WIRE_H_AETH) {
-		wire_put32(p, (uint32_t)h->syndrome << 24 | (h->msn & 0xffffff));
+		emu_put_be32(p, (uint32_t)h->syndrome << 24 | (h->msn & 0xffffff));
 		p += 4;
 	}
 	if (hdrs & EMU_WIRE_H_ATOMIC_ACK) {
-		wire_put64(p, h->orig);
+		emu_put_be64(p, h->orig);
 		p += 8;
 	}
 	if (hdrs & EMU_WIRE_H_IMM) {
@@ -87,7 +87,7 @@ static uint8_t *wire_ext_put(uint8_t *p, const struct emu_wire_roce *h,
 		p += 4;
 	}
 	if (hdrs & EMU_WIRE_H_IETH) {
-		wire_put32(p, h->ieth);
+		emu_put_be32(p, h->ieth);
 		p += 4;
 	}
 	return p;
@@ -108,7 +108,7 @@ uint32_t emu_wire_roce_build(const struct emu_wire_roce *h, uint8_t *frame,
 	memcpy(p + 6, h->smac, 6);
 	l4len = oi->hlen + paylen + pad + EMU_WIRE_ICRC_LEN;
 	if (h->version == 1) {
-		wire_put16(p + 12, EMU_WIRE_ETH_P_ROCE);
+		emu_put_be16(p + 12, EMU_WIRE_ETH_P_ROCE);
 		p += EMU_WIRE_ETH_HLEN;
 		emu_wire_ipv6_build(p, h->sgid, h->dgid, h->tclass,
 				    h->flow_label, h->hop_limit, 0x1b,
@@ -117,39 +117,39 @@ uint32_t emu_wire_roce_build(const struct emu_wire_roce *h, uint8_t *frame,
 	} else {
 		l4len += UDP_LEN;
 		if (wire_v4(h)) {
-			wire_put16(p + 12, EMU_WIRE_ETH_P_IPV4);
+			emu_put_be16(p + 12, EMU_WIRE_ETH_P_IPV4);
 			p += EMU_WIRE_ETH_HLEN;
 			emu_wire_ipv4_build(p, h->sgid, h->dgid, h->tclass,
 					    h->hop_limit, (uint16_t)l4len);
 			p += IPV4_LEN;
 		} else {
-			wire_put16(p + 12, EMU_WIRE_ETH_P_IPV6);
+			emu_put_be16(p + 12, EMU_WIRE_ETH_P_IPV6);
 			p += EMU_WIRE_ETH_HLEN;
 			emu_wire_ipv6_build(p, h->sgid, h->dgid, h->tclass,
 					    h->flow_label, h->hop_limit, 17,
 					    (uint16_t)l4len);
 			p += IPV6_LEN;
 		}
-		wire_put16(p, h->udp_sport);
-		wire_put16(p + 2, EMU_WIRE_ROCE_V2_PORT);
-		wire_put16(p + 4, (uint16_t)l4len);
-		wire_put16(p + 6, 0);
+		emu_put_be16(p, h->udp_sport);
+		emu_put_be16(p + 2, EMU_WIRE_ROCE_V2_PORT);
+		emu_put_be16(p + 4, (uint16_t)l4len);
+		emu_put_be16(p + 6, 0);
 		p += UDP_LEN;
 	}
 	bth = p;
 	bth[0] = h->opcode;
 	bth[1] = (uint8_t)((h->se ? 0x80 : 0) | (h->migreq ? 0x40 : 0) |
 			   pad << 4);		/* TVer 0 */
-	wire_put16(bth + 2, h->pkey);
-	wire_put32(bth + 4, (h->fecn ? 0x80000000u : 0) |
+	emu_put_be16(bth + 2, h->pkey);
+	emu_put_be32(bth + 4, (h->fecn ? 0x80000000u : 0) |
 			    (h->becn ? 0x40000000u : 0) | (h->dqpn & 0xffffff));
-	wire_put32(bth + 8, (h->ackreq ? 0x80000000u : 0) | (h->psn & 0xffffff));
+	emu_put_be32(bth + 8, (h->ackreq ? 0x80000000u : 0) | (h->psn & 0xffffff));
 	p = wire_ext_put(bth + BTH_LEN, h, oi->hdrs);
 	p += paylen;
 	memset(p, 0, pad);
 	p += pad;
 	icrc = emu_wire_icrc(frame, EMU_WIRE_ETH_HLEN, len);
-	wire_put32le(p, icrc);
+	emu_put_le32(p, icrc);
 	return len;
 }
 
@@ -158,45 +158,45 @@ static void wire_ext_get(const uint8_t *p, struct emu_wire_roce *h,
 			 uint16_t hdrs)
 {
 	if (hdrs & EMU_WIRE_H_XRCETH) {
-		h->xrc_srqn = wire_get32(p) & 0xffffff;
+		h->xrc_srqn = emu_get_be32(p) & 0xffffff;
 		p += 4;
 	}
 	if (hdrs & EMU_WIRE_H_DCETH) {
-		h->dc_key = wire_get64(p);
-		h->dc_dci = wire_get32(p + 8) & 0xffffff;
-		h->dc_gen = wire_get32(p + 12);
-		h->dc_psn0 = wire_get32(p + 16) & 0xffffff;
+		h->dc_key = emu_get_be64(p);
+		h->dc_dci = emu_get_be32(p + 8) & 0xffffff;
+		h->dc_gen = emu_get_be32(p + 12);
+		h->dc_psn0 = emu_get_be32(p + 16) & 0xffffff;
 		p += 20;
 	}
 	if (hdrs & EMU_WIRE_H_DETH) {
-		h->qkey = wire_get32(p);
-		h->src_qpn = wire_get32(p + 4) & 0xffffff;
+		h->qkey = emu_get_be32(p);
+		h->src_qpn = emu_get_be32(p + 4) & 0xffffff;
 		p += 8;
 	}
 	if (hdrs & (EMU_WIRE_H_RETH | EMU_WIRE_H_ATOMIC)) {
-		h->va = wire_get64(p);
-		h->rkey = wire_get32(p + 8);
+		h->va = emu_get_be64(p);
+		h->rkey = emu_get_be32(p + 8);
 		if (hdrs & EMU_WIRE_H_RETH) {
-			h->dma_len = wire_get32(p + 12);
+			h->dma_len = emu_get_be32(p + 12);
 			p += 16;
 		} else {
 			/* An atomic's operand is 8 bytes (IBA 9.4.5); the
 			 * AtomicETH has no length of its own. */
 			h->dma_len = 8;
-			h->swap_add = wire_get64(p + 12);
-			h->compare = wire_get64(p + 20);
+			h->swap_add = emu_get_be64(p + 12);
+			h->compare = emu_get_be64(p + 20);
 			p += 28;
 		}
 	}
 	if (hdrs & EMU_WIRE_H_AETH) {
-		uint32_t v = wire_get32(p);
+		uint32_t v = emu_get_be32(p);
 
 		h->syndrome = (uint8_t)(v >> 24);
 		h->msn = v & 0xffffff;
 		p += 4;
 	}
 	if (hdrs & EMU_WIRE_H_ATOMIC_ACK) {
-		h->orig = wire_get64(p);
+		h->orig = emu_get_be64(p);
 		p += 8;
 	}
 	if (hdrs & EMU_WIRE_H_IMM) {
@@ -204,7 +204,7 @@ static void wire_ext_get(const uint8_t *p, struct emu_wire_roce *h,
 		p += 4;
 	}
 	if (hdrs & EMU_WIRE_H_IETH)
-		h->ieth = wire_get32(p);
+		h->ieth = emu_get_be32(p);
 }
 
 /* The UDP checksum over the pseudo-header (RFC 768, RFC 8200 8.1) and
@@ -217,13 +217,13 @@ static uint16_t wire_udp_csum(const uint8_t *f, uint32_t l3, uint32_t udp,
 
 	if ((ip[0] >> 4) == 4) {
 		for (int i = 12; i < 20; i += 2)
-			sum += wire_get16(ip + i);
+			sum += emu_get_be16(ip + i);
 	} else {
 		for (int i = 8; i < 40; i += 2)
-			sum += wire_get16(ip + i);
+			sum += emu_get_be16(ip + i);
 	}
 	for (uint32_t i = 0; i < ulen; i += 2)
-		sum += i + 1 < ulen ? wire_get16(f + udp + i) :
+		sum += i + 1 < ulen ? emu_get_be16(f + udp + i) :
 				      (uint32_t)f[udp + i] << 8;
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
@@ -246,9 +246,9 @@ static enum emu_wire_drop wire_parse_l3(const uint8_t *f, uint32_t len,
 			return EMU_WIRE_DROP_MALFORMED;
 		if (ip[9] != 17)
 			return EMU_WIRE_DROP_NOT_ROCE;
-		tot = wire_get16(ip + 2);
+		tot = emu_get_be16(ip + 2);
 		/* No options, no fragments, a good header checksum. */
-		if (ip[0] != 0x45 || (wire_get16(ip + 6) & 0x3fff) ||
+		if (ip[0] != 0x45 || (emu_get_be16(ip + 6) & 0x3fff) ||
 		    tot < IPV4_LEN + UDP_LEN || l3 + tot > len ||
 		    wire_ip_csum(ip, IPV4_LEN))
 			return EMU_WIRE_DROP_MALFORMED;
@@ -267,8 +267,8 @@ static enum emu_wire_drop wire_parse_l3(const uint8_t *f, uint32_t len,
 
 		if (len < l3 + IPV6_LEN)
 			return EMU_WIRE_DROP_MALFORMED;
-		w0 = wire_get32(ip);
-		plen = wire_get16(ip + 4);
+		w0 = emu_get_be32(ip);
+		plen = emu_get_be16(ip + 4);
 		if (w0 >> 28 != 6 || l3 + IPV6_LEN + plen > len)
 			return EMU_WIRE_DROP_MALFORMED;
 		h->tclass = (uint8_t)(w0 >> 20);
@@ -291,15 +291,15 @@ static enum emu_wire_drop wire_parse_l3(const uint8_t *f, uint32_t len,
 		if (plen < UDP_LEN)
 			return EMU_WIRE_DROP_MALFORMED;
 	}
-	if (wire_get16(f + udp + 2) != EMU_WIRE_ROCE_V2_PORT)
+	if (emu_get_be16(f + udp + 2) != EMU_WIRE_ROCE_V2_PORT)
 		return EMU_WIRE_DROP_NOT_ROCE;
-	ulen = wire_get16(f + udp + 4);
+	ulen = emu_get_be16(f + udp + 4);
 	if (ulen < UDP_LEN || udp + ulen != *end)
 		return EMU_WIRE_DROP_MALFORMED;
 	/* RoCE senders leave the checksum 0; one that is set must hold. */
-	if (wire_get16(f + udp + 6) && wire_udp_csum(f, l3, udp, ulen))
+	if (emu_get_be16(f + udp + 6) && wire_udp_csum(f, l3, udp, ulen))
 		return EMU_WIRE_DROP_MALFORMED;
-	h->udp_sport = wire_get16(f + udp);
+	h->udp_sport = emu_get_be16(f + udp);
 	*bth = udp + UDP_LEN;
 	return EMU_WIRE_DROP_NONE;
 }
@@ -319,7 +319,7 @@ enum emu_wire_drop emu_wire_roce_parse(const uint8_t *f, uint32_t len,
 		return EMU_WIRE_DROP_MALFORMED;
 	memcpy(h->dmac, f, 6);
 	memcpy(h->smac, f + 6, 6);
-	type = wire_get16(f + 12);
+	type = emu_get_be16(f + 12);
 	if (type != EMU_WIRE_ETH_P_IPV4 && type != EMU_WIRE_ETH_P_IPV6 &&
 	    type != EMU_WIRE_ETH_P_ROCE)
 		return EMU_WIRE_DROP_NOT_ROCE;
@@ -333,12 +333,12 @@ enum emu_wire_drop emu_wire_roce_parse(const uint8_t *f, uint32_t len,
 	h->se = b[1] & 0x80;
 	h->migreq = b[1] & 0x40;
 	h->padcnt = (b[1] >> 4) & 3;
-	h->pkey = wire_get16(b + 2);
+	h->pkey = emu_get_be16(b + 2);
 	h->fecn = b[4] & 0x80;
 	h->becn = b[4] & 0x40;
-	h->dqpn = wire_get32(b + 4) & 0xffffff;
+	h->dqpn = emu_get_be32(b + 4) & 0xffffff;
 	h->ackreq = b[8] & 0x80;
-	h->psn = wire_get32(b + 8) & 0xffffff;
+	h->psn = emu_get_be32(b + 8) & 0xffffff;
 	/* IBA C9-4: transport header version 0 only. */
 	if (b[1] & 0x0f)
 		return EMU_WIRE_DROP_MALFORMED;
@@ -356,7 +356,7 @@ enum emu_wire_drop emu_wire_roce_parse(const uint8_t *f, uint32_t len,
 	if ((rest & 3) || h->padcnt > rest ||
 	    (!(oi->flags & EMU_WIRE_F_PAYLOAD) && rest))
 		return EMU_WIRE_DROP_MALFORMED;
-	if (wire_get32le(f + end - EMU_WIRE_ICRC_LEN) !=
+	if (emu_get_le32(f + end - EMU_WIRE_ICRC_LEN) !=
 	    emu_wire_icrc(f, l3, end))
 		return EMU_WIRE_DROP_ICRC;
 	wire_ext_get(b + BTH_LEN, h, oi->hdrs);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * emu/wire/wire_int.h -- inside the wire: byte order helpers, the port's
- * state, the forwarding table and the capture, grouped by file.
+ * emu/wire/wire_int.h -- inside the wire: the port's state, the
+ * forwarding table and the capture, grouped by file (byte order:
+ * emu/base/bytes.h).
  */
 #ifndef MLX5EMU_EMU_WIRE_WIRE_INT_H
 #define MLX5EMU_EMU_WIRE_WIRE_INT_H
@@ -9,59 +10,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "emu/base/bytes.h"
 #include "emu/wire/wire.h"
-
-/* ---- big-endian fields (and the little-endian ICRC) ---- */
-
-static inline void wire_put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void wire_put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static inline void wire_put64(uint8_t *p, uint64_t v)
-{
-	wire_put32(p, (uint32_t)(v >> 32));
-	wire_put32(p + 4, (uint32_t)v);
-}
-
-static inline void wire_put32le(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static inline uint16_t wire_get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t wire_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t wire_get64(const uint8_t *p)
-{
-	return (uint64_t)wire_get32(p) << 32 | wire_get32(p + 4);
-}
-
-static inline uint32_t wire_get32le(const uint8_t *p)
-{
-	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[1] << 8 | p[0];
-}
 
 /* ---- wire_l3.c ---- */
 /* The Internet checksum of len bytes (0 when a header's own checks). */

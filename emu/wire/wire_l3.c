@@ -63,16 +63,16 @@ void emu_wire_ipv4_build(uint8_t ip[20], const uint8_t sgid[16],
 	memset(ip, 0, 20);
 	ip[0] = 0x45;			/* version 4, 5 words */
 	ip[1] = tos;
-	wire_put16(ip + 2, tot);
+	emu_put_be16(ip + 2, tot);
 	/* Identification 0 and DF: RoCE is never fragmented (the ICRC
 	 * covers both, so they are fixed before it is computed). */
-	wire_put16(ip + 6, 0x4000);
+	emu_put_be16(ip + 6, 0x4000);
 	ip[8] = ttl;
 	ip[9] = 17;			/* UDP */
 	memcpy(ip + 12, sgid + 12, 4);
 	memcpy(ip + 16, dgid + 12, 4);
 	csum = wire_ip_csum(ip, 20);
-	wire_put16(ip + 10, csum);
+	emu_put_be16(ip + 10, csum);
 }
 
 void emu_wire_ipv6_build(uint8_t ip[40], const uint8_t sgid[16],
@@ -80,9 +80,9 @@ void emu_wire_ipv6_build(uint8_t ip[40], const uint8_t sgid[16],
 			 uint32_t flow_label, uint8_t hop_limit,
 			 uint8_t next, uint16_t l4len)
 {
-	wire_put32(ip, 6u << 28 | (uint32_t)tclass << 20 |
+	emu_put_be32(ip, 6u << 28 | (uint32_t)tclass << 20 |
 		       (flow_label & 0xfffff));
-	wire_put16(ip + 4, l4len);
+	emu_put_be16(ip + 4, l4len);
 	ip[6] = next;
 	ip[7] = hop_limit;
 	memcpy(ip + 8, sgid, 16);

@@ -80,7 +80,7 @@ void wire_pcap_write_outer(struct wire_pcap *pc, const struct emu_wire_ep *src,
 		return;
 	memset(rec, 0, EMU_WIRE_ETH_HLEN);
 	memcpy(rec + 6, smac, 6);
-	wire_put16(rec + 12, v6 ? EMU_WIRE_ETH_P_IPV6 : EMU_WIRE_ETH_P_IPV4);
+	emu_put_be16(rec + 12, v6 ? EMU_WIRE_ETH_P_IPV6 : EMU_WIRE_ETH_P_IPV4);
 	if (v6) {
 		emu_wire_ipv6_build(rec + EMU_WIRE_ETH_HLEN, src->addr, dst->addr,
 				    0, 0, 64, 17, (uint16_t)(8 + len));
@@ -90,10 +90,10 @@ void wire_pcap_write_outer(struct wire_pcap *pc, const struct emu_wire_ep *src,
 		emu_wire_ipv4_build(rec + EMU_WIRE_ETH_HLEN, sg, dg, 0, 64,
 				    (uint16_t)(8 + len));
 	}
-	wire_put16(rec + off, src->port);
-	wire_put16(rec + off + 2, dst->port);
-	wire_put16(rec + off + 4, (uint16_t)(8 + len));
-	wire_put16(rec + off + 6, 0);
+	emu_put_be16(rec + off, src->port);
+	emu_put_be16(rec + off + 2, dst->port);
+	emu_put_be16(rec + off + 4, (uint16_t)(8 + len));
+	emu_put_be16(rec + off + 6, 0);
 	memcpy(rec + off + 8, dgram, len);
 	wire_pcap_record(pc, rec, off + 8 + len);
 }

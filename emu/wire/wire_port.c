@@ -150,7 +150,7 @@ static void wire_frame_info(const struct emu_wire_port *p, const uint8_t *f,
 	fi->rx = rx;
 	if (len < EMU_WIRE_ETH_HLEN)
 		return;
-	switch (wire_get16(f + 12)) {
+	switch (emu_get_be16(f + 12)) {
 	case EMU_WIRE_ETH_P_IPV4:
 		bth = EMU_WIRE_ETH_HLEN + 20 + 8;
 		break;
@@ -167,10 +167,10 @@ static void wire_frame_info(const struct emu_wire_port *p, const uint8_t *f,
 		return;
 	fi->roce = true;
 	fi->opcode = f[bth];
-	fi->dqpn = wire_get32(f + bth + 4) & 0xffffff;
-	fi->psn = wire_get32(f + bth + 8) & 0xffffff;
+	fi->dqpn = emu_get_be32(f + bth + 4) & 0xffffff;
+	fi->psn = emu_get_be32(f + bth + 8) & 0xffffff;
 	if ((fi->opcode & 0xe0) == EMU_WIRE_TR_UD && len >= bth + 20)
-		fi->src_qpn = wire_get32(f + bth + 16) & 0xffffff;
+		fi->src_qpn = emu_get_be32(f + bth + 16) & 0xffffff;
 }
 
 static enum emu_wire_verdict wire_filter(struct emu_wire_port *p,
@@ -211,8 +211,8 @@ uint8_t *emu_wire_tx_frame(struct emu_wire_port *p)
 
 static void wire_vxlan_put(uint8_t *h, uint32_t vni)
 {
-	wire_put32(h, 0x08000000u);		/* I flag */
-	wire_put32(h + 4, (vni & 0xffffff) << 8);
+	emu_put_be32(h, 0x08000000u);		/* I flag */
+	emu_put_be32(h + 4, (vni & 0xffffff) << 8);
 }
 
 /* Hand the queue to the link (its buffers stay handed out until the
@@ -394,7 +394,7 @@ static enum emu_wire_drop wire_rx_one(struct emu_wire_port *p,
 		return EMU_WIRE_DROP_VXLAN;
 	/* RFC 7348 5: the I flag set; the VNI ours. */
 	if (!(d->buf[0] & 0x08) ||
-	    (wire_get32(d->buf + 4) >> 8) != (p->cfg.vni & 0xffffff))
+	    (emu_get_be32(d->buf + 4) >> 8) != (p->cfg.vni & 0xffffff))
 		return EMU_WIRE_DROP_VXLAN;
 	len = d->len - EMU_WIRE_VXLAN_HLEN;
 	if (wire_fdb_learn(&p->fdb, f + 6, &d->ep))
