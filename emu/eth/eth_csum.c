@@ -161,34 +161,41 @@ void emu_eth_csum_verify(const uint8_t *f, const struct emu_eth_pkt *p,
 		    0xffff;
 }
 
-static bool eth_tx_l3(uint8_t *f, const struct emu_eth_hdrs *h)
+void eth_ipv4_csum_set(uint8_t *ip, uint32_t hlen)
 {
-	uint8_t *ip = f + h->l3_off;
-
-	if (h->l3 != EMU_ETH_L3_IPV4)
-		return false;
 	emu_put_be16(ip + 10, 0);
 	emu_put_be16(ip + 10, (uint16_t)~emu_eth_csum_fold(
-				   emu_eth_csum_add(0, ip, h->l3_hlen)));
+				      emu_eth_csum_add(0, ip, hlen)));
+}
+
+void eth_l4_csum_set(uint8_t *f, const struct emu_eth_hdrs *h,
+		     uint32_t l4_len)
+{
+	uint32_t coff = eth_l4_csum_off(h);
+	uint16_t c;
+
+	emu_put_be16(f + coff, 0);
+	c = (uint16_t)~emu_eth_csum_fold(emu_eth_csum_pseudo(f, h, l4_len) +
+			emu_eth_csum_fold(emu_eth_csum_add(0, f + h->l4_off,
+							   l4_len)));
+	if (h->l4 == EMU_ETH_L4_UDP && !c)
+		c = 0xffff;
+	emu_put_be16(f + coff, c);
+}
+
+static bool eth_tx_l3(uint8_t *f, const struct emu_eth_hdrs *h)
+{
+	if (h->l3 != EMU_ETH_L3_IPV4)
+		return false;
+	eth_ipv4_csum_set(f + h->l3_off, h->l3_hlen);
 	return true;
 }
 
 static bool eth_tx_l4(uint8_t *f, const struct emu_eth_hdrs *h)
 {
-	uint32_t l4len, coff;
-	uint16_t c;
-
 	if (h->l4 == EMU_ETH_L4_NONE || h->frag)
 		return false;
-	l4len = eth_l4_len(f, h);
-	coff = eth_l4_csum_off(h);
-	emu_put_be16(f + coff, 0);
-	c = (uint16_t)~emu_eth_csum_fold(emu_eth_csum_pseudo(f, h, l4len) +
-			emu_eth_csum_fold(emu_eth_csum_add(0, f + h->l4_off, l4len)));
-	/* UDP sends a computed 0 as all ones: 0 means "no checksum". */
-	if (h->l4 == EMU_ETH_L4_UDP && !c)
-		c = 0xffff;
-	emu_put_be16(f + coff, c);
+	eth_l4_csum_set(f, h, eth_l4_len(f, h));
 	return true;
 }
 

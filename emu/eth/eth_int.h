@@ -10,6 +10,18 @@
 
 #include "emu/base/bytes.h"
 
+struct emu_eth_hdrs;
+
+/*
+ * eth_csum.c, for transmit and segmentation: an IPv4 header's checksum
+ * written in place (@hlen bytes at @ip), and a TCP or UDP checksum over
+ * @l4_len bytes with its pseudo header (UDP sends a computed 0 as all
+ * ones: 0 means "no checksum").
+ */
+void eth_ipv4_csum_set(uint8_t *ip, uint32_t hlen);
+void eth_l4_csum_set(uint8_t *f, const struct emu_eth_hdrs *h,
+		     uint32_t l4_len);
+
 enum {
 	ETH_IPPROTO_HOPOPTS = 0,
 	ETH_IPPROTO_TCP = 6,

@@ -97,16 +97,12 @@ uint32_t emu_eth_lso_seg(const struct emu_eth_lso *s, uint32_t k,
 	uint8_t *ip = frame + h->l3_off, *l4 = frame + h->l4_off;
 	uint32_t off, plen = emu_eth_lso_slice(s, k, &off);
 	uint32_t l4len = h->l4_hlen + plen;
-	uint32_t coff = h->l4 == EMU_ETH_L4_TCP ? 16 : 6;
-	uint16_t c;
 
 	memcpy(frame, s->hdr, s->hdr_len);
 	if (h->l3 == EMU_ETH_L3_IPV4) {
 		emu_put_be16(ip + 2, (uint16_t)(s->hdr_len - h->l3_off + plen));
 		emu_put_be16(ip + 4, (uint16_t)(s->ip_id + k));
-		emu_put_be16(ip + 10, 0);
-		emu_put_be16(ip + 10, (uint16_t)~emu_eth_csum_fold(
-					   emu_eth_csum_add(0, ip, h->l3_hlen)));
+		eth_ipv4_csum_set(ip, h->l3_hlen);
 	} else {
 		emu_put_be16(ip + 4, (uint16_t)(s->hdr_len - h->l3_off - 40 + plen));
 	}
@@ -120,11 +116,6 @@ uint32_t emu_eth_lso_seg(const struct emu_eth_lso *s, uint32_t k,
 			fl &= (uint8_t)~ETH_TCP_CWR;
 		l4[13] = fl;
 	}
-	emu_put_be16(l4 + coff, 0);
-	c = (uint16_t)~emu_eth_csum_fold(emu_eth_csum_pseudo(frame, h, l4len) +
-			emu_eth_csum_fold(emu_eth_csum_add(0, l4, l4len)));
-	if (h->l4 == EMU_ETH_L4_UDP && !c)
-		c = 0xffff;
-	emu_put_be16(l4 + coff, c);
+	eth_l4_csum_set(frame, h, l4len);
 	return s->hdr_len + plen;
 }

@@ -24,6 +24,25 @@
 #define L24(m, fld, v) PRM_SET(fte_match_set_lyr_2_4, m, fld, v)
 #define MISC(m, fld, v) PRM_SET(fte_match_set_misc, m, fld, v)
 
+/* misc's fields of one layer (@pfx outer_ or inner_): the second tag,
+ * the IPv6 flow label. */
+#define ETH_MATCH_MISC(misc, h, pfx)					\
+	do {								\
+		uint16_t tci_ = (h)->vlan_tci[1];			\
+									\
+		if ((h)->nvlan > 1) {					\
+			MISC(misc, pfx##second_cvlan_tag,		\
+			     (h)->vlan_tpid[1] == EMU_ETH_TPID_CVLAN);	\
+			MISC(misc, pfx##second_svlan_tag,		\
+			     (h)->vlan_tpid[1] == EMU_ETH_TPID_SVLAN);	\
+			MISC(misc, pfx##second_prio, tci_ >> 13);	\
+			MISC(misc, pfx##second_cfi, tci_ >> 12);	\
+			MISC(misc, pfx##second_vid, tci_);		\
+		}							\
+		if ((h)->l3 == EMU_ETH_L3_IPV6)				\
+			MISC(misc, pfx##ipv6_flow_label, (h)->flow_label); \
+	} while (0)
+
 static void eth_match_l3(const uint8_t *f, const struct emu_eth_hdrs *h,
 			 void *m)
 {
@@ -92,34 +111,10 @@ void emu_eth_fill_match(const uint8_t *f, const struct emu_eth_pkt *p,
 	if (p->len < EMU_ETH_HLEN)
 		return;
 	eth_match_l24(f, o, PRM_ADDR_OF(fte_match_param, m, outer_headers));
-	if (o->nvlan > 1) {
-		uint16_t tci = o->vlan_tci[1];
-
-		MISC(misc, outer_second_cvlan_tag,
-		     o->vlan_tpid[1] == EMU_ETH_TPID_CVLAN);
-		MISC(misc, outer_second_svlan_tag,
-		     o->vlan_tpid[1] == EMU_ETH_TPID_SVLAN);
-		MISC(misc, outer_second_prio, tci >> 13);
-		MISC(misc, outer_second_cfi, tci >> 12);
-		MISC(misc, outer_second_vid, tci);
-	}
-	if (o->l3 == EMU_ETH_L3_IPV6)
-		MISC(misc, outer_ipv6_flow_label, o->flow_label);
+	ETH_MATCH_MISC(misc, o, outer_);
 	if (!p->tunneled)
 		return;
 	MISC(misc, vxlan_vni, p->vni);
 	eth_match_l24(f, in, PRM_ADDR_OF(fte_match_param, m, inner_headers));
-	if (in->nvlan > 1) {
-		uint16_t tci = in->vlan_tci[1];
-
-		MISC(misc, inner_second_cvlan_tag,
-		     in->vlan_tpid[1] == EMU_ETH_TPID_CVLAN);
-		MISC(misc, inner_second_svlan_tag,
-		     in->vlan_tpid[1] == EMU_ETH_TPID_SVLAN);
-		MISC(misc, inner_second_prio, tci >> 13);
-		MISC(misc, inner_second_cfi, tci >> 12);
-		MISC(misc, inner_second_vid, tci);
-	}
-	if (in->l3 == EMU_ETH_L3_IPV6)
-		MISC(misc, inner_ipv6_flow_label, in->flow_label);
+	ETH_MATCH_MISC(misc, in, inner_);
 }
