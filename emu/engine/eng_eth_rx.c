@@ -92,9 +92,9 @@ static struct emu_fw_rq *eng_eth_rss(const struct emu_fw_tir *tir,
 	return l->rq[rss->hash % l->size];
 }
 
-/* A receive error: its CQE, the RQ to ERR, flushed if it flushes. */
-static void eng_eth_rq_fail(struct eng_dev *dev, struct emu_fw_rq *rq,
-			    uint16_t idx, enum eng_synd_id id)
+/* A responder error CQE of the RQ for its WQE @idx. */
+static void eng_eth_rq_err_cqe(struct emu_fw_rq *rq, uint16_t idx,
+			       enum eng_synd_id id)
 {
 	const struct eng_synd *sy = eng_synd(id);
 	struct eng_cqe c = {
@@ -107,8 +107,15 @@ static void eng_eth_rq_fail(struct eng_dev *dev, struct emu_fw_rq *rq,
 	};
 
 	(void)eng_cqe_write(rq->cq, &c);
+}
+
+/* A receive error: its CQE, the RQ to ERR, flushed if it flushes. */
+static void eng_eth_rq_fail(struct emu_fw_rq *rq, uint16_t idx,
+			    enum eng_synd_id id)
+{
+	eng_eth_rq_err_cqe(rq, idx, id);
 	if (!emu_fw_rq_set_error(rq))
-		eng_eth_rq_flush(dev, rq);
+		eng_eth_rq_flush(rq);
 }
 
 static void eng_eth_rq_count(struct emu_fw_rq *rq, enum emu_fw_q_cnt which)
@@ -164,7 +171,7 @@ static void eng_eth_rq_rx(struct eng_dev *dev, struct emu_fw_rq *rq,
 	mr = eng_mr_scatter(dev->fw, rq->obj.id, rq->pd, r.sge, r.nsge, 0,
 			    &pkt, &src_fault);
 	if (mr != ENG_MR_OK) {
-		eng_eth_rq_fail(dev, rq, r.idx, mr == ENG_MR_LEN ?
+		eng_eth_rq_fail(rq, r.idx, mr == ENG_MR_LEN ?
 				ENG_SYND_LOCAL_LENGTH : ENG_SYND_LOCAL_PROT);
 		return;
 	}
@@ -202,7 +209,6 @@ bool eng_eth_rx(struct eng_dev *dev, unsigned int port, const uint8_t *f,
 {
 	struct emu_fw_steer_res res;
 
-	(void)port;
 	if (emu_eth_parse(f, len, &eng_rx.pkt))
 		return false;
 	emu_eth_fill_match(f, &eng_rx.pkt, eng_rx.match);
@@ -228,29 +234,18 @@ bool eng_eth_rx(struct eng_dev *dev, unsigned int port, const uint8_t *f,
 	return true;
 }
 
-unsigned int eng_eth_rq_flush(struct eng_dev *dev, struct emu_fw_rq *rq)
+unsigned int eng_eth_rq_flush(struct emu_fw_rq *rq)
 {
-	const struct eng_synd *sy = eng_synd(ENG_SYND_WR_FLUSH);
 	unsigned int n = 0;
 	struct eng_rwqe r;
 
-	(void)dev;
 	if (!rq->flush_in_error_en)
 		return 0;
 	while (n < ENG_PASS_WQES &&
 	       eng_recv_cyclic(&rq->ring, &rq->dbr, &rq->hw.head, &r) ==
 	       ENG_RECV_OK) {
-		struct eng_cqe c = {
-			.opcode = MLX5_CQE_RESP_ERR,
-			.syndrome = sy->syndrome,
-			.vendor = sy->vendor,
-			.qpn = rq->obj.id,
-			.wqe_counter = r.idx,
-			.srqn_uidx = rq->user_index,
-		};
-
 		atomic_fetch_add(&rq->hw.consumed, 1);
-		(void)eng_cqe_write(rq->cq, &c);
+		eng_eth_rq_err_cqe(rq, r.idx, ENG_SYND_WR_FLUSH);
 		n++;
 	}
 	return n;

@@ -93,7 +93,6 @@ void eng_sq_changed(void *arg, struct emu_fw_sq *fs)
 
 void eng_rq_changed(void *arg, struct emu_fw_rq *fr)
 {
-	struct eng_dev *dev = arg;
 	struct eng *e = &eng_g;
 
 	/* A command moved the RQ to ERR: what it holds is flushed now (the
@@ -103,7 +102,7 @@ void eng_rq_changed(void *arg, struct emu_fw_rq *fr)
 		return;
 	pthread_mutex_lock(&e->run);
 	emu_fw_rcu_lock();
-	eng_eth_rq_flush(dev, fr);
+	eng_eth_rq_flush(fr);
 	emu_fw_rcu_unlock();
 	pthread_mutex_unlock(&e->run);
 }
@@ -119,7 +118,7 @@ void eng_sq_detach_all(struct eng *e, struct eng_dev *dev)
 
 /* A CQE of the SQ: a requester CQE (success, error or flush). */
 static void eng_sq_cqe(struct eng_sq *sq, const struct eng_wqe *w,
-		       uint8_t opcode, enum eng_synd_id err)
+		       enum eng_synd_id err)
 {
 	struct emu_fw_sq *fs = sq->fs;
 	struct eng_cqe c = {
@@ -131,7 +130,6 @@ static void eng_sq_cqe(struct eng_sq *sq, const struct eng_wqe *w,
 		.ts_format = fs->ts_format,
 	};
 
-	(void)opcode;
 	if (err != ENG_SYND_NUM) {
 		const struct eng_synd *sy = eng_synd(err);
 
@@ -146,7 +144,7 @@ static void eng_sq_cqe(struct eng_sq *sq, const struct eng_wqe *w,
 static void eng_sq_fail(struct eng_sq *sq, const struct eng_wqe *w,
 			enum eng_synd_id err)
 {
-	eng_sq_cqe(sq, w, w->opcode, err);
+	eng_sq_cqe(sq, w, err);
 	(void)emu_fw_sq_set_error(sq->fs);
 }
 
@@ -161,7 +159,7 @@ static unsigned int eng_sq_flush(struct eng_sq *sq, uint16_t pi,
 		if (eng_wqe_fetch(&sq->fs->ring, sq->ci, &w) == ENG_WQE_FAULT)
 			w.nbb = 1;
 		w.idx = sq->ci;
-		eng_sq_cqe(sq, &w, w.opcode, ENG_SYND_WR_FLUSH);
+		eng_sq_cqe(sq, &w, ENG_SYND_WR_FLUSH);
 		sq->ci = (uint16_t)(sq->ci + w.nbb);
 		n++;
 	}
@@ -173,7 +171,6 @@ static enum eng_synd_id eng_sq_synd(enum eng_eth_tx_res r)
 {
 	switch (r) {
 	case ENG_ETH_TX_PROT:
-		return ENG_SYND_LOCAL_PROT;
 	case ENG_ETH_TX_FAULT:
 		return ENG_SYND_LOCAL_PROT;
 	case ENG_ETH_TX_LEN:
@@ -216,7 +213,7 @@ unsigned int eng_sq_run(struct eng_sq *sq, unsigned int budget)
 			break;
 		}
 		if (w.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE)
-			eng_sq_cqe(sq, &w, w.opcode, ENG_SYND_NUM);
+			eng_sq_cqe(sq, &w, ENG_SYND_NUM);
 	}
 	atomic_store(&fs->hw.wqebb_counter, sq->ci);
 	return done;

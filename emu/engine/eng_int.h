@@ -713,7 +713,7 @@ void eng_eth_xmit(struct eng_dev *dev, unsigned int port, const uint8_t *f,
 bool eng_eth_rx(struct eng_dev *dev, unsigned int port, const uint8_t *f,
 		uint32_t len, const struct eng_eth_src *src);
 /* Flush what an RQ in ERR holds (flush_in_error_en). */
-unsigned int eng_eth_rq_flush(struct eng_dev *dev, struct emu_fw_rq *fr);
+unsigned int eng_eth_rq_flush(struct emu_fw_rq *fr);
 
 /* ---- eng_dp.c: fault rules and the trace on the data path ---- */
 #define ENG_DP_BUSY (1u << 31)
