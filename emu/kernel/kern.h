@@ -83,12 +83,16 @@ struct kern_clock {
 };
 
 /* The kernel's NIC receive steering (kern_flow.c): its root table, made
- * at the first rule, and the flow indexes rules hold. */
+ * at the first rule, and the flow indexes rules hold, in bands of
+ * KERN_FLOW_PER_PRIO per bypass priority (MLX5_BY_PASS_NUM_PRIOS: 16
+ * regular, 16 don't-trap, 1 multicast). */
+#define KERN_FLOW_PRIOS 33
+#define KERN_FLOW_PER_PRIO 256
 struct kern_flow {
 	pthread_mutex_t lock;		/* after a ucontext's lock */
 	bool root_valid;
 	uint32_t root_id;
-	uint64_t used[33 * 256 / 64];
+	uint64_t used[KERN_FLOW_PRIOS * KERN_FLOW_PER_PRIO / 64];
 };
 
 /* One emulated device as the kernel holds it, created on first open. */

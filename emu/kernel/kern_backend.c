@@ -58,7 +58,6 @@ static int kern_obj_destroy_op(struct mlx5be_obj *obj)
 	return kern_obj_destroy(obj);
 }
 
-
 /* The UMR mlx5_ib posts for a rereg of PD and access (emu_fw_mkey_rereg);
  * the mkc rights set_mkc_access_pd_addr_fields derives from the flags. */
 static int kern_mkey_rereg(struct mlx5be_obj *obj, uint32_t pdn,

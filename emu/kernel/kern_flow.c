@@ -33,10 +33,9 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 
-/* MLX5_BY_PASS_NUM_PRIOS: 16 regular, 16 don't-trap, 1 multicast. */
-#define KERN_FLOW_PRIOS 33
-#define KERN_FLOW_PER_PRIO 256
-#define KERN_FLOW_LOG_SIZE 14	/* room for 33 * 256 entries */
+#define KERN_FLOW_LOG_SIZE 14	/* room for every band (kern.h) */
+_Static_assert(KERN_FLOW_PRIOS * KERN_FLOW_PER_PRIO <= 1 << KERN_FLOW_LOG_SIZE,
+	       "the root table holds every band");
 
 /* The table, made at the first rule, under kdev->flow.lock. */
 static int kern_flow_root(struct kern_dev *kdev)
