@@ -43,8 +43,33 @@ struct mlx5be_obj *prov_obj_create(struct prov_context *pctx, const void *in,
 		int err = prov_cmd_status_errno(out);
 
 		errno = err ? err : EIO;
+	} else if (!obj && !errno) {
+		errno = EIO;
 	}
 	return obj;
+}
+
+/* A backend answer (0 or -errno) as the kernel's: EREMOTEIO is the
+ * firmware status's errno. */
+static int prov_obj_answer(int ret, const void *out)
+{
+	if (ret == -EREMOTEIO)
+		return prov_cmd_status_errno(out);
+	return ret < 0 ? -ret : ret;
+}
+
+int prov_obj_modify(struct prov_context *pctx, struct mlx5be_obj *obj,
+		    const void *in, size_t inlen, void *out, size_t outlen)
+{
+	return prov_obj_answer(pctx->be->obj_modify(obj, in, inlen, out,
+						    outlen), out);
+}
+
+int prov_obj_query(struct prov_context *pctx, struct mlx5be_obj *obj,
+		   const void *in, size_t inlen, void *out, size_t outlen)
+{
+	return prov_obj_answer(pctx->be->obj_query(obj, in, inlen, out,
+						   outlen), out);
 }
 
 int prov_obj_destroy(struct prov_context *pctx, struct mlx5be_obj *obj)

@@ -24,10 +24,21 @@ int prov_cmd_status_errno(const void *out);
 
 /*
  * A PRM object created on behalf of a verb, as the kernel creates it: NULL
- * with errno set; a firmware failure is the status's errno, not EREMOTEIO.
+ * with errno set (never 0: EIO when nothing said why); a firmware failure
+ * is the status's errno, not EREMOTEIO.
  */
 struct mlx5be_obj *prov_obj_create(struct prov_context *pctx, const void *in,
 				   size_t inlen, void *out, size_t outlen);
+
+/*
+ * MODIFY and QUERY commands on a PRM object behind a verb, as the kernel
+ * runs them: 0 or a positive errno, a firmware failure the status's errno
+ * (the outbox filled in), not EREMOTEIO.
+ */
+int prov_obj_modify(struct prov_context *pctx, struct mlx5be_obj *obj,
+		    const void *in, size_t inlen, void *out, size_t outlen);
+int prov_obj_query(struct prov_context *pctx, struct mlx5be_obj *obj,
+		   const void *in, size_t inlen, void *out, size_t outlen);
 
 /* Destroys a PRM object; 0 or a positive errno. */
 int prov_obj_destroy(struct prov_context *pctx, struct mlx5be_obj *obj);

@@ -336,7 +336,7 @@ static int cq_create_cmd(struct prov_cq *cq, const struct ibv_cq_init_attr_ex *a
 	PRM_SET64(create_cq_in, in, cq_umem_offset, 0);
 	cq->obj = prov_obj_create(pctx, in, sizeof(in), out, sizeof(out));
 	if (!cq->obj)
-		return errno ? errno : EIO;
+		return errno;
 	cq->cqn = PRM_GET(create_cq_out, out, cqn);
 	return 0;
 }

@@ -32,7 +32,6 @@ int prov_cq_modify(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr)
 	uint8_t in[PRM_ST_SZ_BYTES(modify_cq_in)] = { 0 };
 	uint8_t out[PRM_ST_SZ_BYTES(modify_cq_out)] = { 0 };
 	void *cqc = PRM_ADDR_OF(modify_cq_in, in, cq_context);
-	int ret;
 
 	if (attr->attr_mask >= IBV_CQ_ATTR_RESERVED || !attr->attr_mask)
 		return EINVAL;
@@ -47,8 +46,5 @@ int prov_cq_modify(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr)
 		MLX5_CQ_MODIFY_PERIOD | MLX5_CQ_MODIFY_COUNT);
 	PRM_SET(cqc, cqc, cq_period, attr->moderate.cq_period);
 	PRM_SET(cqc, cqc, cq_max_count, attr->moderate.cq_count);
-	ret = pctx->be->obj_modify(cq->obj, in, sizeof(in), out, sizeof(out));
-	if (ret == -EREMOTEIO)
-		ret = -prov_cmd_status_errno(out);
-	return -ret;
+	return prov_obj_modify(pctx, cq->obj, in, sizeof(in), out, sizeof(out));
 }

@@ -105,13 +105,11 @@ static int cq_resize_cmd(struct prov_cq *cq, struct prov_qbuf *ring,
 	PRM_SET(modify_cq_in, in, cq_umem_valid, 1);
 	PRM_SET(modify_cq_in, in, cq_umem_id, id);
 	PRM_SET64(modify_cq_in, in, cq_umem_offset, 0);
-	ret = pctx->be->obj_modify(cq->obj, in, sizeof(in), out, sizeof(out));
-	if (ret == -EREMOTEIO)
-		ret = -prov_cmd_status_errno(out);
+	ret = prov_obj_modify(pctx, cq->obj, in, sizeof(in), out, sizeof(out));
 	if (ret) {
 		prov_umem_dereg(pctx, *umem);
 		*umem = NULL;
-		return -ret;
+		return ret;
 	}
 	return 0;
 }

@@ -173,7 +173,7 @@ static int mr_mkey_create(struct prov_context *pctx, struct ibv_pd *pd,
 		    key);
 	*obj = prov_obj_create(pctx, in, sizeof(in), out, sizeof(out));
 	if (!*obj)
-		return errno ? errno : EIO;
+		return errno;
 	*mkey = PRM_GET(create_mkey_out, out, mkey_index) << 8 | key;
 	return 0;
 }

@@ -76,7 +76,7 @@ static int mw_mkey_create(struct prov_context *pctx, struct prov_mw *mw,
 	errno = 0;
 	mw->mkey = prov_obj_create(pctx, in, sizeof(in), out, sizeof(out));
 	if (!mw->mkey)
-		return errno ? errno : EIO;
+		return errno;
 	mw->ibmw.rkey = PRM_GET(create_mkey_out, out, mkey_index) << 8 | key;
 	return 0;
 }

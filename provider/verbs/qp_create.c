@@ -155,7 +155,7 @@ static int qp_create_cmd(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 		PRM_SET(create_qp_in, in, ece, PROV_ECE_CREATE);
 	qp->obj = prov_obj_create(pctx, in, sizeof(in), out, sizeof(out));
 	if (!qp->obj)
-		return errno ? errno : EIO;
+		return errno;
 	*qpn = PRM_GET(create_qp_out, out, qpn);
 	if (PROV_CAP_GEN(pctx, ece_support))
 		qp->get_ece = PRM_GET(create_qp_out, out, ece);

@@ -287,7 +287,7 @@ static int qp_ctx_alloc(struct prov_context *pctx, uint16_t opcode,
 	PRM_SET(alloc_pd_in, in, opcode, opcode);
 	*obj = prov_obj_create(pctx, in, sizeof(in), out, sizeof(out));
 	if (!*obj)
-		return errno ? errno : EIO;
+		return errno;
 	*id = PRM_GET(alloc_pd_out, out, pd);
 	return 0;
 }

@@ -168,7 +168,7 @@ int prov_dct_modify(struct prov_qp *qp, struct ibv_qp_attr *attr,
 					  PRM_ST_SZ_BYTES(create_dct_in), out,
 					  sizeof(out));
 		if (!qp->obj)
-			return errno ? errno : EIO;
+			return errno;
 		qp->vqp.qp.qp_num = PRM_GET(create_dct_out, out, dctn);
 		/* The options CREATE_DCT answered, when some were set. */
 		if (qp->set_ece) {
@@ -200,11 +200,10 @@ int prov_dct_query(struct prov_qp *qp, struct ibv_qp_attr *attr,
 		return EINVAL;
 	PRM_SET(query_dct_in, in, opcode, MLX5_CMD_OP_QUERY_DCT);
 	PRM_SET(query_dct_in, in, dctn, qp->vqp.qp.qp_num);
-	ret = qp->pctx->be->obj_query(qp->obj, in, sizeof(in), out, sizeof(out));
-	if (ret == -EREMOTEIO)
-		return prov_cmd_status_errno(out);
+	ret = prov_obj_query(qp->pctx, qp->obj, in, sizeof(in), out,
+			     sizeof(out));
 	if (ret)
-		return -ret;
+		return ret;
 	if (attr_mask & IBV_QP_STATE)
 		attr->qp_state = IBV_QPS_RTR;
 	if (attr_mask & IBV_QP_ACCESS_FLAGS)

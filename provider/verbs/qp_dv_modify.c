@@ -27,7 +27,6 @@ int mlx5emu_abi_mlx5dv_modify_qp_udp_sport(struct ibv_qp *ibqp,
 	uint8_t in[PRM_ST_SZ_BYTES(rts2rts_qp_in)] = { 0 };
 	uint8_t out[PRM_ST_SZ_BYTES(rts2rts_qp_out)] = { 0 };
 	struct prov_qp *qp = prov_qp_real(to_prov_qp(ibqp));
-	int ret;
 
 	if ((ibqp->qp_type != IBV_QPT_RC && ibqp->qp_type != IBV_QPT_UC) ||
 	    ibqp->state != IBV_QPS_RTS ||
@@ -39,9 +38,6 @@ int mlx5emu_abi_mlx5dv_modify_qp_udp_sport(struct ibv_qp *ibqp,
 		  MLX5_QPC_OPT_MASK_32_UDP_SPORT);
 	PRM_SET(rts2rts_qp_in, in, qpc.primary_address_path.udp_sport,
 		udp_sport);
-	ret = qp->pctx->be->obj_modify(qp->obj, in, sizeof(in), out,
-				       sizeof(out));
-	if (ret == -EREMOTEIO)
-		return prov_cmd_status_errno(out);
-	return -ret;
+	return prov_obj_modify(qp->pctx, qp->obj, in, sizeof(in), out,
+			       sizeof(out));
 }

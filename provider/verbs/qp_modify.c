@@ -185,11 +185,9 @@ static int qp_modify_cmd(struct prov_qp *qp, const struct ibv_qp_attr *attr,
 	      op == MLX5_CMD_OP_RTS2RTS_QP;
 	if (ece)
 		PRM_SET(rst2init_qp_in, in, ece, qp->set_ece);
-	ret = pctx->be->obj_modify(qp->obj, in, inlen, out, sizeof(out));
-	if (ret == -EREMOTEIO)
-		return prov_cmd_status_errno(out);
+	ret = prov_obj_modify(pctx, qp->obj, in, inlen, out, sizeof(out));
 	if (ret)
-		return ret < 0 ? -ret : ret;
+		return ret;
 	/* libmlx5 takes the answer only for options it set. */
 	if (qp->set_ece) {
 		qp->set_ece = 0;

@@ -130,11 +130,9 @@ static int qp_query_attr(struct prov_qp *qp, struct ibv_qp_attr *attr)
 
 	PRM_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
 	PRM_SET(query_qp_in, in, qpn, qp->vqp.qp.qp_num);
-	ret = pctx->be->obj_query(qp->obj, in, sizeof(in), out, sizeof(out));
-	if (ret == -EREMOTEIO)
-		return prov_cmd_status_errno(out);
+	ret = prov_obj_query(pctx, qp->obj, in, sizeof(in), out, sizeof(out));
 	if (ret)
-		return -ret;
+		return ret;
 	qp->kstate = to_ib_state(PRM_GET(qpc, qpc, state));
 	attr->path_mtu = (enum ibv_mtu)PRM_GET(qpc, qpc, mtu);
 	attr->path_mig_state = to_ib_mig(PRM_GET(qpc, qpc, pm_state));

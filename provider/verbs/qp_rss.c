@@ -137,7 +137,7 @@ static int rss_create_tir(struct prov_qp *qp, const struct ibv_rx_hash_conf *h,
 	}
 	qp->raw.tir = prov_obj_create(qp->pctx, in, sizeof(in), out, sizeof(out));
 	if (!qp->raw.tir)
-		return errno ? errno : EIO;
+		return errno;
 	qp->raw.tirn = PRM_GET(create_tir_out, out, tirn);
 	return 0;
 }

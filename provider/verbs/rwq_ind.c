@@ -52,7 +52,7 @@ static int rwq_ind_create_rqt(struct prov_rwq_ind *t,
 	t->obj = prov_obj_create(t->pctx, in, inlen, out, sizeof(out));
 	free(in);
 	if (!t->obj)
-		return errno ? errno : EIO;
+		return errno;
 	t->tbl.ind_tbl_num = PRM_GET(create_rqt_out, out, rqtn);
 	return 0;
 }

@@ -37,12 +37,10 @@ static int sq_query_sqd(struct prov_qp *qp, unsigned int *idx)
 
 	PRM_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
 	PRM_SET(query_qp_in, in, qpn, qp->vqp.qp.qp_num);
-	ret = qp->pctx->be->obj_query(qp->obj, in, sizeof(in), out,
-				      sizeof(out));
-	if (ret == -EREMOTEIO)
-		return -prov_cmd_status_errno(out);
+	ret = prov_obj_query(qp->pctx, qp->obj, in, sizeof(in), out,
+			     sizeof(out));
 	if (ret)
-		return ret;
+		return -ret;
 	if (PRM_GET(query_qp_out, out, qpc.state) != MLX5_QPC_STATE_SQD)
 		return -EINVAL;
 	*idx = PRM_GET(query_qp_out, out, qpc.hw_sq_wqebb_counter) &

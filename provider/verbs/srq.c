@@ -209,7 +209,7 @@ static int srq_create_rmp(struct prov_srq *srq, struct ibv_pd *pd,
 	PRM_SET64(wq, wq, wq_umem_offset, 0);
 	srq->obj = prov_obj_create(srq->pctx, in, sizeof(in), out, sizeof(out));
 	if (!srq->obj)
-		return errno ? errno : EIO;
+		return errno;
 	srq->srqn = PRM_GET(create_rmp_out, out, rmpn);
 	return 0;
 }
@@ -244,7 +244,7 @@ static int srq_create_xrc(struct prov_srq *srq, struct ibv_pd *pd,
 	PRM_SET64(create_xrc_srq_in, in, xrc_srq_umem_offset, 0);
 	srq->obj = prov_obj_create(srq->pctx, in, sizeof(in), out, sizeof(out));
 	if (!srq->obj)
-		return errno ? errno : EIO;
+		return errno;
 	srq->srqn = PRM_GET(create_xrc_srq_out, out, xrc_srqn);
 	return 0;
 }
@@ -478,8 +478,8 @@ static int srq_arm(struct prov_srq *srq, uint32_t lwm)
 		PRM_SET(arm_xrc_srq_in, in, op_mod, 1);	/* XRC SRQ */
 		PRM_SET(arm_xrc_srq_in, in, xrc_srqn, srq->srqn);
 		PRM_SET(arm_xrc_srq_in, in, lwm, lwm);
-		ret = pctx->be->obj_modify(srq->obj, in, sizeof(in), out,
-					   sizeof(out));
+		ret = prov_obj_modify(pctx, srq->obj, in, sizeof(in), out,
+				      sizeof(out));
 	} else {
 		uint8_t in[PRM_ST_SZ_BYTES(modify_rmp_in)] = { 0 };
 		void *rmpc = PRM_ADDR_OF(modify_rmp_in, in, ctx);
@@ -491,12 +491,10 @@ static int srq_arm(struct prov_srq *srq, uint32_t lwm)
 		PRM_SET(rmp_bitmask, bm, lwm, 1);
 		PRM_SET(rmpc, rmpc, state, MLX5_RMPC_STATE_RDY);
 		PRM_SET(rmpc, rmpc, wq.lwm, lwm);
-		ret = pctx->be->obj_modify(srq->obj, in, sizeof(in), out,
-					   sizeof(out));
+		ret = prov_obj_modify(pctx, srq->obj, in, sizeof(in), out,
+				      sizeof(out));
 	}
-	if (ret == -EREMOTEIO)
-		return prov_cmd_status_errno(out);
-	return ret < 0 ? -ret : ret;
+	return ret;
 }
 
 MLX5EMU_ABI(ibv_modify_srq);
@@ -552,19 +550,18 @@ int mlx5emu_abi_ibv_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 
 		PRM_SET(query_xrc_srq_in, in, opcode, MLX5_CMD_OP_QUERY_XRC_SRQ);
 		PRM_SET(query_xrc_srq_in, in, xrc_srqn, srq->srqn);
-		ret = pctx->be->obj_query(srq->obj, in, sizeof(in), out,
-					  PRM_ST_SZ_BYTES(query_xrc_srq_out));
+		ret = prov_obj_query(pctx, srq->obj, in, sizeof(in), out,
+				     PRM_ST_SZ_BYTES(query_xrc_srq_out));
 		lwm = PRM_GET(query_xrc_srq_out, out, xrc_srq_context_entry.lwm);
 	} else {
 		uint8_t in[PRM_ST_SZ_BYTES(query_rmp_in)] = { 0 };
 
 		PRM_SET(query_rmp_in, in, opcode, MLX5_CMD_OP_QUERY_RMP);
 		PRM_SET(query_rmp_in, in, rmpn, srq->srqn);
-		ret = pctx->be->obj_query(srq->obj, in, sizeof(in), out,
-					  sizeof(out));
+		ret = prov_obj_query(pctx, srq->obj, in, sizeof(in), out,
+				     sizeof(out));
 		lwm = PRM_GET(query_rmp_out, out, rmp_context.wq.lwm);
 	}
-	ret = ret == -EREMOTEIO ? prov_cmd_status_errno(out) : -ret;
 	if (ret) {
 		errno = ret;
 		return ret;

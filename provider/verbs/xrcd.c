@@ -71,7 +71,7 @@ static struct prov_xrcd_shared *xrcd_alloc(struct prov_context *pctx)
 	PRM_SET(alloc_xrcd_in, in, opcode, MLX5_CMD_OP_ALLOC_XRCD);
 	x->obj = prov_obj_create(pctx, in, sizeof(in), out, sizeof(out));
 	if (!x->obj) {
-		err = errno ? errno : EIO;
+		err = errno;
 		free(x);
 		errno = err;
 		return NULL;
