@@ -179,6 +179,24 @@ void prov_qp_raw_destroy(struct prov_qp *qp);
 uint8_t prov_qp_raw_eth_min_inline(struct prov_context *pctx);
 /* tirc.self_lb_block for the vendor flags @vflags. */
 uint32_t prov_qp_raw_lb_block(uint32_t vflags);
+/* get_sq_ts_format() / get_rq_ts_format(): a queue's timestamp format
+ * from its own capability (@sq or RQ) and its CQ; 0 or EOPNOTSUPP. */
+int prov_wq_ts_format(struct prov_context *pctx, struct ibv_cq *cq, bool sq,
+		      uint8_t *fmt);
+
+/* What every RQ the provider makes (a raw packet QP's, a WQ's) says in
+ * create_rq_in: cyclic, in its own memory, RST, flushed in error, its
+ * ring and record in umems; VLAN stripping off unless @strip.  The
+ * callers add their flags. */
+struct prov_rq_init {
+	uint32_t uidx, cqn, pdn;
+	uint8_t ts_format;
+	bool strip;
+	unsigned int log_stride, log_size;
+	uint32_t buf_id, db_id;
+	uint64_t buf_offset;
+};
+void prov_rq_create_in(void *in, const struct prov_rq_init *r);
 
 /* qp_rss.c: mlx5_ib's own checks of an RSS QP (@vflags, @cflags: the
  * vendor and create flags left): 0 or EINVAL. */

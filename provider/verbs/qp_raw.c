@@ -39,20 +39,16 @@
 /* The kernel's MLX5_ADAPTER_PAGE_SHIFT: log_wq_stride of a send WQEBB. */
 #define RAW_LOG_SQ_STRIDE 6u
 
-/* get_sq_ts_format() / get_rq_ts_format(): the queue's format, from its
- * own capability and its CQ. */
-static int raw_ts_format(struct prov_qp *qp, struct ibv_cq *cq, bool sq,
-			 uint8_t *fmt)
+int prov_wq_ts_format(struct prov_context *pctx, struct ibv_cq *cq, bool sq,
+		      uint8_t *fmt)
 {
-	struct prov_context *pctx = qp->pctx;
 	unsigned int cap = sq ? PROV_CAP_GEN(pctx, sq_ts_format) :
 				PROV_CAP_GEN(pctx, rq_ts_format);
 	int f;
-	int err = prov_qp_cq_ts_format(cq, prov_caps_ts_fr(cap),
-				       prov_caps_ts_rt(cap), &f);
 
-	if (err)
-		return err;
+	if (prov_qp_cq_ts_format(cq, prov_caps_ts_fr(cap),
+				 prov_caps_ts_rt(cap), &f))
+		return EOPNOTSUPP;
 	*fmt = (uint8_t)f;
 	return 0;
 }
@@ -67,7 +63,7 @@ static int raw_create_tis(struct prov_qp *qp, uint32_t tdn)
 	PRM_SET(tisc, tisc, transport_domain, tdn);
 	qp->raw.tis = prov_obj_create(qp->pctx, in, sizeof(in), out, sizeof(out));
 	if (!qp->raw.tis)
-		return errno ? errno : EIO;
+		return errno;
 	qp->raw.tisn = PRM_GET(create_tis_out, out, tisn);
 	return 0;
 }
@@ -81,7 +77,7 @@ static int raw_create_sq(struct prov_qp *qp, const struct ibv_qp_init_attr_ex *a
 	void *sqc = PRM_ADDR_OF(create_sq_in, in, ctx);
 	void *wq = PRM_ADDR_OF(sqc, sqc, wq);
 	uint8_t ts;
-	int err = raw_ts_format(qp, attr->send_cq, true, &ts);
+	int err = prov_wq_ts_format(pctx, attr->send_cq, true, &ts);
 
 	if (err)
 		return err;
@@ -112,10 +108,34 @@ static int raw_create_sq(struct prov_qp *qp, const struct ibv_qp_init_attr_ex *a
 	PRM_SET64(wq, wq, wq_umem_offset, 0);
 	qp->raw.sq = prov_obj_create(pctx, in, sizeof(in), out, sizeof(out));
 	if (!qp->raw.sq)
-		return errno ? errno : EIO;
+		return errno;
 	qp->raw.sqn = PRM_GET(create_sq_out, out, sqn);
 	qp->raw.sq_state = MLX5_SQC_STATE_RST;
 	return 0;
+}
+
+void prov_rq_create_in(void *in, const struct prov_rq_init *r)
+{
+	void *rqc = PRM_ADDR_OF(create_rq_in, in, ctx);
+	void *wq = PRM_ADDR_OF(rqc, rqc, wq);
+
+	PRM_SET(create_rq_in, in, opcode, MLX5_CMD_OP_CREATE_RQ);
+	PRM_SET(rqc, rqc, vsd, !r->strip);
+	PRM_SET(rqc, rqc, mem_rq_type, MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_INLINE);
+	PRM_SET(rqc, rqc, state, MLX5_RQC_STATE_RST);
+	PRM_SET(rqc, rqc, ts_format, r->ts_format);
+	PRM_SET(rqc, rqc, flush_in_error_en, 1);
+	PRM_SET(rqc, rqc, user_index, r->uidx);
+	PRM_SET(rqc, rqc, cqn, r->cqn);
+	PRM_SET(wq, wq, wq_type, MLX5_WQ_TYPE_CYCLIC);
+	PRM_SET(wq, wq, pd, r->pdn);
+	PRM_SET(wq, wq, log_wq_stride, r->log_stride);
+	PRM_SET(wq, wq, log_wq_sz, r->log_size);
+	PRM_SET(wq, wq, dbr_umem_valid, 1);
+	PRM_SET(wq, wq, dbr_umem_id, r->db_id);
+	PRM_SET(wq, wq, wq_umem_valid, 1);
+	PRM_SET(wq, wq, wq_umem_id, r->buf_id);
+	PRM_SET64(wq, wq, wq_umem_offset, r->buf_offset);
 }
 
 static int raw_create_rq(struct prov_qp *qp, const struct ibv_qp_init_attr_ex *attr,
@@ -125,40 +145,30 @@ static int raw_create_rq(struct prov_qp *qp, const struct ibv_qp_init_attr_ex *a
 	uint8_t in[PRM_ST_SZ_BYTES(create_rq_in)] = { 0 };
 	uint8_t out[PRM_ST_SZ_BYTES(create_rq_out)] = { 0 };
 	void *rqc = PRM_ADDR_OF(create_rq_in, in, ctx);
-	void *wq = PRM_ADDR_OF(rqc, rqc, wq);
-	uint8_t ts;
-	int err = raw_ts_format(qp, attr->recv_cq, false, &ts);
+	struct prov_rq_init r = {
+		.uidx = qp->uidx,
+		.cqn = prov_cq_cqn(attr->recv_cq),
+		.pdn = prov_pd_pdn(attr->pd),
+		.strip = qp->create_flags & IBV_QP_CREATE_CVLAN_STRIPPING,
+		.log_stride = qp->rq.wqe_shift,
+		.log_size = prov_ilog32(qp->rq.wqe_cnt) - 1,
+		.buf_id = buf_id,
+		.db_id = db_id,
+		.buf_offset = qp->rq.offset,
+	};
+	int err = prov_wq_ts_format(pctx, attr->recv_cq, false, &r.ts_format);
 
 	if (err)
 		return err;
-	PRM_SET(create_rq_in, in, opcode, MLX5_CMD_OP_CREATE_RQ);
-	if (!(qp->create_flags & IBV_QP_CREATE_CVLAN_STRIPPING))
-		PRM_SET(rqc, rqc, vsd, 1);
-	PRM_SET(rqc, rqc, mem_rq_type, MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_INLINE);
-	PRM_SET(rqc, rqc, state, MLX5_RQC_STATE_RST);
-	PRM_SET(rqc, rqc, ts_format, ts);
-	PRM_SET(rqc, rqc, flush_in_error_en, 1);
-	PRM_SET(rqc, rqc, user_index, qp->uidx);
-	PRM_SET(rqc, rqc, cqn, prov_cq_cqn(attr->recv_cq));
+	prov_rq_create_in(in, &r);
 	if (qp->create_flags & IBV_QP_CREATE_SCATTER_FCS)
 		PRM_SET(rqc, rqc, scatter_fcs, 1);
-	PRM_SET(wq, wq, wq_type, MLX5_WQ_TYPE_CYCLIC);
 	if (qp->create_flags & IBV_QP_CREATE_PCI_WRITE_END_PADDING)
-		PRM_SET(wq, wq, end_padding_mode, MLX5_WQ_END_PAD_MODE_ALIGN);
-	PRM_SET(wq, wq, page_offset, 0);
-	PRM_SET(wq, wq, pd, prov_pd_pdn(attr->pd));
-	PRM_SET(wq, wq, log_wq_stride, qp->rq.wqe_shift);
-	PRM_SET(wq, wq, log_wq_pg_sz, 0);
-	PRM_SET(wq, wq, log_wq_sz, prov_ilog32(qp->rq.wqe_cnt) - 1);
-	PRM_SET(wq, wq, dbr_umem_valid, 1);
-	PRM_SET(wq, wq, dbr_umem_id, db_id);
-	PRM_SET64(wq, wq, dbr_addr, 0);
-	PRM_SET(wq, wq, wq_umem_valid, 1);
-	PRM_SET(wq, wq, wq_umem_id, buf_id);
-	PRM_SET64(wq, wq, wq_umem_offset, qp->rq.offset);
+		PRM_SET(wq, PRM_ADDR_OF(rqc, rqc, wq), end_padding_mode,
+			MLX5_WQ_END_PAD_MODE_ALIGN);
 	qp->raw.rq = prov_obj_create(pctx, in, sizeof(in), out, sizeof(out));
 	if (!qp->raw.rq)
-		return errno ? errno : EIO;
+		return errno;
 	qp->raw.rqn = PRM_GET(create_rq_out, out, rqn);
 	qp->raw.rq_state = MLX5_RQC_STATE_RST;
 	return 0;
@@ -191,7 +201,7 @@ static int raw_create_tir(struct prov_qp *qp, uint32_t tdn)
 	PRM_SET(tirc, tirc, self_lb_block, prov_qp_raw_lb_block(qp->mlx5_flags));
 	qp->raw.tir = prov_obj_create(qp->pctx, in, sizeof(in), out, sizeof(out));
 	if (!qp->raw.tir)
-		return errno ? errno : EIO;
+		return errno;
 	qp->raw.tirn = PRM_GET(create_tir_out, out, tirn);
 	return 0;
 }
@@ -298,12 +308,10 @@ static int raw_modify_wq(struct prov_qp *qp, bool sq, uint8_t next)
 	PRM_SET(modify_rq_in, in, rq_state, *state);
 	PRM_SET(modify_rq_in, in, rqn, sq ? qp->raw.sqn : qp->raw.rqn);
 	PRM_SET(modify_rq_in, in, ctx.state, next);
-	ret = qp->pctx->be->obj_modify(sq ? qp->raw.sq : qp->raw.rq, in,
-				       sizeof(in), out, sizeof(out));
-	if (ret == -EREMOTEIO)
-		return prov_cmd_status_errno(out);
+	ret = prov_obj_modify(qp->pctx, sq ? qp->raw.sq : qp->raw.rq, in,
+			      sizeof(in), out, sizeof(out));
 	if (ret)
-		return -ret;
+		return ret;
 	*state = next;
 	return 0;
 }
@@ -387,12 +395,10 @@ static int raw_query_state(struct prov_qp *qp, bool sq, unsigned int *st)
 		PRM_SET(query_rq_in, in, opcode, MLX5_CMD_OP_QUERY_RQ);
 		PRM_SET(query_rq_in, in, rqn, qp->raw.rqn);
 	}
-	ret = qp->pctx->be->obj_query(sq ? qp->raw.sq : qp->raw.rq, in,
-				      sizeof(in), out, sizeof(out));
-	if (ret == -EREMOTEIO)
-		return prov_cmd_status_errno(out);
+	ret = prov_obj_query(qp->pctx, sq ? qp->raw.sq : qp->raw.rq, in,
+			     sizeof(in), out, sizeof(out));
 	if (ret)
-		return -ret;
+		return ret;
 	*st = sq ? PRM_GET(query_sq_out, out, sq_context.state) :
 		   PRM_GET(query_rq_out, out, rq_context.state);
 	return 0;

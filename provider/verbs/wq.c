@@ -134,42 +134,31 @@ static int rwq_create_rq(struct prov_rwq *rwq, const struct ibv_wq_init_attr *at
 	uint8_t out[PRM_ST_SZ_BYTES(create_rq_out)] = { 0 };
 	void *rqc = PRM_ADDR_OF(create_rq_in, in, ctx);
 	void *wq = PRM_ADDR_OF(rqc, rqc, wq);
-	unsigned int cap = PROV_CAP_GEN(pctx, rq_ts_format);
 	bool eth = PROV_CAP_GEN(pctx, eth_net_offloads);
-	int ts;
+	struct prov_rq_init r = {
+		.uidx = rwq->uidx,
+		.cqn = prov_cq_cqn(attr->cq),
+		.pdn = prov_pd_pdn(attr->pd),
+		.strip = flags & IBV_WQ_FLAGS_CVLAN_STRIPPING,
+		.log_stride = rwq->rq.wqe_shift,
+		.log_size = prov_ilog32(rwq->rq.wqe_cnt) - 1,
+		.buf_id = buf_id,
+		.db_id = db_id,
+	};
+	int err = prov_wq_ts_format(pctx, attr->cq, false, &r.ts_format);
 
-	if (prov_qp_cq_ts_format(attr->cq, prov_caps_ts_fr(cap),
-				 prov_caps_ts_rt(cap), &ts))
-		return EOPNOTSUPP;
-	PRM_SET(create_rq_in, in, opcode, MLX5_CMD_OP_CREATE_RQ);
-	PRM_SET(rqc, rqc, mem_rq_type, MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_INLINE);
-	PRM_SET(rqc, rqc, user_index, rwq->uidx);
-	PRM_SET(rqc, rqc, cqn, prov_cq_cqn(attr->cq));
-	PRM_SET(rqc, rqc, state, MLX5_RQC_STATE_RST);
-	PRM_SET(rqc, rqc, flush_in_error_en, 1);
-	PRM_SET(rqc, rqc, ts_format, (uint32_t)ts);
-	PRM_SET(wq, wq, wq_type, MLX5_WQ_TYPE_CYCLIC);
+	if (err)
+		return err;
+	prov_rq_create_in(in, &r);
+	PRM_SET(wq, wq, wq_signature, rwq->wq_sig);
 	if (flags & IBV_WQ_FLAGS_PCI_WRITE_END_PADDING) {
 		if (!PROV_CAP_GEN(pctx, end_pad))
 			return EOPNOTSUPP;
 		PRM_SET(wq, wq, end_padding_mode, MLX5_WQ_END_PAD_MODE_ALIGN);
 	}
-	PRM_SET(wq, wq, log_wq_stride, rwq->rq.wqe_shift);
-	PRM_SET(wq, wq, log_wq_sz, prov_ilog32(rwq->rq.wqe_cnt) - 1);
-	PRM_SET(wq, wq, pd, prov_pd_pdn(attr->pd));
-	PRM_SET(wq, wq, page_offset, 0);
-	PRM_SET(wq, wq, log_wq_pg_sz, 0);
-	PRM_SET(wq, wq, wq_signature, rwq->wq_sig);
-	PRM_SET(wq, wq, dbr_umem_valid, 1);
-	PRM_SET(wq, wq, dbr_umem_id, db_id);
-	PRM_SET(wq, wq, wq_umem_valid, 1);
-	PRM_SET(wq, wq, wq_umem_id, buf_id);
-	if (flags & IBV_WQ_FLAGS_CVLAN_STRIPPING) {
-		if (!prov_caps_cvlan_strip(pctx))
-			return EOPNOTSUPP;
-	} else {
-		PRM_SET(rqc, rqc, vsd, 1);
-	}
+	if ((flags & IBV_WQ_FLAGS_CVLAN_STRIPPING) &&
+	    !prov_caps_cvlan_strip(pctx))
+		return EOPNOTSUPP;
 	if (flags & IBV_WQ_FLAGS_SCATTER_FCS) {
 		if (!(eth && PROV_CAP_ETH(pctx, scatter_fcs)))
 			return EOPNOTSUPP;
@@ -184,7 +173,7 @@ static int rwq_create_rq(struct prov_rwq *rwq, const struct ibv_wq_init_attr *at
 	}
 	rwq->obj = prov_obj_create(pctx, in, sizeof(in), out, sizeof(out));
 	if (!rwq->obj)
-		return errno ? errno : EIO;
+		return errno;
 	rwq->wq.wq_num = PRM_GET(create_rq_out, out, rqn);
 	rwq->rq_state = MLX5_RQC_STATE_RST;
 	return 0;
@@ -373,7 +362,6 @@ static int rwq_modify_rq(struct prov_rwq *rwq, uint8_t cur, uint8_t next,
 	uint8_t in[PRM_ST_SZ_BYTES(modify_rq_in)] = { 0 };
 	uint8_t out[PRM_ST_SZ_BYTES(modify_rq_out)] = { 0 };
 	void *rqc = PRM_ADDR_OF(modify_rq_in, in, ctx);
-	int ret;
 
 	PRM_SET(modify_rq_in, in, opcode, MLX5_CMD_OP_MODIFY_RQ);
 	PRM_SET(modify_rq_in, in, rq_state, cur);
@@ -391,13 +379,8 @@ static int rwq_modify_rq(struct prov_rwq *rwq, uint8_t cur, uint8_t next,
 		if (attr->flags_mask & IBV_WQ_FLAGS_PCI_WRITE_END_PADDING)
 			return EOPNOTSUPP;
 	}
-	ret = rwq->pctx->be->obj_modify(rwq->obj, in, sizeof(in), out,
-					sizeof(out));
-	if (ret == -EREMOTEIO)
-		return prov_cmd_status_errno(out);
-	if (ret)
-		return -ret;
-	return 0;
+	return prov_obj_modify(rwq->pctx, rwq->obj, in, sizeof(in), out,
+			       sizeof(out));
 }
 
 /* IBV_WQS_* and the RQ's state field (ERR is 2 and 3). */
