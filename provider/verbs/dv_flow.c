@@ -39,8 +39,6 @@
 #include "provider/verbs/qp.h"
 #include "shell/abi_export.h"
 
-#define DV_FLOW_LAST_PRIO 15		/* MLX5_IB_FLOW_LAST_PRIO */
-
 struct mlx5dv_flow_matcher {
 	struct ibv_context *context;
 	uint8_t criteria_enable;
@@ -167,7 +165,7 @@ mlx5emu_abi_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	err = dv_flow_actions(num_actions, actions_attr, &act, &drop);
 	if (!err && (!value || value->match_sz > sizeof(matcher->mask)))
 		err = EINVAL;
-	if (!err && matcher->priority > DV_FLOW_LAST_PRIO)
+	if (!err && matcher->priority > PROV_FLOW_LAST_PRIO)
 		err = ENOMEM;
 	if (!err)
 		err = prov_qp_net_raw_check(pctx);
@@ -184,7 +182,10 @@ mlx5emu_abi_mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	if (!rule)
 		return NULL;
 	flow = prov_flow_wrap(matcher->context, rule, &matcher->flows);
-	if (!flow)
+	if (!flow) {
+		err = errno;
 		pctx->be->obj_destroy(rule);
+		errno = err;
+	}
 	return flow;
 }

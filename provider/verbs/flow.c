@@ -46,7 +46,6 @@
 #include "provider/verbs/qp.h"
 
 #define FLOW_MAX_SPECS 10		/* IB_FLOW_SPEC_SUPPORT_LAYERS */
-#define FLOW_LAST_PRIO 15		/* MLX5_IB_FLOW_LAST_PRIO */
 #define FLOW_MCAST_PRIO 32		/* MLX5_IB_FLOW_MCAST_PRIO */
 
 struct prov_flow {
@@ -413,7 +412,7 @@ static int flow_check(struct ibv_qp *qp, const struct ibv_flow_attr *attr)
 	/* uverbs: DONT_TRAP only on the default rules. */
 	if (attr->flags & IBV_FLOW_ATTR_FLAGS_DONT_TRAP)
 		return EINVAL;
-	if (attr->priority > FLOW_LAST_PRIO)
+	if (attr->priority > PROV_FLOW_LAST_PRIO)
 		return ENOMEM;
 	if (!attr->port || attr->port > PROV_CAP_GEN(to_prov_context(qp->context),
 						     num_ports))
@@ -454,7 +453,8 @@ static struct ibv_flow *flow_create(struct ibv_qp *qp,
 	struct prov_context *pctx = to_prov_context(qp->context);
 	struct ibv_flow_spec specs[FLOW_MAX_SPECS];
 	struct mlx5be_flow_match m = { 0 };
-	struct prov_flow *flow;
+	struct ibv_flow *flow = NULL;
+	struct mlx5be_obj *rule;
 	struct flow_build *b;
 	int err;
 
@@ -466,10 +466,9 @@ static struct ibv_flow *flow_create(struct ibv_qp *qp,
 		return NULL;
 	}
 	b = calloc(1, sizeof(*b));
-	flow = calloc(1, sizeof(*flow));
-	if (!b || !flow) {
-		err = ENOMEM;
-		goto out;
+	if (!b) {
+		errno = ENOMEM;
+		return NULL;
 	}
 	b->match_ipv = flow_match_ip_version(pctx);
 	flow_specs_copy(attr, specs);
@@ -491,18 +490,21 @@ static struct ibv_flow *flow_create(struct ibv_qp *qp,
 	m.mask = b->mask;
 	m.value = b->value;
 	m.len = sizeof(b->mask);
-	flow->rule = pctx->be->steering_root_attach(pctx->bectx, &m, &b->act);
-	if (!flow->rule)
+	rule = pctx->be->steering_root_attach(pctx->bectx, &m, &b->act);
+	if (!rule) {
 		err = errno;
+		goto out;
+	}
+	flow = prov_flow_wrap(qp->context, rule, NULL);
+	if (!flow) {
+		err = errno;
+		pctx->be->obj_destroy(rule);
+	}
 out:
 	free(b);
-	if (err) {
-		free(flow);
+	if (err)
 		errno = err;
-		return NULL;
-	}
-	flow->ibflow.context = qp->context;
-	return &flow->ibflow;
+	return flow;
 }
 
 struct ibv_flow *prov_flow_wrap(struct ibv_context *ibctx,

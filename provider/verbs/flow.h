@@ -14,6 +14,10 @@
 #include "backend/backend.h"
 #include "provider/core/context.h"
 
+/* MLX5_IB_FLOW_LAST_PRIO: the last regular bypass priority a verbs rule
+ * or an mlx5dv matcher may ask for (ENOMEM past it). */
+#define PROV_FLOW_LAST_PRIO 15
+
 /* An ibv_flow over a backend rule (taken over on success); @uses, if not
  * NULL, counts the flows alive (an mlx5dv matcher's).  NULL + errno. */
 struct ibv_flow *prov_flow_wrap(struct ibv_context *ibctx,

@@ -33,6 +33,7 @@
 #include "provider/core/caps.h"
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
+#include "provider/verbs/flow.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/qp_int.h"
 
@@ -168,7 +169,7 @@ int prov_qp_check_uverbs(struct ibv_context *context,
 
 	/* uverbs' create_qp: raw packet QPs need CAP_NET_RAW. */
 	if (attr->qp_type == IBV_QPT_RAW_PACKET &&
-	    pctx->be->net_raw_check(pctx->bectx))
+	    prov_qp_net_raw_check(pctx))
 		return EPERM;
 	/* An RSS QP's hash goes with an indirection table, and such a QP
 	 * receives through it alone. */
