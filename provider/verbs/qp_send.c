@@ -200,7 +200,7 @@ static int send_eth_inline(struct prov_qp *qp, const struct ibv_send_wr *wr,
 		for (j = 0; j < wr->num_sge && left > 0; ++j) {
 			len = wr->sg_list[j].length;
 			copied = len < left ? len : left;
-			memcpy(hdr + (PROV_ETH_L2_INLINE_HEADER_SIZE - left),
+			memcpy(hdr + (inl - left),
 			       (const void *)(uintptr_t)wr->sg_list[j].addr,
 			       copied);
 			left -= copied;
