@@ -7,9 +7,11 @@
  * queue destroys (SQ, RQ, RQT, TIR wait for readers, a TIS does not).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "test_fw_eth_util.h"
+#include "ut_run.h"
 
 #define HOLD_US 150000
 
@@ -360,7 +362,7 @@ END_TEST
 struct spin {
 	uint32_t rqtn, tirn;
 	atomic_bool stop;
-	unsigned long seen;
+	atomic_ulong seen;
 	bool whole;
 };
 
@@ -390,7 +392,7 @@ static void *spin_main(void *arg)
 			   (hs->key[0] & 1) != (hs->fn == MLX5_RX_HASH_FN_TOEPLITZ)))
 			sp->whole = false;
 		emu_fw_rcu_unlock();
-		sp->seen++;
+		atomic_fetch_add(&sp->seen, 1);
 	}
 	return NULL;
 }
@@ -407,7 +409,12 @@ START_TEST(replace_under_readers)
 	memset(PRM_ADDR_OF(tirc, ETHT_TIRC(&m), rx_hash_toeplitz_key), 1, 40);
 	sp.tirn = etht_create(&env, &m);
 	atomic_init(&sp.stop, false);
+	atomic_init(&sp.seen, 0);
 	ck_assert_int_eq(pthread_create(&th, NULL, spin_main, &sp), 0);
+	/* The reader runs before the first replacement (a loaded machine
+	 * may otherwise finish all 200 before it is scheduled). */
+	while (!atomic_load(&sp.seen))
+		sched_yield();
 	for (int i = 0; i < 200; i++) {
 		void *mc, *bm;
 
@@ -429,7 +436,7 @@ START_TEST(replace_under_readers)
 	atomic_store(&sp.stop, true);
 	ck_assert_int_eq(pthread_join(th, NULL), 0);
 	ck_assert(sp.whole);
-	ck_assert_uint_gt(sp.seen, 0);
+	ck_assert_uint_gt(atomic_load(&sp.seen), 0);
 	/* The last list (i = 199: a) holds one use on each RQ. */
 	for (int i = 0; i < 4; i++)
 		ck_assert_int_eq(etht_users(&env, EMU_FW_OBJ_RQ, rq[i]), 1);
@@ -455,11 +462,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ut_run(suite()) ? 1 : 0;
 }
