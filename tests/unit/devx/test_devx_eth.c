@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "devx_test.h"
+#include "ut_run.h"
 
 static struct ibv_context *ctx, *ctx2;
 
@@ -372,11 +373,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ut_run(suite()) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "devx_test.h"
+#include "ut_run.h"
 
 static struct ibv_context *ctx;
 
@@ -190,11 +191,5 @@ static Suite *devx_steer_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(devx_steer_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ut_run(devx_steer_suite()) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

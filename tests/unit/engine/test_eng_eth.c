@@ -22,6 +22,7 @@
 
 #include "prm/prm_cmd.h"
 #include "eth_player.h"
+#include "ut_run.h"
 
 /* CQE offsets: mlx5dv.h struct mlx5_cqe64, DPDK mlx5_prm.h struct mlx5_cqe */
 #define CQE_RSS_RES 0x0c
@@ -523,8 +524,6 @@ int main(void)
 {
 	Suite *s = suite_create("eng_eth");
 	TCase *tc = tcase_create("eth");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, eth_loopback_udp);
 	tcase_add_test(tc, eth_checksums);
@@ -535,9 +534,5 @@ int main(void)
 	tcase_add_test(tc, eth_bad_wqe_errors_sq);
 	tcase_add_test(tc, eth_random_wqes);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ut_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

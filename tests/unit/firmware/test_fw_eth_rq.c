@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "test_fw_eth_util.h"
+#include "ut_run.h"
 
 static struct emu_fw *fw;
 static struct etht_env env;
@@ -309,11 +310,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return ut_run(suite()) ? 1 : 0;
 }

@@ -4,6 +4,7 @@
  * refusal with its syndrome, and that a refused command changes nothing.
  */
 #include "test_fw_steer_util.h"
+#include "ut_run.h"
 
 static struct emu_fw *fw;
 static uint16_t u1, u2;
@@ -587,8 +588,6 @@ int main(void)
 {
 	Suite *s = suite_create("fw_steer_cmds");
 	TCase *tc = tcase_create("cmds");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, layout_offsets);
@@ -604,9 +603,5 @@ int main(void)
 	tcase_add_test(tc, root);
 	tcase_add_test(tc, teardown_with_objects);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+	return ut_run(s) ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "test_fw_steer_util.h"
+#include "ut_run.h"
 
 static struct emu_fw *fw;
 static uint32_t root, cnt;
@@ -16,12 +17,8 @@ static const uint8_t mac_b[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x0b };
 
 static void setup(void)
 {
-	struct fwt_mbox m;
-
 	fw = fwt_create(NULL);
-	root = fts_ft(fw, 0, RX, 0, 4, 0);
-	fts_root_m(fw, &m, 0, 0, RX, root);
-	ck_fw_ok(&m);
+	root = fts_rx_root(fw, 4);
 	cnt = fwt_alloc(fw, 0, ALLOC_FLOW_COUNTER, alloc_flow_counter,
 			flow_counter_id);
 }
@@ -371,8 +368,6 @@ int main(void)
 {
 	Suite *s = suite_create("fw_steer_lookup");
 	TCase *tc = tcase_create("lookup");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, no_root);
@@ -385,9 +380,5 @@ int main(void)
 	tcase_add_test(tc, tx_table);
 	tcase_add_test(tc, group_index);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+	return ut_run(s) ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include "test_fw_steer_util.h"
+#include "ut_run.h"
 
 #define ROUNDS 2000
 
@@ -56,9 +57,7 @@ START_TEST(lookup_vs_commands)
 	pthread_t th;
 
 	fw = fwt_create(NULL);
-	root = fts_ft(fw, 0, RX, 0, 3, 0);
-	fts_root_m(fw, &m, 0, 0, RX, root);
-	ck_fw_ok(&m);
+	root = fts_rx_root(fw, 3);
 	cnt = fwt_alloc(fw, 0, ALLOC_FLOW_COUNTER, alloc_flow_counter,
 			flow_counter_id);
 	PRM_SET(fte_match_param, crit, outer_headers.ip_protocol, 0xff);
@@ -127,15 +126,9 @@ int main(void)
 {
 	Suite *s = suite_create("fw_steer_race");
 	TCase *tc = tcase_create("race");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, lookup_vs_commands);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+	return ut_run(s) ? 1 : 0;
 }

@@ -160,6 +160,17 @@ void fts_root_m(struct emu_fw *fw, struct fwt_mbox *m, uint16_t uid,
 	fwt_exec(fw, m);
 }
 
+uint32_t fts_rx_root(struct emu_fw *fw, unsigned int log_size)
+{
+	uint32_t root = fts_ft(fw, 0, MLX5_FLOW_TABLE_TYPE_NIC_RX, 0, log_size,
+			       0);
+	struct fwt_mbox m;
+
+	fts_root_m(fw, &m, 0, 0, MLX5_FLOW_TABLE_TYPE_NIC_RX, root);
+	ck_fw_ok(&m);
+	return root;
+}
+
 void fts_ft_destroy_m(struct emu_fw *fw, struct fwt_mbox *m, uint16_t uid,
 		      unsigned int type, uint32_t table)
 {

@@ -59,6 +59,10 @@ void fts_tir_at(struct emu_fw *fw, uint16_t uid, uint32_t id);
 void fts_root_m(struct emu_fw *fw, struct fwt_mbox *m, uint16_t uid,
 		unsigned int op_mod, unsigned int type, uint32_t table);
 
+/* The kernel's NIC RX table at level 0 with 1 << log_size entries, set
+ * as the root (both checked); its id. */
+uint32_t fts_rx_root(struct emu_fw *fw, unsigned int log_size);
+
 /* DESTROY_FLOW_TABLE / DESTROY_FLOW_GROUP. */
 void fts_ft_destroy_m(struct emu_fw *fw, struct fwt_mbox *m, uint16_t uid,
 		      unsigned int type, uint32_t table);
