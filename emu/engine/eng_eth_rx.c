@@ -109,12 +109,16 @@ static void eng_eth_rq_err_cqe(struct emu_fw_rq *rq, uint16_t idx,
 	(void)eng_cqe_write(rq->cq, &c);
 }
 
-/* A receive error: its CQE, the RQ to ERR, flushed if it flushes. */
+/* A receive error: the RQ to ERR, then its CQE (an application that
+ * polls the error CQE and queries the RQ sees ERR), flushed if it
+ * flushes. */
 static void eng_eth_rq_fail(struct emu_fw_rq *rq, uint16_t idx,
 			    enum eng_synd_id id)
 {
+	bool moved = !emu_fw_rq_set_error(rq);
+
 	eng_eth_rq_err_cqe(rq, idx, id);
-	if (!emu_fw_rq_set_error(rq))
+	if (moved)
 		eng_eth_rq_flush(rq);
 }
 

@@ -140,12 +140,13 @@ static void eng_sq_cqe(struct eng_sq *sq, const struct eng_wqe *w,
 	(void)eng_cqe_write(fs->cq, &c);
 }
 
-/* The WQE failed: its error CQE, the SQ to ERR. */
+/* The WQE failed: the SQ to ERR, then its error CQE, so that a query
+ * made after the CQE is polled sees ERR. */
 static void eng_sq_fail(struct eng_sq *sq, const struct eng_wqe *w,
 			enum eng_synd_id err)
 {
-	eng_sq_cqe(sq, w, err);
 	(void)emu_fw_sq_set_error(sq->fs);
+	eng_sq_cqe(sq, w, err);
 }
 
 /* ERR with flush_in_error_en: every posted WQE completes flushed. */

@@ -97,8 +97,12 @@ void dp_player_init(struct dp_player *p)
 	PRM_SET(create_mkey_in, in, mkey_umem_id, dp_umem(p, p->buf, DP_MSG));
 	p->lkey = dp_create(p, in, PRM_ST_SZ_BYTES(create_mkey_in),
 			    PRM_ST_SZ_BYTES(create_mkey_out), 2) << 8 | 0x42;
-	/* CQ: 16 CQEs in a umem, an 8-byte doorbell umem. */
+	/* CQ: 16 CQEs in a umem, an 8-byte doorbell umem.  Each entry starts
+	 * invalid (opcode 0xf), as libmlx5 and DPDK's PMD set their CQs up:
+	 * the opcode/owner byte, written last, then tells a new CQE. */
 	p->cq = dp_page_alloc(64 << DP_LOG_CQ);
+	for (unsigned int i = 0; i < 1u << DP_LOG_CQ; i++)
+		p->cq[i * 64 + 63] = MLX5_CQE_INVALID << 4;
 	p->cq_dbr = aligned_alloc(8, 8);
 	memset(p->cq_dbr, 0, 8);
 	memset(in, 0, sizeof(in));
@@ -226,18 +230,16 @@ uint8_t *dp_post_send(struct dp_player *p, uint32_t imm, bool uar)
 	return w;
 }
 
-/* pyverbs' poll_cq spins on CQE memory.  Its CQ starts zeroed, so an
- * entry of opcode 0 and owner 0 is told from a new one only by reading all
- * its bytes: a read racing the device's write by design
- * (tests/unit/engine/tsan.supp). */
+/* The next CQE is the device's: its opcode/owner byte (acquire, the
+ * device's release store orders the rest of the entry before it) is
+ * valid and of this lap. */
 bool dp_cq_ready(const struct dp_player *p)
 {
-	static const uint8_t zero[64];
 	const uint8_t *e = p->cq + (size_t)(p->ci & ((1u << DP_LOG_CQ) - 1)) * 64;
 	uint8_t op = __atomic_load_n(&e[63], __ATOMIC_ACQUIRE);
 
 	return op >> 4 != MLX5_CQE_INVALID &&
-	       (op & 1) == ((p->ci >> DP_LOG_CQ) & 1) && memcmp(e, zero, 64);
+	       (op & 1) == ((p->ci >> DP_LOG_CQ) & 1);
 }
 
 const uint8_t *dp_poll_cq(struct dp_player *p, void (*spin)(void))
