@@ -70,6 +70,7 @@ enum emu_setting_id {
 	EMU_SET_WIRE_CAPTURE,
 	EMU_SET_WIRE_CAPTURE_OUTER,
 	EMU_SET_WIRE_STATS,
+	EMU_SET_WIRE_FAST_PATH,
 	EMU_SET_ALLOW_NET_RAW,
 	EMU_SET_COUNT
 };
@@ -154,6 +155,7 @@ struct emu_config {
 	char wire_capture[EMU_CONFIG_PATH_MAX];	/* a directory */
 	bool wire_capture_outer;
 	char wire_stats[EMU_CONFIG_FILE_MAX];	/* "" off, "-" stderr */
+	bool wire_fast_path;			/* shared memory on this host */
 	bool allow_net_raw;			/* CAP_NET_RAW not needed */
 	enum emu_config_source source[EMU_SET_COUNT];
 };

@@ -303,6 +303,7 @@ static int validate_bool(const struct emu_setting *s, const char *value,
 		    &cfg->wire_capture_outer :
 		    s->id == EMU_SET_TRACE_DATAPATH ? &cfg->trace_datapath :
 		    s->id == EMU_SET_ALLOW_NET_RAW ? &cfg->allow_net_raw :
+		    s->id == EMU_SET_WIRE_FAST_PATH ? &cfg->wire_fast_path :
 		    &cfg->trace_elide_defaults;
 
 	for (size_t i = 0; i < 4; i++) {
@@ -661,6 +662,18 @@ static const struct emu_setting settings[EMU_SET_COUNT] = {
 			"stderr: each QP's when it is destroyed, each port's at "
 			"exit.",
 	},
+	[EMU_SET_WIRE_FAST_PATH] = {
+		.id = EMU_SET_WIRE_FAST_PATH,
+		.name = "wire.fast_path",
+		.env = "MLX5EMU_WIRE_FAST_PATH",
+		.type = EMU_TYPE_BOOL,
+		.def = "1",
+		.def_doc = "1",
+		.validate = validate_bool,
+		.help = "Exchange frames with the processes of this host (this "
+			"network namespace) through shared memory instead of "
+			"the kernel's UDP path; 0: UDP only.",
+	},
 	[EMU_SET_ALLOW_NET_RAW] = {
 		.id = EMU_SET_ALLOW_NET_RAW,
 		.name = "device.allow_net_raw",
@@ -810,6 +823,9 @@ void emu_config_format(const struct emu_config *cfg, enum emu_setting_id id,
 		break;
 	case EMU_SET_WIRE_STATS:
 		snprintf(buf, len, "%s", cfg->wire_stats);
+		break;
+	case EMU_SET_WIRE_FAST_PATH:
+		snprintf(buf, len, "%d", cfg->wire_fast_path ? 1 : 0);
 		break;
 	case EMU_SET_ALLOW_NET_RAW:
 		snprintf(buf, len, "%d", cfg->allow_net_raw ? 1 : 0);

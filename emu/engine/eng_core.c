@@ -131,8 +131,11 @@ static unsigned int eng_pass(struct eng *e)
 		    (e->dp_busy ? ENG_DP_BUSY : 0);
 	emu_fw_rcu_lock();
 	eng_uar_scan(e);
-	if (e->nwire && eng_wire_rx_due(e))
-		done += eng_wire_rx(e, ENG_PASS_WQES);
+	if (e->nwire) {
+		done += eng_wire_rx(e, ENG_PASS_WQES, false);
+		if (eng_wire_rx_due(e))
+			done += eng_wire_rx(e, ENG_PASS_WQES, true);
+	}
 	for (int hinted = 1; hinted >= 0; hinted--) {
 		cds_list_for_each_entry_safe(qp, tmp, &e->qps, node) {
 			if (qp->hinted != (bool)hinted)
@@ -278,6 +281,10 @@ unsigned int emu_eng_progress(unsigned int why)
 	if (pthread_mutex_trylock(&e->run) == 0) {
 		atomic_store(&e->pending, 0);
 		done = eng_progress_locked(e, why);
+		/* The caller blocks next: frames that come must wake the
+		 * thread (the wire's peers may think this caller polls). */
+		if (why == EMU_ENG_WHY_WAIT && e->nwire)
+			eng_wire_idle(e);
 		eng_release(e);
 		if (!done && why == EMU_ENG_WHY_WAIT && emu_eng_pumps_wire())
 			done = eng_wire_wait(e);

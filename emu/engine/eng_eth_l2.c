@@ -40,7 +40,7 @@ static void eng_eth_wire_out(struct eng_dev *dev, unsigned int port,
 	}
 	buf = emu_wire_tx_frame(wp);
 	if (!buf) {
-		emu_wire_tx_flush(wp, e->now_ns);
+		eng_wire_port_flush(e, wp);
 		buf = emu_wire_tx_frame(wp);
 		if (!buf) {
 			emu_wire_port_drop(wp, EMU_WIRE_DROP_TX_ERR);
@@ -50,7 +50,6 @@ static void eng_eth_wire_out(struct eng_dev *dev, unsigned int port,
 	memcpy(buf, f, len);
 	emu_wire_tx_queue(wp, buf, len, e->now_ns);
 	e->wire_traffic = true;
-	e->wire_warm_ns = eng_wall_ns() + ENG_WIRE_WARM_NS;
 }
 
 void eng_eth_xmit(struct eng_dev *dev, unsigned int port, const uint8_t *f,

@@ -634,10 +634,14 @@ void eng_dc_conn_free(struct eng_qp *qp);
  * -EFAULT. */
 int eng_wire_send(struct eng_qp *qp, struct emu_wire_port *port,
 		  const struct eng_pkt *pkt, uint32_t from, uint32_t max);
-/* Receive on every port (the pass); frames handed to the roles. */
-unsigned int eng_wire_rx(struct eng *e, unsigned int budget);
+/* Receive on every port (the pass): what waits in memory, or what the
+ * sockets hold; frames handed to the roles. */
+unsigned int eng_wire_rx(struct eng *e, unsigned int budget, bool sockets);
 /* Whether this pass should read the wire's sockets (see struct eng). */
 bool eng_wire_rx_due(struct eng *e);
+/* A port's queue to its link (the sockets read every pass a while if it
+ * used them). */
+void eng_wire_port_flush(struct eng *e, struct emu_wire_port *wp);
 /* End of a pass: pending ACKs, then every port's queue to its link. */
 void eng_wire_flush(struct eng *e);
 /* Bytes a requester may have unacknowledged on the wire. */
@@ -645,6 +649,9 @@ uint32_t eng_wire_window(const struct eng_qp *qp);
 /* Park the engine thread until a frame, a wake or ns pass (ports only). */
 void eng_wire_park(struct eng *e, uint64_t ns);
 void eng_wire_wake(struct eng *e);
+/* A caller is about to block: frames that come from now on wake the
+ * engine's wait (run lock held). */
+void eng_wire_idle(struct eng *e);
 /* A port's wire joins (the engine owns it from then on); ports leave
  * with their device. */
 int eng_wire_attach(struct eng *e, struct eng_dev *dev, unsigned int port,

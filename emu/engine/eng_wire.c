@@ -146,7 +146,7 @@ int eng_wire_send(struct eng_qp *qp, struct emu_wire_port *wp,
 		eng_wire_hdr(p, k, k == 0, k + 1 == p->npsn, &h);
 		f = emu_wire_tx_frame(wp);
 		if (!f) {
-			emu_wire_tx_flush(wp, eng_g.now_ns);
+			eng_wire_port_flush(&eng_g, wp);
 			f = emu_wire_tx_frame(wp);
 		}
 		hl = emu_wire_roce_hlen(&h);
@@ -159,10 +159,8 @@ int eng_wire_send(struct eng_qp *qp, struct emu_wire_port *wp,
 			break;
 		emu_wire_tx_queue(wp, f, flen, eng_g.now_ns);
 	}
-	if (sent) {
+	if (sent)
 		eng_g.wire_traffic = true;
-		eng_g.wire_warm_ns = eng_wire_wall(&eng_g) + ENG_WIRE_WARM_NS;
-	}
 	return (int)sent;
 }
 
@@ -271,7 +269,7 @@ bool eng_wire_rx_due(struct eng *e)
 	return true;
 }
 
-unsigned int eng_wire_rx(struct eng *e, unsigned int budget)
+unsigned int eng_wire_rx(struct eng *e, unsigned int budget, bool sockets)
 {
 	unsigned int got = 0;
 
@@ -285,14 +283,25 @@ unsigned int eng_wire_rx(struct eng *e, unsigned int budget)
 
 			if (dev->wire[p])
 				got += emu_wire_rx(dev->wire[p], &eng_wire_rx_ops,
-						   &c, budget, e->now_ns);
+						   &c, budget, e->now_ns,
+						   sockets);
 		}
 	}
-	if (got) {
+	/* Traffic on the sockets keeps them read every pass for a while;
+	 * memory is looked at every pass anyway. */
+	if (got)
 		e->wire_traffic = true;
+	if (got && sockets)
 		e->wire_warm_ns = e->wire_read_ns + ENG_WIRE_WARM_NS;
-	}
 	return got;
+}
+
+void eng_wire_port_flush(struct eng *e, struct emu_wire_port *wp)
+{
+	/* Datagrams through the kernel: its replies come there, so the
+	 * sockets are read every pass for a while. */
+	if (emu_wire_tx_flush(wp, e->now_ns))
+		e->wire_warm_ns = eng_wire_wall(e) + ENG_WIRE_WARM_NS;
 }
 
 void eng_wire_flush(struct eng *e)
@@ -310,7 +319,7 @@ void eng_wire_flush(struct eng *e)
 
 			if (!dev->wire[p])
 				continue;
-			emu_wire_tx_flush(dev->wire[p], e->now_ns);
+			eng_wire_port_flush(e, dev->wire[p]);
 			due = emu_wire_tx_next_due(dev->wire[p]);
 			if (due)
 				eng_timer_arm(e, due);
@@ -337,8 +346,11 @@ void eng_wire_park(struct eng *e, uint64_t ns)
 	nfds_t n = 0;
 	uint64_t v;
 
+	bool wait = true;
+
 	/* The devices change under the run lock (a device leaves while the
-	 * thread runs); a descriptor closed after this wakes the poll. */
+	 * thread runs); a descriptor closed after this wakes the poll.  A
+	 * port with frames in memory already means no wait. */
 	pthread_mutex_lock(&e->run);
 	for (int i = 0; i < ENG_MAX_DEVS; i++) {
 		struct eng_dev *dev = e->devs[i];
@@ -346,6 +358,8 @@ void eng_wire_park(struct eng *e, uint64_t ns)
 		for (unsigned int p = 0; dev && p < EMU_FW_MAX_PORTS; p++) {
 			int fd = dev->wire[p] ? emu_wire_port_fd(dev->wire[p]) : -1;
 
+			if (dev->wire[p] && !emu_wire_port_park(dev->wire[p]))
+				wait = false;
 			if (fd >= 0) {
 				fds[n].fd = fd;
 				fds[n].events = POLLIN;
@@ -354,6 +368,8 @@ void eng_wire_park(struct eng *e, uint64_t ns)
 		}
 	}
 	pthread_mutex_unlock(&e->run);
+	if (!wait)
+		return;
 	fds[n].fd = e->wake_fd;
 	fds[n].events = POLLIN;
 	n++;
@@ -364,6 +380,14 @@ void eng_wire_park(struct eng *e, uint64_t ns)
 	for (nfds_t i = 0; i + 1 < n; i++)
 		if (fds[i].revents)
 			atomic_store(&e->wire_ready, true);
+}
+
+void eng_wire_idle(struct eng *e)
+{
+	for (int i = 0; i < ENG_MAX_DEVS; i++)
+		for (unsigned int p = 0; e->devs[i] && p < EMU_FW_MAX_PORTS; p++)
+			if (e->devs[i]->wire[p])
+				(void)emu_wire_port_park(e->devs[i]->wire[p]);
 }
 
 void eng_wire_wake(struct eng *e)

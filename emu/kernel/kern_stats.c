@@ -90,6 +90,8 @@ static void kern_stats_port(void *arg, int dev, unsigned int port,
 	kern_stats_u64(o, "rx_bytes", s->rx_bytes);
 	kern_stats_u64(o, "faults", s->faults);
 	kern_stats_u64(o, "learned", s->learned);
+	kern_stats_u64(o, "fast_tx_frames", s->link.fast_tx);
+	kern_stats_u64(o, "fast_rx_frames", s->link.fast_rx);
 	for (int i = EMU_WIRE_DROP_NONE + 1; i < EMU_WIRE_DROP_NUM; i++)
 		if (s->drops[i])
 			kern_stats_u64(d, emu_wire_drop_name(i), s->drops[i]);

@@ -2,7 +2,8 @@
 /*
  * emu/kernel/kern_wire.c -- a device's ports join the wire when it comes
  * up, as a driver brings up its netdevs: each port's tunnel endpoint (the
- * socket emu/device bound as the port's claim) becomes a UDP link, the
+ * socket emu/device bound as the port's claim) becomes a UDP link (with
+ * the same-host fast path over it unless wire.fast_path is off), the
  * port a VXLAN endpoint with the fabric's settings, static peers, capture
  * file and the fault rules' frame filter, handed to the engine.
  */
@@ -62,6 +63,13 @@ static int kern_wire_port(struct kern_dev *kdev,
 	link = emu_wire_link_udp_create(fd, &local);
 	if (!link)
 		return -errno;
+	if (cfg->wire_fast_path) {
+		/* Without it (no memfd, a name taken) UDP still works. */
+		struct emu_wire_link *fast = emu_wire_link_shm_create(link);
+
+		if (fast)
+			link = fast;
+	}
 	kdev->wire[p].fw = kdev->fw;
 	kdev->wire[p].port = pi->port_num;
 	snprintf(name, sizeof(name), "%s/%u", id->name, pi->port_num);

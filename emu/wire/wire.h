@@ -252,19 +252,33 @@ struct emu_wire_dgram {
 
 struct emu_wire_link;
 
+/* What a link says of itself (relaxed counters: read from any thread). */
+struct emu_wire_link_stats {
+	uint64_t fast_tx, fast_rx;	/* datagrams through shared memory */
+	uint64_t fast_peers;		/* endpoints reached that way now */
+};
+
 /*
- * A link: the transport under the tunnel (UDP sockets now; shared memory
- * between processes of one host can be another).  send/recv never block:
- * send returns how many datagrams went (the rest count as dropped), recv
- * how many arrived (0: none); fd is a descriptor that polls readable when
- * a datagram may be waiting, or -1.
+ * A link: the transport under the tunnel (UDP sockets; shared memory to
+ * the processes of this host).  send/recv never block: send returns how
+ * many datagrams went (the rest count as dropped), recv how many arrived
+ * (0: none): with sockets false only what waits in memory (no system
+ * call: every engine pass looks), with sockets true only what the kernel
+ * holds (the engine reads its sockets when they may have something).  fd
+ * is a descriptor that polls readable when a datagram may be waiting, or
+ * -1.  park (optional) is called before the engine waits on fd: it asks
+ * the peers to make fd readable for what they send next, and returns
+ * false when datagrams wait in memory already (then do not wait).
  */
 struct emu_wire_link_ops {
 	int (*send)(struct emu_wire_link *l, const struct emu_wire_dgram *d,
 		    unsigned int n);
 	int (*recv)(struct emu_wire_link *l, struct emu_wire_dgram *d,
-		    unsigned int n);
+		    unsigned int n, bool sockets);
+	bool (*park)(struct emu_wire_link *l);
 	int (*fd)(struct emu_wire_link *l);
+	void (*stats)(const struct emu_wire_link *l,
+		      struct emu_wire_link_stats *st);
 	void (*destroy)(struct emu_wire_link *l);
 };
 
@@ -274,6 +288,9 @@ struct emu_wire_link {
 	/* Bytes of frames the receiving end can hold before it drops (a
 	 * sender's window of unacknowledged data stays below it). */
 	uint32_t window;
+	/* send set it: datagrams went through the kernel (the port reads
+	 * and clears it) */
+	bool by_sockets;
 };
 
 /*
@@ -282,6 +299,14 @@ struct emu_wire_link {
  */
 struct emu_wire_link *emu_wire_link_udp_create(int fd,
 					       const struct emu_wire_ep *local);
+
+/*
+ * The same-host fast path over a UDP link (wire_link_shm.c): datagrams
+ * for endpoints that processes of this host own go through shared
+ * memory, the others by udp, which the new link owns.  NULL with errno
+ * (udp is then still the caller's).
+ */
+struct emu_wire_link *emu_wire_link_shm_create(struct emu_wire_link *udp);
 
 /* ---- ports: VXLAN tunnel endpoints ---- */
 
@@ -367,7 +392,9 @@ bool emu_wire_port_reaches(const struct emu_wire_port *p, const uint8_t *f,
 			   uint32_t len);
 void emu_wire_tx_queue(struct emu_wire_port *p, uint8_t *frame, uint32_t len,
 		       uint64_t now_ns);
-void emu_wire_tx_flush(struct emu_wire_port *p, uint64_t now_ns);
+/* Returns whether datagrams went through the kernel since the last
+ * flush (replies may then come on the sockets). */
+bool emu_wire_tx_flush(struct emu_wire_port *p, uint64_t now_ns);
 /* The earliest time a held frame is due (0: none). */
 uint64_t emu_wire_tx_next_due(const struct emu_wire_port *p);
 
@@ -389,7 +416,10 @@ struct emu_wire_rx_ops {
 };
 unsigned int emu_wire_rx(struct emu_wire_port *p,
 			 const struct emu_wire_rx_ops *ops, void *arg,
-			 unsigned int budget, uint64_t now_ns);
+			 unsigned int budget, uint64_t now_ns, bool sockets);
+/* Before the engine waits on emu_wire_port_fd(): false when frames wait
+ * in memory already (see the link's park). */
+bool emu_wire_port_park(struct emu_wire_port *p);
 
 /* ---- counters ---- */
 
@@ -398,6 +428,7 @@ struct emu_wire_port_stats {
 	uint64_t drops[EMU_WIRE_DROP_NUM];
 	uint64_t faults;	/* frames a filter acted on */
 	uint64_t learned;	/* forwarding entries learned */
+	struct emu_wire_link_stats link;
 };
 
 void emu_wire_port_stats(const struct emu_wire_port *p,

@@ -89,6 +89,7 @@ struct emu_wire_port {
 	unsigned int tx_used;		/* slots handed out since the flush */
 	struct emu_wire_dgram tx_q[WIRE_TX_SLOTS * 2];
 	unsigned int tx_n;
+	bool tx_sockets;		/* the link used the kernel */
 	struct wire_held held[WIRE_HELD_MAX];
 	unsigned int nheld;
 	/* rx */

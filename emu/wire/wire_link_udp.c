@@ -76,6 +76,7 @@ static int wire_udp_send(struct emu_wire_link *l,
 	struct iovec iov[WIRE_UDP_BATCH];
 	unsigned int done = 0;
 
+	l->by_sockets |= n > 0;
 	while (done < n) {
 		unsigned int k = n - done < WIRE_UDP_BATCH ? n - done :
 							    WIRE_UDP_BATCH;
@@ -109,7 +110,7 @@ static int wire_udp_send(struct emu_wire_link *l,
 }
 
 static int wire_udp_recv(struct emu_wire_link *l, struct emu_wire_dgram *d,
-			 unsigned int n)
+			 unsigned int n, bool sockets)
 {
 	struct wire_link_udp *u = (struct wire_link_udp *)l;
 	struct sockaddr_storage ss[WIRE_UDP_BATCH];
@@ -117,6 +118,8 @@ static int wire_udp_recv(struct emu_wire_link *l, struct emu_wire_dgram *d,
 	struct iovec iov[WIRE_UDP_BATCH];
 	int r;
 
+	if (!sockets)
+		return 0;
 	if (n > WIRE_UDP_BATCH)
 		n = WIRE_UDP_BATCH;
 	for (unsigned int i = 0; i < n; i++) {

@@ -129,6 +129,9 @@ void emu_wire_port_stats(const struct emu_wire_port *p,
 						   memory_order_relaxed);
 	s->faults = atomic_load_explicit(&q->faults, memory_order_relaxed);
 	s->learned = atomic_load_explicit(&q->learned, memory_order_relaxed);
+	memset(&s->link, 0, sizeof(s->link));
+	if (p->link->ops->stats)
+		p->link->ops->stats(p->link, &s->link);
 }
 
 static bool wire_link_is_up(const struct emu_wire_port *p)
@@ -224,6 +227,8 @@ static void wire_tx_send(struct emu_wire_port *p)
 	if (!p->tx_n)
 		return;
 	sent = p->link->ops->send(p->link, p->tx_q, p->tx_n);
+	p->tx_sockets |= p->link->by_sockets;
+	p->link->by_sockets = false;
 	if (sent < (int)p->tx_n)
 		wire_count(&p->drops[EMU_WIRE_DROP_TX_ERR],
 			   p->tx_n - (unsigned int)(sent < 0 ? 0 : sent));
@@ -359,12 +364,17 @@ void emu_wire_tx_queue(struct emu_wire_port *p, uint8_t *frame, uint32_t len,
 		wire_release(p, 0, true);
 }
 
-void emu_wire_tx_flush(struct emu_wire_port *p, uint64_t now_ns)
+bool emu_wire_tx_flush(struct emu_wire_port *p, uint64_t now_ns)
 {
+	bool kernel;
+
 	if (p->nheld && now_ns)
 		wire_release(p, now_ns, false);
 	wire_tx_send(p);
 	p->tx_used = 0;
+	kernel = p->tx_sockets;
+	p->tx_sockets = false;
+	return kernel;
 }
 
 uint64_t emu_wire_tx_next_due(const struct emu_wire_port *p)
@@ -432,9 +442,14 @@ static enum emu_wire_drop wire_rx_one(struct emu_wire_port *p,
 	return EMU_WIRE_DROP_NONE;
 }
 
+bool emu_wire_port_park(struct emu_wire_port *p)
+{
+	return !p->link->ops->park || p->link->ops->park(p->link);
+}
+
 unsigned int emu_wire_rx(struct emu_wire_port *p,
 			 const struct emu_wire_rx_ops *ops, void *arg,
-			 unsigned int budget, uint64_t now_ns)
+			 unsigned int budget, uint64_t now_ns, bool sockets)
 {
 	unsigned int handed = 0, got = 0;
 
@@ -448,7 +463,7 @@ unsigned int emu_wire_rx(struct emu_wire_port *p,
 			p->rx_d[i].buf = p->rx_buf[i];
 			p->rx_d[i].len = EMU_WIRE_DGRAM_MAX;
 		}
-		r = p->link->ops->recv(p->link, p->rx_d, n);
+		r = p->link->ops->recv(p->link, p->rx_d, n, sockets);
 		if (r <= 0)
 			break;
 		for (int i = 0; i < r; i++) {

@@ -5,7 +5,7 @@ libraries, talking RDMA over the wire; both ports' captures judged.
     two_process.py --dropin DIR [--mlx5emu PATH] --expect REGEX
                    [--report client|both] [--min-packets N]
                    [--opcodes NAME,...] [--faults RULES]
-                   [--stats KEY>=N,...] [--env NAME=VALUE]... -- PROGRAM ARGS...
+                   [--stats KEY>=N|KEY<=N,...] [--env NAME=VALUE]... -- PROGRAM ARGS...
 
 PROGRAM ARGS runs twice: as the server with `-p PORT`, and as the client
 with `-p PORT 127.0.0.1`, where PORT is a free TCP port for the programs'
@@ -92,13 +92,13 @@ def wait(proc, deadline):
 
 
 def parse_stats(spec):
-    """[(key, minimum)] of `KEY>=N,...`."""
+    """[(key, op, bound)] of `KEY>=N,KEY<=N,...`."""
     out = []
     for item in filter(None, spec.split(",")):
-        m = re.fullmatch(r"(\w+)>=(\d+)", item.strip())
+        m = re.fullmatch(r"(\w+)([<>]=)(\d+)", item.strip())
         if not m:
-            raise argparse.ArgumentTypeError("%r is not KEY>=N" % item)
-        out.append((m.group(1), int(m.group(2))))
+            raise argparse.ArgumentTypeError("%r is not KEY>=N or KEY<=N" % item)
+        out.append((m.group(1), m.group(2), int(m.group(3))))
     return out
 
 
@@ -137,9 +137,11 @@ def check_stats(args, paths):
         print("%s: %d retransmits with no timeout and no NAK"
               % (TAG, sums["retransmits"]))
         ok = False
-    for key, least in args.stats:
-        if sums.get(key, 0) < least:
-            print("%s: %s is %d, expected at least %d" % (TAG, key, sums.get(key, 0), least))
+    for key, op, bound in args.stats:
+        got = sums.get(key, 0)
+        if (got < bound) if op == ">=" else (got > bound):
+            print("%s: %s is %d, expected %s %d" % (
+                TAG, key, got, "at least" if op == ">=" else "at most", bound))
             ok = False
     return ok
 

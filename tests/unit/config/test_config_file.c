@@ -232,7 +232,7 @@ static const struct {
 	  "trace.elide_defaults, trace.datapath, backend.kind, "
 	  "backend.hw_libdir, wire.vni, "
 	  "wire.udp_port, wire.endpoint, wire.peers, wire.strict_l2, "
-	  "wire.capture, wire.capture_outer, wire.stats, device.allow_net_raw)" },
+	  "wire.capture, wire.capture_outer, wire.stats, wire.fast_path, device.allow_net_raw)" },
 	{ "num_ports = 1\n",
 	  "@:1: \"num_ports\" is outside a section; put it under [device], "
 	  "[caps], [engine], [fault], [trace], [backend] or [wire]" },
