@@ -169,6 +169,7 @@ static int bring_up(struct emu_devices **out)
 			g->dev[d].ports[p].udp_fd = fds[p];
 			g->dev[d].ports[p].endpoint_ipv4 = eps[p];
 			g->dev[d].ports[p].udp_port = eports[p];
+			g->dev[d].ports[p].netdev_mtu = cfg.mtu;
 		}
 		g->count = (int)d + 1;
 	}

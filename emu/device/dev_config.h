@@ -50,6 +50,7 @@ enum emu_setting_id {
 	EMU_SET_NUM_PORTS,
 	EMU_SET_IP_BASE,
 	EMU_SET_SYSFS_DIR,
+	EMU_SET_MTU,
 	EMU_SET_CONFIG_FILE,	/* environment only */
 	EMU_SET_CAPS,
 	EMU_SET_ENGINE_MODE,
@@ -116,6 +117,7 @@ struct emu_cap_override {
 struct emu_config {
 	unsigned int num_devices;
 	unsigned int num_ports;
+	unsigned int mtu;			/* every port's netdev MTU */
 	bool ip_base_set;
 	uint32_t ip_base;			/* host byte order */
 	bool sysfs_dir_set;

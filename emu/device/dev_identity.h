@@ -138,6 +138,9 @@ struct emu_dev_identity {
 #define EMU_UVERBS_ABI_VERSION	6	/* class/infiniband_verbs/abi_version */
 #define EMU_MLX5_UVERBS_ABI	1	/* uverbsN/abi_version */
 #define EMU_NETDEV_MTU		1500
+/* The largest netdev MTU whose frames (Ethernet header, a VLAN tag, FCS
+ * added) the wire carries (kern_wire.c checks it against emu/wire). */
+#define EMU_NETDEV_MTU_MAX	4330
 #define EMU_PORT_CAP_FLAGS	0x04010000u	/* IB_PORT_CM_SUP | IB_PORT_IP_BASED_GIDS */
 
 /* The derivations (pure; tested byte by byte). */

@@ -14,6 +14,7 @@
 
 #include "emu/device/dev_addr.h"
 #include "emu/device/dev_config.h"
+#include "emu/device/dev_identity.h"
 #include "emu/device/dev_config_int.h"
 #include "emu/device/dev_sysfs.h"
 #include "emu/fault/fault_rule.h"
@@ -61,6 +62,9 @@ static int validate_uint(const struct emu_setting *s, const char *value,
 		break;
 	case EMU_SET_NUM_PORTS:
 		cfg->num_ports = (unsigned int)v;
+		break;
+	case EMU_SET_MTU:
+		cfg->mtu = (unsigned int)v;
 		break;
 	case EMU_SET_WIRE_VNI:
 		cfg->wire_vni = (uint32_t)v;
@@ -392,6 +396,21 @@ static const struct emu_setting settings[EMU_SET_COUNT] = {
 		.help = "Ports per device (phys_port_cnt).  A real ConnectX-6 Dx "
 			"shows each port as its own PCI function with one port; "
 			"2 is an emulator extension.",
+	},
+	[EMU_SET_MTU] = {
+		.id = EMU_SET_MTU,
+		.name = "device.mtu",
+		.env = "MLX5EMU_MTU",
+		.type = EMU_TYPE_UINT,
+		.def = "1500",
+		.def_doc = "1500",
+		.min = 1280,
+		.max = EMU_NETDEV_MTU_MAX,
+		.validate = validate_uint,
+		.help = "Every port's netdev MTU, as `ip link set mtu` sets it "
+			"on a ConnectX: RoCE's active_mtu is the largest IB MTU "
+			"a packet of which fits (1500: 1024; 4200: 4096).  At "
+			"most the largest frame the wire carries.",
 	},
 	[EMU_SET_IP_BASE] = {
 		.id = EMU_SET_IP_BASE,
@@ -743,6 +762,9 @@ void emu_config_format(const struct emu_config *cfg, enum emu_setting_id id,
 		break;
 	case EMU_SET_NUM_PORTS:
 		snprintf(buf, len, "%u", cfg->num_ports);
+		break;
+	case EMU_SET_MTU:
+		snprintf(buf, len, "%u", cfg->mtu);
 		break;
 	case EMU_SET_IP_BASE:
 		if (cfg->ip_base_set) {

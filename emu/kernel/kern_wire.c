@@ -22,6 +22,9 @@
 #include "emu/kernel/kern.h"
 #include "emu/wire/wire.h"
 
+_Static_assert(EMU_NETDEV_MTU_MAX + 14 + 4 + 4 == EMU_WIRE_FRAME_MAX,
+	       "device.mtu's limit is the wire's largest frame");
+
 static bool kern_wire_link_up(void *arg)
 {
 	const struct kern_wire_port *w = arg;

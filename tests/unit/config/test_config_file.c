@@ -227,12 +227,14 @@ static const struct {
 	{ "[device]\n\nnum_portz = 1\n",
 	  "unknown setting \"device.num_portz\" (from @:3) (known: "
 	  "device.num_devices, device.num_ports, device.ip_base, "
-	  "device.sysfs_dir, config.file, caps, engine.mode, engine.seed, "
+	  "device.sysfs_dir, device.mtu, config.file, caps, engine.mode, "
+	  "engine.seed, "
 	  "fault.rules, fault.seed, trace.mode, trace.file, "
 	  "trace.elide_defaults, trace.datapath, backend.kind, "
 	  "backend.hw_libdir, wire.vni, "
 	  "wire.udp_port, wire.endpoint, wire.peers, wire.strict_l2, "
-	  "wire.capture, wire.capture_outer, wire.stats, wire.fast_path, device.allow_net_raw)" },
+	  "wire.capture, wire.capture_outer, wire.stats, wire.fast_path, "
+	  "device.allow_net_raw)" },
 	{ "num_ports = 1\n",
 	  "@:1: \"num_ports\" is outside a section; put it under [device], "
 	  "[caps], [engine], [fault], [trace], [backend] or [wire]" },

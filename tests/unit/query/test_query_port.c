@@ -180,6 +180,31 @@ START_TEST(test_query_port_follows_caps)
 }
 END_TEST
 
+/*
+ * device.mtu is the netdev MTU `ip link set mtu` would set: active_mtu is
+ * the kernel's iboe_get_mtu() of it, the largest IB MTU whose packet (96
+ * bytes of GRH, UDP, BTH, extended headers and ICRC) fits: 1124 bytes
+ * hold 1024, 1123 only 512; 4192 holds 4096.
+ */
+START_TEST(test_query_port_follows_mtu)
+{
+	static const struct { const char *mtu; enum ibv_mtu want; } t[] = {
+		{ "4330", IBV_MTU_4096 }, { "4192", IBV_MTU_4096 },
+		{ "4191", IBV_MTU_2048 }, { "1500", IBV_MTU_1024 },
+		{ "1280", IBV_MTU_1024 },
+	};
+	struct ibv_port_attr a;
+	struct ibv_context *c;
+
+	setenv("MLX5EMU_MTU", t[_i].mtu, 1);
+	c = qt_open(false);
+	ck_assert_int_eq(ibv_query_port(c, 1, &a), 0);
+	ck_assert_int_eq(a.active_mtu, t[_i].want);
+	ck_assert_int_eq(a.max_mtu, IBV_MTU_4096);
+	ck_assert_int_eq(ibv_close_device(c), 0);
+}
+END_TEST
+
 static Suite *query_port_suite(void)
 {
 	Suite *s = suite_create("query_port");
@@ -196,6 +221,7 @@ static Suite *query_port_suite(void)
 	/* Its own process and environment (Check forks each test). */
 	tc = tcase_create("port_caps");
 	tcase_add_test(tc, test_query_port_follows_caps);
+	tcase_add_loop_test(tc, test_query_port_follows_mtu, 0, 5);
 	suite_add_tcase(s, tc);
 	return s;
 }
