@@ -8,7 +8,9 @@
  * completes; a peer that never answers ends in the transport retry
  * counter exceeded error a ConnectX reports.  A SEND_WITH_INV crosses
  * with its IETH and frees the child's type 2 memory window.  DC crosses
- * as well: a DCI in the parent, a DCT on an SRQ in the child.
+ * as well: a DCI in the parent, a DCT on an SRQ in the child.  The same
+ * scenario over the same-host fast path (shared memory) puts the same
+ * data frames on the wire as over UDP.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,6 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <pcap/pcap.h>
+
 #include "eng_test.h"
 
 #include <infiniband/mlx5dv.h>
@@ -32,6 +36,9 @@
 #define MSG_LEN 3000	/* three packets at the 1 KiB path MTU */
 #define SERVE_READS 0x80000000u	/* msgs: the child answers READs */
 #define INVALIDATE 0x40000000u	/* msgs: the child binds a window */
+
+/* Ports over the same-host fast path (else UDP only). */
+static bool fast_path;
 
 struct side {
 	struct ent_dev d;
@@ -73,12 +80,18 @@ static void side_init(struct side *s, int dev, int fd, uint16_t udp_port,
 	};
 	struct emu_wire_ep local = { .family = AF_INET,
 				     .addr = { 127, 0, (uint8_t)dev, 2 } };
+	struct emu_wire_link *link;
 
 	ent_dev_init(&s->d, dev);
 	local.port = udp_port;
 	pc.peer_udp_port = udp_port;
-	s->wp = emu_wire_port_create(&pc,
-				     emu_wire_link_udp_create(fd, &local));
+	link = emu_wire_link_udp_create(fd, &local);
+	ck_assert_ptr_nonnull(link);
+	if (fast_path) {
+		link = emu_wire_link_shm_create(link);
+		ck_assert_ptr_nonnull(link);
+	}
+	s->wp = emu_wire_port_create(&pc, link);
 	ck_assert_ptr_nonnull(s->wp);
 	emu_fault_wire_attach(s->wp);
 	ck_assert_int_eq(emu_eng_port_attach(s->d.fw, 1, s->wp), 0);
@@ -363,6 +376,97 @@ START_TEST(rc_two_processes)
 	ck_assert_uint_eq(ent_q_counter_get(&pa.d, pa.ctr,
 					    "local_ack_timeout_err"), 0);
 	ent_dev_fini(&pa.d);	/* closes the capture */
+}
+END_TEST
+
+/* The RC requests in a capture: BTH onward (pad and payload, no ICRC)
+ * by PSN; a resent packet must repeat its first copy. */
+struct psn_frames {
+	uint8_t data[MSGS * 3][64 + 1024];
+	uint32_t len[MSGS * 3];
+};
+
+static void capture_requests(const char *path, struct psn_frames *pf)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *pc = pcap_open_offline(path, err);
+	struct pcap_pkthdr *h;
+	const u_char *f;
+
+	ck_assert_msg(pc, "%s: %s", path, err);
+	memset(pf, 0, sizeof(*pf));
+	while (pcap_next_ex(pc, &h, &f) == 1) {
+		/* Ethernet, IPv4 (20 bytes), UDP 4791, BTH at 42. */
+		uint32_t psn, len;
+
+		ck_assert_uint_ge(h->caplen, 42 + 12 + 4);
+		if (f[12] != 0x08 || f[13] != 0x00 || (f[42] & 0xe0) ||
+		    f[42] > 0x05)
+			continue;	/* not an RC SEND packet */
+		psn = (uint32_t)f[51] << 16 | (uint32_t)f[52] << 8 | f[53];
+		ck_assert_uint_ge(psn, 100);
+		ck_assert_uint_lt(psn - 100, MSGS * 3);
+		len = h->caplen - 42 - 4;
+		ck_assert_uint_le(len, sizeof(pf->data[0]));
+		if (pf->len[psn - 100]) {
+			ck_assert_uint_eq(pf->len[psn - 100], len);
+			ck_assert(!memcmp(pf->data[psn - 100], f + 42, len));
+		}
+		pf->len[psn - 100] = len;
+		memcpy(pf->data[psn - 100], f + 42, len);
+	}
+	pcap_close(pc);
+}
+
+/* The same scenario
+ * (PSNs, messages) on the fast path and on UDP: the same SEND packets,
+ * PSN for PSN, BTH and payload alike; the counters show which path each
+ * run took.  ACKs may come at other times and are not compared. */
+/* One run of the scenario on one path, in a process of its own: each
+ * forks its peer before its engine starts a thread. */
+static void one_path(bool fast, const char *capture)
+{
+	struct emu_wire_port_stats st;
+	pid_t p = fork();
+	int status;
+
+	ck_assert_int_ge(p, 0);
+	if (!p) {
+		fast_path = fast;
+		pair_up(capture, MSGS, 7, 16);
+		send_all();
+		child_done();
+		emu_wire_port_stats(pa.wp, &st);
+		if (fast ? st.link.fast_tx < MSGS * 3 : st.link.fast_tx != 0)
+			_exit(7);
+		ent_dev_fini(&pa.d);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(p, &status, 0), p);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "the %s run: status 0x%x", fast ? "fast" : "udp", status);
+}
+
+START_TEST(rc_same_frames_both_paths)
+{
+	static struct psn_frames pf[2];
+	char dir[] = "/tmp/mlx5emu-paths-XXXXXX", capture[2][64];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (int k = 0; k < 2; k++) {
+		snprintf(capture[k], sizeof(capture[k]), "%s/%s.pcap", dir,
+			 k ? "fast" : "udp");
+		one_path(k == 1, capture[k]);
+		capture_requests(capture[k], &pf[k]);
+		unlink(capture[k]);
+	}
+	rmdir(dir);
+	for (unsigned int i = 0; i < MSGS * 3; i++) {
+		ck_assert_msg(pf[0].len[i], "PSN %u not sent", 100 + i);
+		ck_assert_uint_eq(pf[0].len[i], pf[1].len[i]);
+		ck_assert_msg(!memcmp(pf[0].data[i], pf[1].data[i], pf[0].len[i]),
+			      "PSN %u differs", 100 + i);
+	}
 }
 END_TEST
 
@@ -718,6 +822,12 @@ static Suite *eng_wire_suite(void)
 	tcase_add_test(tc, rc_retry_exceeded);
 	tcase_add_test(tc, rc_read_loss_one_retry);
 	tcase_add_test(tc, dc_two_processes);
+	suite_add_tcase(s, tc);
+	/* Two runs of the scenario: room for slow builds (sanitizers). */
+	tc = tcase_create("paths");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, rc_same_frames_both_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }
