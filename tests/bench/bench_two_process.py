@@ -1,21 +1,28 @@
 #!/usr/bin/env python3
 """bench_two_process: perftest between two processes over the drop-in
-libraries (the UDP wire: each RoCE v2 packet one datagram on loopback),
-against the limits program's figures measured in the same run, before the
-perftest runs and after them.
+libraries, on each path of the wire (the same-host fast path through
+shared memory, then UDP: each RoCE v2 packet one datagram on loopback,
+wire.fast_path off), against the limits program's figures measured in the
+same run, before the perftest runs and after them.
 
     bench_two_process.py --limits PATH [--dropin DIR] [--mlx5emu PATH] [-q]
+                         [--path fast|udp|both]
 
-  write_bw_64KiB  ib_write_bw -s 65536 -t 128 -Q 100: GB/s against the
+  write_bw_64KiB  ib_write_bw -s 65536 -t 128 -Q 100: GB/s; fast path
+                  against memcpy of 64 KiB (goal >= 0.10), UDP against the
                   4 KiB UDP-GSO byte rate (goal >= 0.25)
   write_bw_64B    ib_write_bw -s 64 -t 128 -Q 100: Mpps against the 64-byte
-                  UDP-GSO datagram rate (goal >= 0.10)
-  send_lat_2B     ib_send_lat -s 2: t_typical against UDP one-way (goal
-                  <= 3), and its 99th percentile against t_typical (<= 4)
+                  UDP-GSO datagram rate (goal: fast >= 0.15, UDP >= 0.10)
+  send_lat_2B     ib_send_lat -s 2: t_typical against UDP one-way (goal:
+                  fast <= 1, UDP <= 3), and its 99th percentile against
+                  t_typical (<= 4)
   write_lat_2B    ib_write_lat -s 2: reported, no goal (on two CPUs its
                   delivery needs a third runnable thread: docs/performance.md)
   idle_server     a waiting ibv_rc_pingpong server (device open, QP
                   created, receives posted): % of one CPU (goal <= 2)
+  raw_eth_bw      raw_ethernet_bw of 1518-byte frames, each process its own
+                  address and MAC, steered by the server's flow: Mpps and
+                  GB/s (reported, no goal)
 
 Each server starts through `mlx5emu run --` when --mlx5emu is given, else
 with LD_LIBRARY_PATH, as tests/compat/two_process.py starts them; clients
@@ -38,6 +45,8 @@ import two_process  # noqa: E402
 
 TAG = "bench_two_process"
 PERFTEST = ["-x", "3", "-F"]
+# The path under measurement: environment of both processes.
+PATH_ENV = {}
 
 
 def fail(msg):
@@ -61,8 +70,14 @@ def server_cmd(args, prog, port):
     return ([args.mlx5emu, "run", "--"] + cmd) if args.mlx5emu else cmd
 
 
-def server_env(args):
+def client_env(args):
     env = compat_common.dropin_env(args.dropin)
+    env.update(PATH_ENV)
+    return env
+
+
+def server_env(args):
+    env = client_env(args)
     if args.mlx5emu:  # it puts the drop-in directory first itself
         del env["LD_LIBRARY_PATH"]
     return env
@@ -93,7 +108,7 @@ def perftest(args, prog, timeout):
     client = None
     try:
         client = subprocess.run(prog + ["-p", str(port), "127.0.0.1"],
-                                env=compat_common.dropin_env(args.dropin),
+                                env=client_env(args),
                                 capture_output=True, text=True, timeout=timeout,
                                 stdin=subprocess.DEVNULL)
         rc_server = two_process.wait(server, time.monotonic() + 10)
@@ -165,6 +180,37 @@ def idle_server(args, warm, secs):
         two_process.stop(server)
 
 
+def raw_eth_bw(args):
+    """(Mpps, GB/s) of raw_ethernet_bw's 1518-byte frames; each side its
+    own address (so MAC), the server's flow on its MAC, as
+    tests/compat's raw_ethernet_bw runs it."""
+    net, macs = "127.10.8.", ("02:c9:7f:0a:08:01", "02:c9:7f:0a:08:02")
+    iters = ["-n", "2000"] if args.quick else ["-D", "5"]
+    prog = ["raw_ethernet_bw", "-d", "mlx5_0"] + iters
+    senv = dict(client_env(args), MLX5EMU_IP_BASE=net + "1", MLX5EMU_BACKEND="emu")
+    cenv = dict(client_env(args), MLX5EMU_IP_BASE=net + "2", MLX5EMU_BACKEND="emu")
+    port = two_process.free_port()
+    with open(os.devnull, "w") as log:
+        server = two_process.start(prog + ["--server", "-B", macs[0], "-E", macs[1],
+                                           "-p", str(port)], senv, log)
+    try:
+        time.sleep(2)  # no socket to watch: its queues and flow exist by then
+        client = subprocess.run(prog + ["--client", "-B", macs[1], "-E", macs[0],
+                                        "-p", str(port), "127.0.0.1"],
+                                env=cenv, capture_output=True, text=True,
+                                timeout=120, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        fail("raw_ethernet_bw did not finish within 120 s")
+    finally:
+        two_process.stop(server)
+    if client.returncode:
+        fail("raw_ethernet_bw: client exited %d:\n%s%s" % (client.returncode,
+                                                          client.stdout, client.stderr))
+    f = columns(client.stdout, "#bytes")
+    # #bytes #packets BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]
+    return f[4], f[3] / 1000
+
+
 def ratio(key, fig, limit, at_least, goal):
     r = fig / limit if limit else float("nan")
     met = r >= goal if at_least else r <= goal
@@ -179,6 +225,8 @@ def main():
                     help="the limits program (tests/bench/limits)")
     ap.add_argument("--mlx5emu", metavar="PATH",
                     help="start the servers through `PATH run --`")
+    ap.add_argument("--path", choices=("fast", "udp", "both"), default="both",
+                    help="which path of the wire to measure")
     ap.add_argument("-q", "--quick", action="store_true",
                     help="short runs that only prove the paths work")
     args = ap.parse_args()
@@ -189,37 +237,56 @@ def main():
 
     print("# %s%s: limits before" % (TAG, " (quick)" if args.quick else ""))
     before = limits(args)
-    bw64k, _ = write_bw(args, 65536)
-    _, rate64 = write_bw(args, 64)
-    send = latency(args, "ib_send_lat", 200 if args.quick else 100000)
-    write = latency(args, "ib_write_lat", 100 if args.quick else 10000)
-    idle = idle_server(args, 0.2 if args.quick else 1, 0.5 if args.quick else 5)
+    figs = {}
+    paths = ("fast", "udp") if args.path == "both" else (args.path,)
+    for path in paths:
+        PATH_ENV.clear()
+        PATH_ENV["MLX5EMU_WIRE_FAST_PATH"] = "1" if path == "fast" else "0"
+        bw64k, _ = write_bw(args, 65536)
+        _, rate64 = write_bw(args, 64)
+        send = latency(args, "ib_send_lat", 200 if args.quick else 100000)
+        write = latency(args, "ib_write_lat", 100 if args.quick else 10000)
+        idle = idle_server(args, 0.2 if args.quick else 1, 0.5 if args.quick else 5)
+        raw = raw_eth_bw(args) if shutil.which("raw_ethernet_bw") else None
+        figs[path] = (bw64k, rate64, send, write, idle, raw)
     print("# limits after")
     after = limits(args)
     lim = {}
-    for key in ("udp_gso_4KiB", "udp_gso_64B", "udp_oneway"):
+    for key in ("memcpy_64KiB", "udp_gso_4KiB", "udp_gso_64B", "udp_oneway"):
         if key not in before or key not in after:
             fail("the limits program did not measure %s" % key)
         lim[key] = (before[key] + after[key]) / 2
     print("# limits: before, after (best of each), mean of the two")
+    print("limit_memcpy_64KiB %.2f %.2f %.2f GB/s" % (before["memcpy_64KiB"],
+          after["memcpy_64KiB"], lim["memcpy_64KiB"]))
     print("limit_udp_gso_4KiB %.2f %.2f %.2f GB/s" % (before["udp_gso_4KiB"],
           after["udp_gso_4KiB"], lim["udp_gso_4KiB"]))
     print("limit_udp_gso_64B %.2f %.2f %.2f Mdgram/s" % (before["udp_gso_64B"],
           after["udp_gso_64B"], lim["udp_gso_64B"]))
     print("limit_udp_oneway %.0f %.0f %.0f ns" % (before["udp_oneway"],
           after["udp_oneway"], lim["udp_oneway"]))
-    print("# figures (perftest's own: BW average, MsgRate, t_typical, 99%)")
-    print("write_bw_64KiB %.3f GB/s" % bw64k)
-    print("write_bw_64B %.3f Mpps" % rate64)
-    print("send_lat_2B typical %.2f p99 %.2f us" % send)
-    print("write_lat_2B typical %.2f p99 %.2f us (no goal)" % write)
-    print("idle_server %.2f %% of one CPU" % idle)
-    print("# ratios (the shared-memory fast path does not exist: UDP only)")
-    ratio("write_bw_64KiB", bw64k, lim["udp_gso_4KiB"], True, 0.25)
-    ratio("write_bw_64B", rate64, lim["udp_gso_64B"], True, 0.10)
-    ratio("send_lat_2B", send[0] * 1000, lim["udp_oneway"], False, 3)
-    ratio("send_lat_2B_p99", send[1], send[0], False, 4)
-    print("idle_server %.2f goal <= 2.00 %s" % (idle, "met" if idle <= 2 else "missed"))
+    # (64 KiB limit and goal, 64 B goal, latency goal) per path
+    goals = {"fast": ("memcpy_64KiB", 0.10, 0.15, 1.0),
+             "udp": ("udp_gso_4KiB", 0.25, 0.10, 3.0)}
+    for path in paths:
+        bw64k, rate64, send, write, idle, raw = figs[path]
+        big, g_big, g_small, g_lat = goals[path]
+        print("# %s path: figures (perftest's own: BW average, MsgRate, "
+              "t_typical, 99%%)" % path)
+        print("%s_write_bw_64KiB %.3f GB/s" % (path, bw64k))
+        print("%s_write_bw_64B %.3f Mpps" % (path, rate64))
+        print("%s_send_lat_2B typical %.2f p99 %.2f us" % ((path,) + send))
+        print("%s_write_lat_2B typical %.2f p99 %.2f us (no goal)" % ((path,) + write))
+        print("%s_idle_server %.2f %% of one CPU" % (path, idle))
+        if raw:
+            print("%s_raw_eth_bw_1518B %.3f Mpps %.3f GB/s (no goal)" % ((path,) + raw))
+        print("# %s path: ratios" % path)
+        ratio(path + "_write_bw_64KiB", bw64k, lim[big], True, g_big)
+        ratio(path + "_write_bw_64B", rate64, lim["udp_gso_64B"], True, g_small)
+        ratio(path + "_send_lat_2B", send[0] * 1000, lim["udp_oneway"], False, g_lat)
+        ratio(path + "_send_lat_2B_p99", send[1], send[0], False, 4)
+        print("%s_idle_server %.2f goal <= 2.00 %s" % (path, idle,
+              "met" if idle <= 2 else "missed"))
     return 0
 
 
