@@ -48,7 +48,7 @@ static void eng_eth_wire_out(struct eng_dev *dev, unsigned int port,
 		}
 	}
 	memcpy(buf, f, len);
-	emu_wire_tx_queue(wp, buf, len, e->now_ns);
+	emu_wire_tx_queue(wp, buf, len, e->now_ns, false);
 	e->wire_traffic = true;
 }
 

@@ -154,10 +154,11 @@ int eng_wire_send(struct eng_qp *qp, struct emu_wire_port *wp,
 			break;
 		if (len && eng_mr_copy_range(f + hl, p, off, len, &src_fault))
 			return -EFAULT;
+		h.icrc_later = emu_wire_port_icrc_later(wp);
 		flen = emu_wire_roce_build(&h, f, len);
 		if (!flen)
 			break;
-		emu_wire_tx_queue(wp, f, flen, eng_g.now_ns);
+		emu_wire_tx_queue(wp, f, flen, eng_g.now_ns, h.icrc_later);
 	}
 	if (sent)
 		eng_g.wire_traffic = true;

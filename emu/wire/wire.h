@@ -153,6 +153,9 @@ struct emu_wire_roce {
 	uint32_t ieth;		/* IETH: the rkey, host order */
 	uint64_t swap_add, compare;	/* AtomicETH */
 	uint64_t orig;		/* AtomicAckETH */
+	/* build: leave the ICRC 0, the port computes it where someone can
+	 * see the frame (emu_wire_port_icrc_later) */
+	bool icrc_later;
 };
 
 /* Whether a GID is IPv4-mapped (::ffff:a.b.c.d). */
@@ -204,9 +207,20 @@ enum emu_wire_drop emu_wire_roce_parse(const uint8_t *frame, uint32_t len,
 				       struct emu_wire_roce *h,
 				       uint32_t *payoff, uint32_t *paylen);
 
+/* A frame from a peer that left its ICRC to be computed where it is
+ * observed (the same-host fast path): the same checks, but the ICRC's. */
+enum emu_wire_drop emu_wire_roce_parse_trusted(const uint8_t *frame,
+					       uint32_t len,
+					       struct emu_wire_roce *h,
+					       uint32_t *payoff,
+					       uint32_t *paylen);
+
 /* The ICRC of a built frame (RoCE v2 or v1), as it goes on the wire
  * (little-endian byte order); l3off: the IP header's or GRH's offset. */
 uint32_t emu_wire_icrc(const uint8_t *frame, uint32_t l3off, uint32_t len);
+/* Write it into the frame's last four bytes (a frame we built: the IP
+ * header or GRH right after a plain Ethernet header). */
+void emu_wire_icrc_put(uint8_t *frame, uint32_t len);
 
 /*
  * L3 headers: an IPv4 header (20 bytes, DF, header checksum) or an IPv6
@@ -248,6 +262,10 @@ struct emu_wire_dgram {
 	struct emu_wire_ep ep;	/* tx: destination; rx: source */
 	uint8_t *buf;
 	uint32_t len;		/* rx: buffer size in, datagram length out */
+	/* Its RoCE frame's ICRC is not computed yet: only a link that
+	 * trusts its peer (icrc_later) carries such a datagram as it is;
+	 * any other path computes it first. */
+	bool icrc_later;
 };
 
 struct emu_wire_link;
@@ -291,6 +309,8 @@ struct emu_wire_link {
 	/* send set it: datagrams went through the kernel (the port reads
 	 * and clears it) */
 	bool by_sockets;
+	/* takes datagrams whose ICRC is left for later (see the dgram) */
+	bool icrc_later;
 };
 
 /*
@@ -390,8 +410,14 @@ uint8_t *emu_wire_tx_frame(struct emu_wire_port *p);
  * a multicast one a known peer, a unicast one its forwarding entry. */
 bool emu_wire_port_reaches(const struct emu_wire_port *p, const uint8_t *f,
 			   uint32_t len);
+/* Whether a RoCE frame built now may leave its ICRC for later: the link
+ * trusts its peers and nobody here observes the frame (no capture, no
+ * frame fault rule).  The ICRC is then computed only where someone can
+ * see the frame: a path to another host, a capture, a fault rule. */
+bool emu_wire_port_icrc_later(const struct emu_wire_port *p);
+/* icrc_later: a RoCE frame built so (emu_wire_roce.icrc_later). */
 void emu_wire_tx_queue(struct emu_wire_port *p, uint8_t *frame, uint32_t len,
-		       uint64_t now_ns);
+		       uint64_t now_ns, bool icrc_later);
 /* Returns whether datagrams went through the kernel since the last
  * flush (replies may then come on the sockets). */
 bool emu_wire_tx_flush(struct emu_wire_port *p, uint64_t now_ns);

@@ -148,9 +148,16 @@ uint32_t emu_wire_roce_build(const struct emu_wire_roce *h, uint8_t *frame,
 	p += paylen;
 	memset(p, 0, pad);
 	p += pad;
-	icrc = emu_wire_icrc(frame, EMU_WIRE_ETH_HLEN, len);
+	icrc = h->icrc_later ? 0 : emu_wire_icrc(frame, EMU_WIRE_ETH_HLEN, len);
 	emu_put_le32(p, icrc);
 	return len;
+}
+
+void emu_wire_icrc_put(uint8_t *frame, uint32_t len)
+{
+	if (len >= EMU_WIRE_ETH_HLEN + EMU_WIRE_ICRC_LEN)
+		emu_put_le32(frame + len - EMU_WIRE_ICRC_LEN,
+			     emu_wire_icrc(frame, EMU_WIRE_ETH_HLEN, len));
 }
 
 /* The extension headers of a received packet (bounds checked before). */
@@ -304,9 +311,10 @@ static enum emu_wire_drop wire_parse_l3(const uint8_t *f, uint32_t len,
 	return EMU_WIRE_DROP_NONE;
 }
 
-enum emu_wire_drop emu_wire_roce_parse(const uint8_t *f, uint32_t len,
-				       struct emu_wire_roce *h,
-				       uint32_t *payoff, uint32_t *paylen)
+static enum emu_wire_drop wire_roce_parse(const uint8_t *f, uint32_t len,
+					  struct emu_wire_roce *h,
+					  uint32_t *payoff, uint32_t *paylen,
+					  bool check_icrc)
 {
 	const struct emu_wire_opinfo *oi;
 	uint32_t l3 = EMU_WIRE_ETH_HLEN, bth, end, rest;
@@ -356,13 +364,28 @@ enum emu_wire_drop emu_wire_roce_parse(const uint8_t *f, uint32_t len,
 	if ((rest & 3) || h->padcnt > rest ||
 	    (!(oi->flags & EMU_WIRE_F_PAYLOAD) && rest))
 		return EMU_WIRE_DROP_MALFORMED;
-	if (emu_get_le32(f + end - EMU_WIRE_ICRC_LEN) !=
-	    emu_wire_icrc(f, l3, end))
+	if (check_icrc && emu_get_le32(f + end - EMU_WIRE_ICRC_LEN) !=
+			  emu_wire_icrc(f, l3, end))
 		return EMU_WIRE_DROP_ICRC;
 	wire_ext_get(b + BTH_LEN, h, oi->hdrs);
 	*payoff = bth + oi->hlen;
 	*paylen = rest - h->padcnt;
 	return EMU_WIRE_DROP_NONE;
+}
+
+enum emu_wire_drop emu_wire_roce_parse(const uint8_t *f, uint32_t len,
+				       struct emu_wire_roce *h,
+				       uint32_t *payoff, uint32_t *paylen)
+{
+	return wire_roce_parse(f, len, h, payoff, paylen, true);
+}
+
+enum emu_wire_drop emu_wire_roce_parse_trusted(const uint8_t *f, uint32_t len,
+					       struct emu_wire_roce *h,
+					       uint32_t *payoff,
+					       uint32_t *paylen)
+{
+	return wire_roce_parse(f, len, h, payoff, paylen, false);
 }
 
 const char *emu_wire_drop_name(enum emu_wire_drop why)

@@ -54,7 +54,8 @@
 #define WIRE_SHM_RING (8u << 20)	/* bytes per direction */
 #define WIRE_SHM_PEERS 32
 #define WIRE_SHM_REC_ALIGN 64u
-#define WIRE_SHM_HDR 8u			/* length, 4 bytes unused */
+#define WIRE_SHM_HDR 8u			/* length, flags */
+#define WIRE_SHM_F_ICRC_LATER 1u
 #define WIRE_SHM_SKIP UINT32_MAX
 #define WIRE_SHM_MAGIC 0x316d68735f656d75ull
 #define WIRE_SHM_RETRY_NS 500000000ull	/* ask a refusing endpoint again */
@@ -300,7 +301,7 @@ static struct wire_shm_peer *wire_shm_route(struct wire_link_shm *s,
 /* ---- the ring ---- */
 
 static bool wire_shm_push(struct wire_shm_peer *pe, const uint8_t *buf,
-			  uint32_t len)
+			  uint32_t len, uint32_t flags)
 {
 	struct wire_shm_ring *r = pe->out;
 	uint64_t need = wire_shm_rec(len), pos = pe->out_pos;
@@ -318,6 +319,7 @@ static bool wire_shm_push(struct wire_shm_peer *pe, const uint8_t *buf,
 		return false;
 	}
 	memcpy(r->data + off, &len, sizeof(len));
+	memcpy(r->data + off + 4, &flags, sizeof(flags));
 	memcpy(r->data + off + WIRE_SHM_HDR, buf, len);
 	pe->out_pos = pos + need;
 	return true;
@@ -352,7 +354,7 @@ static int wire_shm_pop(struct wire_shm_peer *pe, struct emu_wire_dgram *d,
 		return -1;
 	while (pos != tail && got < n) {
 		uint64_t off = pos % WIRE_SHM_RING, need;
-		uint32_t len;
+		uint32_t len, flags;
 
 		memcpy(&len, r->data + off, sizeof(len));
 		if (len == WIRE_SHM_SKIP) {
@@ -365,8 +367,10 @@ static int wire_shm_pop(struct wire_shm_peer *pe, struct emu_wire_dgram *d,
 		if (len > d[got].len || need > WIRE_SHM_RING - off ||
 		    need > tail - pos)
 			return -1;
+		memcpy(&flags, r->data + off + 4, sizeof(flags));
 		memcpy(d[got].buf, r->data + off + WIRE_SHM_HDR, len);
 		d[got].len = len;
+		d[got].icrc_later = flags & WIRE_SHM_F_ICRC_LATER;
 		d[got].ep = pe->ep;
 		got++;
 		pos += need;
@@ -499,16 +503,23 @@ static int wire_shm_send(struct emu_wire_link *l, const struct emu_wire_dgram *d
 		struct wire_shm_peer *pe = wire_shm_route(s, &d[i].ep);
 
 		if (!pe) {
+			/* Leaving this host: the frame's ICRC now. */
+			if (d[i].icrc_later &&
+			    d[i].len > EMU_WIRE_VXLAN_HLEN)
+				emu_wire_icrc_put(d[i].buf + EMU_WIRE_VXLAN_HLEN,
+						  d[i].len - EMU_WIRE_VXLAN_HLEN);
 			if (nslow == sizeof(s->slow) / sizeof(s->slow[0])) {
 				int r = s->udp->ops->send(s->udp, s->slow, nslow);
 
 				went += r > 0 ? (unsigned int)r : 0;
 				nslow = 0;
 			}
-			s->slow[nslow++] = d[i];
+			s->slow[nslow] = d[i];
+			s->slow[nslow++].icrc_later = false;
 			continue;
 		}
-		if (wire_shm_push(pe, d[i].buf, d[i].len)) {
+		if (wire_shm_push(pe, d[i].buf, d[i].len,
+				  d[i].icrc_later ? WIRE_SHM_F_ICRC_LATER : 0)) {
 			touched |= 1ull << (pe - s->peer);
 			went++;
 			fast++;
@@ -642,6 +653,7 @@ struct emu_wire_link *emu_wire_link_shm_create(struct emu_wire_link *udp)
 	s->udp = udp;
 	s->link.local = udp->local;
 	s->link.window = udp->window;
+	s->link.icrc_later = true;
 	if (s->epfd < 0)
 		goto fail;
 	fd = udp->ops->fd ? udp->ops->fd(udp) : -1;

@@ -176,6 +176,24 @@ static void wire_frame_info(const struct emu_wire_port *p, const uint8_t *f,
 		fi->src_qpn = emu_get_be32(f + bth + 16) & 0xffffff;
 }
 
+static bool wire_filter_active(const struct emu_wire_port *p)
+{
+	const struct emu_wire_filter *flt = atomic_load(&p->filter);
+
+	return flt && flt->frame && (!flt->active || flt->active(flt->arg));
+}
+
+/* Whether someone here sees the frames (their ICRC must then be right). */
+static bool wire_observed(const struct emu_wire_port *p)
+{
+	return p->pcap || wire_filter_active(p);
+}
+
+bool emu_wire_port_icrc_later(const struct emu_wire_port *p)
+{
+	return p->link->icrc_later && !wire_observed(p);
+}
+
 static enum emu_wire_verdict wire_filter(struct emu_wire_port *p,
 					 const uint8_t *f, uint32_t len,
 					 bool rx, uint32_t *delay_us)
@@ -184,9 +202,7 @@ static enum emu_wire_verdict wire_filter(struct emu_wire_port *p,
 	struct emu_wire_frame_info fi;
 	enum emu_wire_verdict v;
 
-	if (!flt || !flt->frame)
-		return EMU_WIRE_PASS;
-	if (flt->active && !flt->active(flt->arg))
+	if (!wire_filter_active(p))
 		return EMU_WIRE_PASS;
 	wire_frame_info(p, f, len, rx, &fi);
 	v = flt->frame(flt->arg, &fi, delay_us);
@@ -251,7 +267,7 @@ bool emu_wire_port_reaches(const struct emu_wire_port *p, const uint8_t *f,
 
 /* Queue a datagram (VXLAN header and frame) to the link. */
 static void wire_tx_enqueue(struct emu_wire_port *p, uint8_t *dgram,
-			    uint32_t len)
+			    uint32_t len, bool icrc_later)
 {
 	const uint8_t *f = dgram + EMU_WIRE_VXLAN_HLEN;
 	uint32_t flen = len - EMU_WIRE_VXLAN_HLEN;
@@ -273,6 +289,7 @@ static void wire_tx_enqueue(struct emu_wire_port *p, uint8_t *dgram,
 		p->tx_q[p->tx_n].ep = eps[i];
 		p->tx_q[p->tx_n].buf = dgram;
 		p->tx_q[p->tx_n].len = len;
+		p->tx_q[p->tx_n].icrc_later = icrc_later;
 		p->tx_n++;
 	}
 	if (p->pcap && !p->cfg.capture_outer)
@@ -314,7 +331,7 @@ static void wire_release(struct emu_wire_port *p, uint64_t now, bool next_went)
 
 			if (slot) {
 				memcpy(slot, h->dgram, h->len);
-				wire_tx_enqueue(p, slot, h->len);
+				wire_tx_enqueue(p, slot, h->len, false);
 				free(h->dgram);
 				continue;
 			}
@@ -325,7 +342,7 @@ static void wire_release(struct emu_wire_port *p, uint64_t now, bool next_went)
 }
 
 void emu_wire_tx_queue(struct emu_wire_port *p, uint8_t *frame, uint32_t len,
-		       uint64_t now)
+		       uint64_t now, bool icrc_later)
 {
 	uint8_t *dgram = frame - EMU_WIRE_VXLAN_HLEN;
 	uint32_t dlen = len + EMU_WIRE_VXLAN_HLEN, delay_us = 0;
@@ -333,6 +350,11 @@ void emu_wire_tx_queue(struct emu_wire_port *p, uint8_t *frame, uint32_t len,
 	if (!wire_link_is_up(p)) {
 		emu_wire_port_drop(p, EMU_WIRE_DROP_PORT_DOWN);
 		return;
+	}
+	/* A capture or a rule came since the frame was built. */
+	if (icrc_later && (!p->link->icrc_later || wire_observed(p))) {
+		emu_wire_icrc_put(frame, len);
+		icrc_later = false;
 	}
 	wire_vxlan_put(dgram, p->cfg.vni);
 	wire_count(&p->tx_frames, 1);
@@ -342,7 +364,7 @@ void emu_wire_tx_queue(struct emu_wire_port *p, uint8_t *frame, uint32_t len,
 		emu_wire_port_drop(p, EMU_WIRE_DROP_FAULT);
 		return;
 	case EMU_WIRE_FDUP:
-		wire_tx_enqueue(p, dgram, dlen);
+		wire_tx_enqueue(p, dgram, dlen, false);
 		break;
 	case EMU_WIRE_FCORRUPT:
 		wire_corrupt(frame, len);
@@ -359,7 +381,7 @@ void emu_wire_tx_queue(struct emu_wire_port *p, uint8_t *frame, uint32_t len,
 	default:
 		break;
 	}
-	wire_tx_enqueue(p, dgram, dlen);
+	wire_tx_enqueue(p, dgram, dlen, icrc_later);
 	if (p->nheld)
 		wire_release(p, 0, true);
 }
@@ -407,6 +429,12 @@ static enum emu_wire_drop wire_rx_one(struct emu_wire_port *p,
 	    (emu_get_be32(d->buf + 4) >> 8) != (p->cfg.vni & 0xffffff))
 		return EMU_WIRE_DROP_VXLAN;
 	len = d->len - EMU_WIRE_VXLAN_HLEN;
+	/* Left for later by a trusting peer: computed now if someone here
+	 * looks at the frame. */
+	if (d->icrc_later && wire_observed(p)) {
+		emu_wire_icrc_put(f, len);
+		d->icrc_later = false;
+	}
 	if (wire_fdb_learn(&p->fdb, f + 6, &d->ep))
 		wire_count(&p->learned, 1);
 	if (!wire_link_is_up(p))
@@ -433,7 +461,9 @@ static enum emu_wire_drop wire_rx_one(struct emu_wire_port *p,
 		 * reorder act where frames are sent. */
 		break;
 	}
-	why = emu_wire_roce_parse(f, len, &h, &payoff, &paylen);
+	why = d->icrc_later ?
+	      emu_wire_roce_parse_trusted(f, len, &h, &payoff, &paylen) :
+	      emu_wire_roce_parse(f, len, &h, &payoff, &paylen);
 	if (why == EMU_WIRE_DROP_NOT_ROCE && ops->eth)
 		return ops->eth(arg, p, f, len) ? EMU_WIRE_DROP_NONE : why;
 	if (why)
@@ -462,6 +492,7 @@ unsigned int emu_wire_rx(struct emu_wire_port *p,
 		for (unsigned int i = 0; i < n; i++) {
 			p->rx_d[i].buf = p->rx_buf[i];
 			p->rx_d[i].len = EMU_WIRE_DGRAM_MAX;
+			p->rx_d[i].icrc_later = false;
 		}
 		r = p->link->ops->recv(p->link, p->rx_d, n, sockets);
 		if (r <= 0)

@@ -30,6 +30,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emu/fault/fault.h"
+#include "emu/base/bytes.h"
 #include "emu/wire/wire.h"
 
 #define MSGS 8
@@ -400,6 +401,10 @@ static void capture_requests(const char *path, struct psn_frames *pf)
 		uint32_t psn, len;
 
 		ck_assert_uint_ge(h->caplen, 42 + 12 + 4);
+		/* Every frame the capture holds carries its ICRC, also one a
+		 * peer on the fast path left for the observer to compute. */
+		ck_assert_uint_eq(emu_get_le32(f + h->caplen - 4),
+				  emu_wire_icrc(f, 14, h->caplen));
 		if (f[12] != 0x08 || f[13] != 0x00 || (f[42] & 0xe0) ||
 		    f[42] > 0x05)
 			continue;	/* not an RC SEND packet */
@@ -421,7 +426,9 @@ static void capture_requests(const char *path, struct psn_frames *pf)
 /* The same scenario
  * (PSNs, messages) on the fast path and on UDP: the same SEND packets,
  * PSN for PSN, BTH and payload alike; the counters show which path each
- * run took.  ACKs may come at other times and are not compared. */
+ * run took.  ACKs may come at other times and are not compared.  Only
+ * the parent captures: the child's ACKs come without their ICRC on the
+ * fast path, and the parent's capture must show it computed. */
 /* One run of the scenario on one path, in a process of its own: each
  * forks its peer before its engine starts a thread. */
 static void one_path(bool fast, const char *capture)

@@ -20,6 +20,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "emu/base/bytes.h"
 #include "emu/wire/wire.h"
 #include "ut_run.h"
 
@@ -370,6 +371,66 @@ START_TEST(hello_without_memory_is_refused)
 }
 END_TEST
 
+/* A RoCE frame built with its ICRC left for later, in a datagram. */
+static uint32_t later_frame(uint8_t *dgram)
+{
+	struct emu_wire_roce h = {
+		.version = 2, .opcode = 0x04, .pkey = 0xffff, .dqpn = 0x12,
+		.psn = 5, .hop_limit = 64, .udp_sport = 0xc000,
+		.icrc_later = true,
+		.sgid = { [10] = 0xff, [11] = 0xff, 127, 0, 0, 1 },
+		.dgid = { [10] = 0xff, [11] = 0xff, 127, 0, 0, 2 },
+	};
+	uint8_t *f = dgram + EMU_WIRE_VXLAN_HLEN;
+	uint32_t len;
+
+	memset(dgram, 0, EMU_WIRE_VXLAN_HLEN);
+	memset(f + emu_wire_roce_hlen(&h), 0xab, 40);
+	len = emu_wire_roce_build(&h, f, 40);
+	ck_assert_uint_gt(len, 0);
+	return len + EMU_WIRE_VXLAN_HLEN;
+}
+
+/* Between our processes the ICRC stays out (the receiver learns so from
+ * the record); a datagram leaving by UDP carries it. */
+START_TEST(icrc_left_out_only_in_memory)
+{
+	struct emu_wire_link *a = link_new(), *b = link_new();
+	static uint8_t dg[EMU_WIRE_DGRAM_MAX], rb[EMU_WIRE_DGRAM_MAX];
+	struct emu_wire_dgram d = { .buf = dg, .icrc_later = true };
+	struct emu_wire_ep cep;
+	int c = udp_socket(&cep);
+	uint8_t *f = rb + EMU_WIRE_VXLAN_HLEN;
+	ssize_t n;
+
+	ck_assert(a->icrc_later);
+	d.len = later_frame(dg);
+	d.ep = b->local;
+	ck_assert_int_eq(a->ops->send(a, &d, 1), 1);
+	b->ops->recv(b, &d, 0, true);
+	d.buf = rb;
+	d.len = sizeof(rb);
+	d.icrc_later = false;
+	ck_assert_int_eq(b->ops->recv(b, &d, 1, false), 1);
+	ck_assert(d.icrc_later);
+	ck_assert_uint_eq(emu_get_le32(f + d.len - EMU_WIRE_VXLAN_HLEN - 4), 0);
+
+	d.buf = dg;
+	d.len = later_frame(dg);
+	d.ep = cep;
+	d.icrc_later = true;
+	ck_assert_int_eq(a->ops->send(a, &d, 1), 1);
+	n = recv(c, rb, sizeof(rb), 0);
+	ck_assert_int_eq(n, (ssize_t)d.len);
+	ck_assert_uint_eq(emu_get_le32(rb + n - 4),
+			  emu_wire_icrc(f, 14, (uint32_t)n - EMU_WIRE_VXLAN_HLEN));
+	ck_assert_uint_ne(emu_get_le32(rb + n - 4), 0);
+	close(c);
+	a->ops->destroy(a);
+	b->ops->destroy(b);
+}
+END_TEST
+
 static Suite *wire_shm_suite(void)
 {
 	Suite *s = suite_create("wire_shm");
@@ -384,6 +445,7 @@ static Suite *wire_shm_suite(void)
 	tcase_add_test(tc, gone_peer_falls_back_to_udp);
 	tcase_add_test(tc, hostile_peer_is_cut_off);
 	tcase_add_test(tc, hello_without_memory_is_refused);
+	tcase_add_test(tc, icrc_left_out_only_in_memory);
 	suite_add_tcase(s, tc);
 	return s;
 }
