@@ -190,6 +190,7 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	GEN(log_max_transport_domain, 12),
 	GEN(max_qp_cnt, 32),		/* queue counter sets */
 	GEN(max_flow_counter_15_0, 4096),
+	GEN(nic_receive_steering_discard, 1),	/* QUERY_VNIC_ENV */
 
 	/* ---- Ethernet page: only how much of a packet a WQE inlines ---- */
 	ETH(wqe_inline_mode, MLX5_CAP_INLINE_MODE_NOT_REQUIRED),

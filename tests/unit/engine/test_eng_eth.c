@@ -392,6 +392,15 @@ START_TEST(eth_rss_toeplitz)
 }
 END_TEST
 
+/* A frame to @dmac that no receive completes: its send's CQE. */
+static void send_unseen(struct eth_player *e, const uint8_t dmac[6])
+{
+	uint32_t len = udp_frame(e->mem, dmac, -1, 1, 2, 10, true);
+
+	ep_post_send(e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0);
+	ck_assert_uint_eq(poll_one(e)[CQE_OP_OWN] >> 4, MLX5_CQE_REQ);
+}
+
 /* Steering: a frame no rule matches reaches no RQ; a drop rule drops; a
  * TIR of the sender's own transport domain blocking self loopback takes
  * nothing from it. */
@@ -413,22 +422,72 @@ START_TEST(eth_steering_and_self_lb)
 				   MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST,
 				   &tirn_lb), 0, 0);
 	ep_post_recv(&e, &rq);
-	len = udp_frame(e.mem, other, -1, 1, 2, 10, true);
-	ep_post_send(&e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0);
-	poll_one(&e);
-	len = udp_frame(e.mem, third, -1, 1, 2, 10, true);
-	ep_post_send(&e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0);
-	poll_one(&e);
-	len = udp_frame(e.mem, (const uint8_t[6]){ 0x01, 1, 2, 3, 4, 5 }, -1,
-			1, 2, 10, true);
-	ep_post_send(&e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0);
-	poll_one(&e);
+	send_unseen(&e, other);
+	send_unseen(&e, third);
+	send_unseen(&e, (const uint8_t[6]){ 0x01, 1, 2, 3, 4, 5 });
 	usleep(20000);
 	ck_assert(!dp_cq_ready(&e.dp));
 	/* The one WQE posted is still there for the next frame. */
 	len = udp_frame(e.mem, mcast, -1, 1, 2, 10, true);
 	poll_pair(&e, ep_post_send(&e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0), c);
 	ck_rx_cqe(c, &rq, len, 0);
+	ep_fini(&e);
+}
+END_TEST
+
+/* QUERY_VNIC_ENV as an application issues it through DEVX: the 64-bit
+ * nic_receive_steering_discard at byte 0x20 of the outbox (vport_env at
+ * 0x10, the counter at its byte 0x10; mlx5_ifc.h). */
+static uint64_t vnic_steering_discard(struct eth_player *e)
+{
+	uint8_t in[0x10] = { 0 }, out[0x210] = { 0 };
+	uint64_t v;
+
+	wr16(in, MLX5_CMD_OP_QUERY_VNIC_ENV);
+	ck_assert_int_eq(DP_BE->general_cmd(e->dp.ctx, in, sizeof(in), out,
+					    sizeof(out)), 0);
+	ck_assert_uint_eq(out[0], 0);
+	memcpy(&v, out + 0x20, 8);
+	return be64toh(v);
+}
+
+/* Frames that miss every rule are counted as the vport's steering
+ * discards (advertised by cmd_hca_cap.nic_receive_steering_discard, bit
+ * 0x340); a drop rule's and a self-loopback-blocking TIR's are not. */
+START_TEST(eth_steering_discard_vnic_env)
+{
+	static const uint8_t nowhere[6] = { 0x01, 0x00, 0x5e, 0x7f, 0x00, 0x01 };
+	static const uint8_t dropped[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x09 };
+	uint8_t in[0x10] = { 0 }, out[0x1010] = { 0 };
+	struct eth_player e;
+	struct ep_rq rq;
+	uint64_t before;
+	uint32_t tirn;
+
+	ep_init(&e);
+	/* QUERY_HCA_CAP, general, current: the bit in the capability at 0x10. */
+	wr16(in, MLX5_CMD_OP_QUERY_HCA_CAP);
+	wr16(in + 6, 1);
+	ck_assert_int_eq(DP_BE->general_cmd(e.dp.ctx, in, sizeof(in), out,
+					    sizeof(out)), 0);
+	ck_assert_uint_eq(out[0x10 + 0x68] & 0x80, 0x80);
+	ep_rq_create(&e, &rq, true, 0);
+	ep_rule_dmac(&e, mcast, ep_tir_direct(&e, &rq, 0, &tirn), 0, 0);
+	ep_rule_dmac(&e, dropped, NULL, 0, 0);
+	before = vnic_steering_discard(&e);
+	for (int i = 0; i < 3; i++)
+		send_unseen(&e, nowhere);
+	send_unseen(&e, dropped);
+	for (int i = 0; i < 200 && vnic_steering_discard(&e) - before < 3; i++)
+		usleep(10000);
+	ck_assert_uint_eq(vnic_steering_discard(&e) - before, 3);
+	/* other_vport: this function manages no other vport. */
+	memset(in, 0, sizeof(in));
+	wr16(in, MLX5_CMD_OP_QUERY_VNIC_ENV);
+	in[8] = 0x80;
+	wr16(in + 10, 1);
+	ck_assert_int_ne(DP_BE->general_cmd(e.dp.ctx, in, sizeof(in), out,
+					    0x210), 0);
 	ep_fini(&e);
 }
 END_TEST
@@ -531,6 +590,7 @@ int main(void)
 	tcase_add_test(tc, eth_tso_segments);
 	tcase_add_test(tc, eth_rss_toeplitz);
 	tcase_add_test(tc, eth_steering_and_self_lb);
+	tcase_add_test(tc, eth_steering_discard_vnic_env);
 	tcase_add_test(tc, eth_bad_wqe_errors_sq);
 	tcase_add_test(tc, eth_random_wqes);
 	suite_add_tcase(s, tc);
