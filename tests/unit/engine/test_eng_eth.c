@@ -492,6 +492,128 @@ START_TEST(eth_steering_discard_vnic_env)
 }
 END_TEST
 
+/* Ethernet (dmac, smac) IPv4 TCP (ACK, PSH) frame with @paylen bytes of
+ * payload, both checksums right; its length. */
+static uint32_t tcp_frame(uint8_t *f, const uint8_t dmac[6], uint32_t paylen)
+{
+	uint8_t *ip = f + 14, *tcp = ip + 20;
+
+	memset(f, 0, 54 + paylen);
+	memcpy(f, dmac, 6);
+	memcpy(f + 6, smac, 6);
+	wr16(f + 12, 0x0800);
+	ip[0] = 0x45;
+	wr16(ip + 2, (uint16_t)(40 + paylen));
+	ip[8] = 64;
+	ip[9] = 6;
+	ip[12] = 10, ip[15] = 1, ip[16] = 10, ip[19] = 2;
+	wr16(tcp, 4000);
+	wr16(tcp + 2, 80);
+	tcp[7] = 1;
+	tcp[12] = 5 << 4;
+	tcp[13] = 0x18;
+	wr16(tcp + 14, 1024);
+	for (uint32_t i = 0; i < paylen; i++)
+		tcp[20 + i] = (uint8_t)(i * 13 + 1);
+	wr16(ip + 10, csum(ip, 20, 0));
+	wr16(tcp + 16, l4_verify(ip, 6));
+	return 54 + paylen;
+}
+
+/* The hds_ip_ext L3_OK/L4_OK bits of the receive CQE of a frame at
+ * e->mem of @len bytes, sent without checksum offload. */
+static uint8_t rx_ok_bits(struct eth_player *e, uint32_t len)
+{
+	uint8_t c[64];
+
+	poll_pair(e, ep_post_send(e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0), c);
+	ck_assert_uint_eq(c[CQE_OP_OWN] >> 4, MLX5_CQE_RESP_SEND);
+	return c[CQE_HDS_IP_EXT] & (MLX5_CQE_L3_OK | MLX5_CQE_L4_OK);
+}
+
+/* Receive checksum verdicts of frames damaged on the way (the sender
+ * offloads nothing): a bad IPv4 header checksum clears L3_OK, a bad TCP
+ * or UDP checksum L4_OK; the same frames intact have both. */
+START_TEST(eth_rx_checksum_verdicts)
+{
+	struct eth_player e;
+	struct ep_rq rq;
+	uint32_t tirn, len;
+
+	ep_init(&e);
+	ep_rq_create(&e, &rq, true, 0);
+	ep_rule_dmac(&e, mcast, ep_tir_direct(&e, &rq, 0, &tirn), 0, 0);
+	for (int i = 0; i < 6; i++)
+		ep_post_recv(&e, &rq);
+	len = tcp_frame(e.mem, mcast, 200);
+	ck_assert_uint_eq(rx_ok_bits(&e, len), MLX5_CQE_L3_OK | MLX5_CQE_L4_OK);
+	/* One payload bit flipped: the TCP checksum no longer holds. */
+	e.mem[54 + 77] ^= 0x10;
+	ck_assert_uint_eq(rx_ok_bits(&e, len), MLX5_CQE_L3_OK);
+	/* A bit of the IPv4 header's TTL flipped: its checksum fails. */
+	len = tcp_frame(e.mem, mcast, 200);
+	e.mem[14 + 8] ^= 0x01;
+	ck_assert_uint_eq(rx_ok_bits(&e, len) & MLX5_CQE_L3_OK, 0);
+	len = udp_frame(e.mem, mcast, -1, 5, 6, 64, true);
+	ck_assert_uint_eq(rx_ok_bits(&e, len), MLX5_CQE_L3_OK | MLX5_CQE_L4_OK);
+	e.mem[len - 1] ^= 0x80;
+	ck_assert_uint_eq(rx_ok_bits(&e, len), MLX5_CQE_L3_OK);
+	/* A bit of the UDP header (source port) flipped: the same. */
+	len = udp_frame(e.mem, mcast, -1, 5, 6, 64, true);
+	e.mem[14 + 20 + 1] ^= 0x02;	/* source port */
+	ck_assert_uint_eq(rx_ok_bits(&e, len), MLX5_CQE_L3_OK);
+	ep_fini(&e);
+}
+END_TEST
+
+/* out_of_buffer of queue counter set @id, read as mlx5e reads it
+ * (QUERY_Q_COUNTER; the counter at byte 0x30 of the outbox). */
+static uint32_t q_out_of_buffer(struct mlx5be_obj *qc, uint32_t id)
+{
+	uint8_t in[0x20] = { 0 }, out[0x100] = { 0 };
+
+	wr16(in, MLX5_CMD_OP_QUERY_Q_COUNTER);
+	in[0x1f] = (uint8_t)id;
+	ck_assert_int_eq(DP_BE->obj_query(qc, in, sizeof(in), out,
+					  sizeof(out)), 0);
+	return rd32(out + 0x30);
+}
+
+/* A frame for an RQ without a posted receive WQE is dropped and counted
+ * in the RQ's queue counter set as out_of_buffer; the WQE posted after
+ * it takes the next frame. */
+START_TEST(eth_rq_out_of_buffer)
+{
+	uint8_t in[0x10] = { 0 };
+	struct mlx5be_obj *qc;
+	struct eth_player e;
+	struct ep_rq rq;
+	uint32_t tirn, len, id;
+	uint8_t c[64];
+
+	ep_init(&e);
+	wr16(in, MLX5_CMD_OP_ALLOC_Q_COUNTER);
+	id = dp_create(&e.dp, in, sizeof(in), 0x10, 2) & 0xff;
+	qc = dp_last_obj;
+	ck_assert_uint_ne(id, 0);
+	ep_rq_create_counted(&e, &rq, true, 0, id);
+	ep_rule_dmac(&e, mcast, ep_tir_direct(&e, &rq, 0, &tirn), 0, 0);
+	ck_assert_uint_eq(q_out_of_buffer(qc, id), 0);
+	for (int i = 0; i < 3; i++)
+		send_unseen(&e, mcast);
+	len = udp_frame(e.mem, mcast, -1, 1, 2, 10, true);
+	for (int i = 0; i < 200 && q_out_of_buffer(qc, id) < 3; i++)
+		usleep(10000);
+	ck_assert_uint_eq(q_out_of_buffer(qc, id), 3);
+	ck_assert(!dp_cq_ready(&e.dp));
+	ep_post_recv(&e, &rq);
+	poll_pair(&e, ep_post_send(&e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0), c);
+	ck_rx_cqe(c, &rq, len, 0);
+	ck_assert_uint_eq(q_out_of_buffer(qc, id), 3);
+	ep_fini(&e);
+}
+END_TEST
+
 /* A WQE of an opcode an Ethernet SQ does not run: an error CQE (local QP
  * operation error) and the SQ in ERR; the WQEs after it flush. */
 START_TEST(eth_bad_wqe_errors_sq)
@@ -591,6 +713,8 @@ int main(void)
 	tcase_add_test(tc, eth_rss_toeplitz);
 	tcase_add_test(tc, eth_steering_and_self_lb);
 	tcase_add_test(tc, eth_steering_discard_vnic_env);
+	tcase_add_test(tc, eth_rx_checksum_verdicts);
+	tcase_add_test(tc, eth_rq_out_of_buffer);
 	tcase_add_test(tc, eth_bad_wqe_errors_sq);
 	tcase_add_test(tc, eth_random_wqes);
 	suite_add_tcase(s, tc);
