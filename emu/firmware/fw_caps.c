@@ -190,6 +190,7 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	GEN(log_max_transport_domain, 12),
 	GEN(max_qp_cnt, 32),		/* queue counter sets */
 	GEN(max_flow_counter_15_0, 4096),
+	GEN(nic_receive_steering_discard, 1),	/* QUERY_VNIC_ENV */
 
 	/* ---- Ethernet page: only how much of a packet a WQE inlines ---- */
 	ETH(wqe_inline_mode, MLX5_CAP_INLINE_MODE_NOT_REQUIRED),
@@ -279,13 +280,16 @@ static const struct fw_cap_limit fw_cap_raisable[] = {
 /*
  * Bits the default leaves clear that configuration may set: the RDMA_CTRL
  * object type and the uctx capabilities the kernel turns into ucap device
- * nodes (newer devices' privileged control).  Only the advertising and
- * the ucaps' checks are emulated; what they unlock has no public layout.
+ * nodes (newer devices' privileged control), and RAW_TX, which the kernel
+ * grants a DEVX context of a process with CAP_NET_RAW.  Only the
+ * advertising and the kernel's checks are emulated; what they unlock in
+ * firmware has no public description.
  */
 static const struct fw_cap_limit fw_cap_optin[] = {
 	{ MLX5_CAP_GENERAL, "hca_cap_2", 1 },
 	{ MLX5_CAP_GENERAL, "uctx_cap",
-	  MLX5_UCTX_CAP_RDMA_CTRL | MLX5_UCTX_CAP_RDMA_CTRL_OTHER_VHCA },
+	  MLX5_UCTX_CAP_RAW_TX | MLX5_UCTX_CAP_RDMA_CTRL |
+	  MLX5_UCTX_CAP_RDMA_CTRL_OTHER_VHCA },
 	{ MLX5_CAP_GENERAL_2, "general_obj_types_127_64",
 	  MLX5_HCA_CAP_2_GENERAL_OBJECT_TYPES_RDMA_CTRL },
 };

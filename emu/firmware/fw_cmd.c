@@ -134,6 +134,8 @@ static const struct fw_cmd_desc fw_cmds[MLX5_CMD_OP_DESTROY_UMEM + 1] = {
 	    OPM(MLX5_VPORT_STATE_OP_MOD_VNIC_VPORT) |
 	    OPM(MLX5_VPORT_STATE_OP_MOD_ESW_VPORT) |
 	    OPM(MLX5_VPORT_STATE_OP_MOD_UPLINK)),
+	CMD(QUERY_VNIC_ENV, fw_cmd_query_vnic_env, GENERAL, NO_OBJ,
+	    IN(query_vnic_env_in), OUT(query_vnic_env_out), OPM(0)),
 	CMD(QUERY_NIC_VPORT_CONTEXT, fw_cmd_query_nic_vport_context, GENERAL,
 	    NO_OBJ, IN(query_nic_vport_context_in),
 	    OUT(query_nic_vport_context_out), OPM(0)),

@@ -222,6 +222,7 @@ enum fw_synd fw_cmd_query_nic_vport_context(struct fw_cmd *cmd); /* fw_vport.c *
 enum fw_synd fw_cmd_query_hca_vport_context(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_query_hca_vport_gid(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_query_vport_state(struct fw_cmd *cmd);
+enum fw_synd fw_cmd_query_vnic_env(struct fw_cmd *cmd);	/* fw_vport_rx.c */
 enum fw_synd fw_cmd_query_roce_address(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_set_roce_address(struct fw_cmd *cmd);
 enum fw_synd fw_cmd_access_reg(struct fw_cmd *cmd);		/* fw_reg.c */

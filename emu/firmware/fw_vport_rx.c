@@ -12,6 +12,9 @@
  * (fw_vport_rx_update, called whenever MODIFY_NIC_VPORT_CONTEXT changed
  * them), never the lock the command holds.  The unicast address list of
  * the context is not consulted: only the vport's own address is.
+ *
+ * QUERY_VNIC_ENV reports the discards in nic_receive_steering_discard; the
+ * vNIC's other diagnostic counters are not advertised and read 0.
  */
 #include <string.h>
 
@@ -80,4 +83,14 @@ uint64_t emu_fw_vport_rx_discards(const struct emu_fw *fw)
 {
 	return atomic_load_explicit(&fw->vport_rx.steer_discard,
 				    memory_order_relaxed);
+}
+
+enum fw_synd fw_cmd_query_vnic_env(struct fw_cmd *cmd)
+{
+	if (PRM_GET(query_vnic_env_in, cmd->in, other_vport))
+		return FW_SYND_OTHER_VPORT_NOT_SUPPORTED;
+	PRM_SET64(query_vnic_env_out, cmd->out,
+		  vport_env.nic_receive_steering_discard,
+		  emu_fw_vport_rx_discards(cmd->fw));
+	return FW_SYND_OK;
 }

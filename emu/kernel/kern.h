@@ -254,6 +254,8 @@ const char *kern_ucap_name(unsigned int type);
 int kern_ucaps_publish(void);
 /* ib_get_ucaps: the ucap types @fds are nodes of; -EBADF, -EINVAL. */
 int kern_ucaps_from_fds(const int *fds, uint32_t n, uint64_t *mask);
+/* capable(CAP_NET_RAW), or device.allow_net_raw (kern_backend.c). */
+bool kern_net_raw_capable(void);
 /* set_uctx_ucaps: adds the uctx_cap bits of @mask to *@cap; -EOPNOTSUPP
  * when the firmware lacks one. */
 int kern_ucaps_uctx_cap(const struct kern_dev *kdev, uint64_t mask,

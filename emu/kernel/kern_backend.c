@@ -94,18 +94,21 @@ static bool kern_ctx_lost(struct mlx5be_ctx *ctx)
 }
 
 /*
- * uverbs' capable(CAP_NET_RAW) before a raw packet QP or a flow: the
- * process's effective set, unless device.allow_net_raw lets every process
- * have them.
+ * capable(CAP_NET_RAW) as the kernel asks it: the process's effective set,
+ * unless device.allow_net_raw lets every process have it.
  */
-static int kern_net_raw_check(struct mlx5be_ctx *ctx)
+bool kern_net_raw_capable(void)
 {
 	const struct emu_config *cfg = emu_devices_config();
 
+	return (cfg && cfg->allow_net_raw) || mlx5be_proc_net_raw();
+}
+
+/* uverbs' check before a raw packet QP or a flow. */
+static int kern_net_raw_check(struct mlx5be_ctx *ctx)
+{
 	(void)ctx;
-	if (cfg && cfg->allow_net_raw)
-		return 0;
-	return mlx5be_proc_net_raw() ? 0 : -EPERM;
+	return kern_net_raw_capable() ? 0 : -EPERM;
 }
 
 const struct mlx5be_ops mlx5be_emu_ops = {

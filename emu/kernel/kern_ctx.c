@@ -85,6 +85,11 @@ static int kern_uctx_create(int index, uint64_t ucaps,
 	ret = kern_dev_get(index, &uctx->kdev);
 	if (ret)
 		goto err_free;
+	/* mlx5_ib_devx_create: a user context may send raw packets when the
+	 * firmware offers it and the process has CAP_NET_RAW. */
+	if ((KERN_CAP_GEN(uctx->kdev, uctx_cap) & MLX5_UCTX_CAP_RAW_TX) &&
+	    kern_net_raw_capable())
+		cap |= MLX5_UCTX_CAP_RAW_TX;
 	ret = kern_ucaps_uctx_cap(uctx->kdev, ucaps, &cap);
 	if (ret)
 		goto err_put;

@@ -140,6 +140,12 @@ void ep_init(struct eth_player *e)
 void ep_rq_create(struct eth_player *e, struct ep_rq *rq, bool vsd,
 		  unsigned int slot)
 {
+	ep_rq_create_counted(e, rq, vsd, slot, 0);
+}
+
+void ep_rq_create_counted(struct eth_player *e, struct ep_rq *rq, bool vsd,
+			  unsigned int slot, uint32_t counter_set_id)
+{
 	uint8_t in[PRM_ST_SZ_BYTES(create_rq_in)] = { 0 };
 	void *ctx = PRM_ADDR_OF(create_rq_in, in, ctx);
 
@@ -152,6 +158,7 @@ void ep_rq_create(struct eth_player *e, struct ep_rq *rq, bool vsd,
 	PRM_SET(rqc, ctx, cqn, e->dp.cqn);
 	PRM_SET(rqc, ctx, flush_in_error_en, 1);
 	PRM_SET(rqc, ctx, user_index, 0x100 + slot);
+	PRM_SET(rqc, ctx, counter_set_id, counter_set_id);
 	ep_wq(&e->dp, PRM_ADDR_OF(rqc, ctx, wq), rq->ring, 16 << EP_LOG_RQ,
 	      rq->dbr, 4, EP_LOG_RQ);
 	rq->rqn = dp_create(&e->dp, in, sizeof(in), PRM_ST_SZ_BYTES(create_rq_out),

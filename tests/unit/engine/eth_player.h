@@ -48,6 +48,10 @@ void ep_init(struct eth_player *e);
 /* An RQ (vsd: VLAN stripping off) in RDY, its buffers slot n. */
 void ep_rq_create(struct eth_player *e, struct ep_rq *rq, bool vsd,
 		  unsigned int slot);
+/* The same, its out_of_buffer drops counted in queue counter set
+ * @counter_set_id (rqc.counter_set_id; 0: none). */
+void ep_rq_create_counted(struct eth_player *e, struct ep_rq *rq, bool vsd,
+			  unsigned int slot, uint32_t counter_set_id);
 /* A direct TIR over an RQ; self_lb: tirc.self_lb_block bits. */
 struct mlx5be_obj *ep_tir_direct(struct eth_player *e, const struct ep_rq *rq,
 				 unsigned int self_lb, uint32_t *tirn);

@@ -392,6 +392,15 @@ START_TEST(eth_rss_toeplitz)
 }
 END_TEST
 
+/* A frame to @dmac that no receive completes: its send's CQE. */
+static void send_unseen(struct eth_player *e, const uint8_t dmac[6])
+{
+	uint32_t len = udp_frame(e->mem, dmac, -1, 1, 2, 10, true);
+
+	ep_post_send(e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0);
+	ck_assert_uint_eq(poll_one(e)[CQE_OP_OWN] >> 4, MLX5_CQE_REQ);
+}
+
 /* Steering: a frame no rule matches reaches no RQ; a drop rule drops; a
  * TIR of the sender's own transport domain blocking self loopback takes
  * nothing from it. */
@@ -413,22 +422,194 @@ START_TEST(eth_steering_and_self_lb)
 				   MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST,
 				   &tirn_lb), 0, 0);
 	ep_post_recv(&e, &rq);
-	len = udp_frame(e.mem, other, -1, 1, 2, 10, true);
-	ep_post_send(&e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0);
-	poll_one(&e);
-	len = udp_frame(e.mem, third, -1, 1, 2, 10, true);
-	ep_post_send(&e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0);
-	poll_one(&e);
-	len = udp_frame(e.mem, (const uint8_t[6]){ 0x01, 1, 2, 3, 4, 5 }, -1,
-			1, 2, 10, true);
-	ep_post_send(&e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0);
-	poll_one(&e);
+	send_unseen(&e, other);
+	send_unseen(&e, third);
+	send_unseen(&e, (const uint8_t[6]){ 0x01, 1, 2, 3, 4, 5 });
 	usleep(20000);
 	ck_assert(!dp_cq_ready(&e.dp));
 	/* The one WQE posted is still there for the next frame. */
 	len = udp_frame(e.mem, mcast, -1, 1, 2, 10, true);
 	poll_pair(&e, ep_post_send(&e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0), c);
 	ck_rx_cqe(c, &rq, len, 0);
+	ep_fini(&e);
+}
+END_TEST
+
+/* QUERY_VNIC_ENV as an application issues it through DEVX: the 64-bit
+ * nic_receive_steering_discard at byte 0x20 of the outbox (vport_env at
+ * 0x10, the counter at its byte 0x10; mlx5_ifc.h). */
+static uint64_t vnic_steering_discard(struct eth_player *e)
+{
+	uint8_t in[0x10] = { 0 }, out[0x210] = { 0 };
+	uint64_t v;
+
+	wr16(in, MLX5_CMD_OP_QUERY_VNIC_ENV);
+	ck_assert_int_eq(DP_BE->general_cmd(e->dp.ctx, in, sizeof(in), out,
+					    sizeof(out)), 0);
+	ck_assert_uint_eq(out[0], 0);
+	memcpy(&v, out + 0x20, 8);
+	return be64toh(v);
+}
+
+/* Frames that miss every rule are counted as the vport's steering
+ * discards (advertised by cmd_hca_cap.nic_receive_steering_discard, bit
+ * 0x340); a drop rule's and a self-loopback-blocking TIR's are not. */
+START_TEST(eth_steering_discard_vnic_env)
+{
+	static const uint8_t nowhere[6] = { 0x01, 0x00, 0x5e, 0x7f, 0x00, 0x01 };
+	static const uint8_t dropped[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x09 };
+	uint8_t in[0x10] = { 0 }, out[0x1010] = { 0 };
+	struct eth_player e;
+	struct ep_rq rq;
+	uint64_t before;
+	uint32_t tirn;
+
+	ep_init(&e);
+	/* QUERY_HCA_CAP, general, current: the bit in the capability at 0x10. */
+	wr16(in, MLX5_CMD_OP_QUERY_HCA_CAP);
+	wr16(in + 6, 1);
+	ck_assert_int_eq(DP_BE->general_cmd(e.dp.ctx, in, sizeof(in), out,
+					    sizeof(out)), 0);
+	ck_assert_uint_eq(out[0x10 + 0x68] & 0x80, 0x80);
+	ep_rq_create(&e, &rq, true, 0);
+	ep_rule_dmac(&e, mcast, ep_tir_direct(&e, &rq, 0, &tirn), 0, 0);
+	ep_rule_dmac(&e, dropped, NULL, 0, 0);
+	before = vnic_steering_discard(&e);
+	for (int i = 0; i < 3; i++)
+		send_unseen(&e, nowhere);
+	send_unseen(&e, dropped);
+	for (int i = 0; i < 200 && vnic_steering_discard(&e) - before < 3; i++)
+		usleep(10000);
+	ck_assert_uint_eq(vnic_steering_discard(&e) - before, 3);
+	/* other_vport: this function manages no other vport. */
+	memset(in, 0, sizeof(in));
+	wr16(in, MLX5_CMD_OP_QUERY_VNIC_ENV);
+	in[8] = 0x80;
+	wr16(in + 10, 1);
+	ck_assert_int_ne(DP_BE->general_cmd(e.dp.ctx, in, sizeof(in), out,
+					    0x210), 0);
+	ep_fini(&e);
+}
+END_TEST
+
+/* Ethernet (dmac, smac) IPv4 TCP (ACK, PSH) frame with @paylen bytes of
+ * payload, both checksums right; its length. */
+static uint32_t tcp_frame(uint8_t *f, const uint8_t dmac[6], uint32_t paylen)
+{
+	uint8_t *ip = f + 14, *tcp = ip + 20;
+
+	memset(f, 0, 54 + paylen);
+	memcpy(f, dmac, 6);
+	memcpy(f + 6, smac, 6);
+	wr16(f + 12, 0x0800);
+	ip[0] = 0x45;
+	wr16(ip + 2, (uint16_t)(40 + paylen));
+	ip[8] = 64;
+	ip[9] = 6;
+	ip[12] = 10, ip[15] = 1, ip[16] = 10, ip[19] = 2;
+	wr16(tcp, 4000);
+	wr16(tcp + 2, 80);
+	tcp[7] = 1;
+	tcp[12] = 5 << 4;
+	tcp[13] = 0x18;
+	wr16(tcp + 14, 1024);
+	for (uint32_t i = 0; i < paylen; i++)
+		tcp[20 + i] = (uint8_t)(i * 13 + 1);
+	wr16(ip + 10, csum(ip, 20, 0));
+	wr16(tcp + 16, l4_verify(ip, 6));
+	return 54 + paylen;
+}
+
+/* The hds_ip_ext L3_OK/L4_OK bits of the receive CQE of a frame at
+ * e->mem of @len bytes, sent without checksum offload. */
+static uint8_t rx_ok_bits(struct eth_player *e, uint32_t len)
+{
+	uint8_t c[64];
+
+	poll_pair(e, ep_post_send(e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0), c);
+	ck_assert_uint_eq(c[CQE_OP_OWN] >> 4, MLX5_CQE_RESP_SEND);
+	return c[CQE_HDS_IP_EXT] & (MLX5_CQE_L3_OK | MLX5_CQE_L4_OK);
+}
+
+/* Receive checksum verdicts of frames damaged on the way (the sender
+ * offloads nothing): a bad IPv4 header checksum clears L3_OK, a bad TCP
+ * or UDP checksum L4_OK; the same frames intact have both. */
+START_TEST(eth_rx_checksum_verdicts)
+{
+	struct eth_player e;
+	struct ep_rq rq;
+	uint32_t tirn, len;
+
+	ep_init(&e);
+	ep_rq_create(&e, &rq, true, 0);
+	ep_rule_dmac(&e, mcast, ep_tir_direct(&e, &rq, 0, &tirn), 0, 0);
+	for (int i = 0; i < 6; i++)
+		ep_post_recv(&e, &rq);
+	len = tcp_frame(e.mem, mcast, 200);
+	ck_assert_uint_eq(rx_ok_bits(&e, len), MLX5_CQE_L3_OK | MLX5_CQE_L4_OK);
+	/* One payload bit flipped: the TCP checksum no longer holds. */
+	e.mem[54 + 77] ^= 0x10;
+	ck_assert_uint_eq(rx_ok_bits(&e, len), MLX5_CQE_L3_OK);
+	/* A bit of the IPv4 header's TTL flipped: its checksum fails. */
+	len = tcp_frame(e.mem, mcast, 200);
+	e.mem[14 + 8] ^= 0x01;
+	ck_assert_uint_eq(rx_ok_bits(&e, len) & MLX5_CQE_L3_OK, 0);
+	len = udp_frame(e.mem, mcast, -1, 5, 6, 64, true);
+	ck_assert_uint_eq(rx_ok_bits(&e, len), MLX5_CQE_L3_OK | MLX5_CQE_L4_OK);
+	e.mem[len - 1] ^= 0x80;
+	ck_assert_uint_eq(rx_ok_bits(&e, len), MLX5_CQE_L3_OK);
+	/* A bit of the UDP header (source port) flipped: the same. */
+	len = udp_frame(e.mem, mcast, -1, 5, 6, 64, true);
+	e.mem[14 + 20 + 1] ^= 0x02;	/* source port */
+	ck_assert_uint_eq(rx_ok_bits(&e, len), MLX5_CQE_L3_OK);
+	ep_fini(&e);
+}
+END_TEST
+
+/* out_of_buffer of queue counter set @id, read as mlx5e reads it
+ * (QUERY_Q_COUNTER; the counter at byte 0x30 of the outbox). */
+static uint32_t q_out_of_buffer(struct mlx5be_obj *qc, uint32_t id)
+{
+	uint8_t in[0x20] = { 0 }, out[0x100] = { 0 };
+
+	wr16(in, MLX5_CMD_OP_QUERY_Q_COUNTER);
+	in[0x1f] = (uint8_t)id;
+	ck_assert_int_eq(DP_BE->obj_query(qc, in, sizeof(in), out,
+					  sizeof(out)), 0);
+	return rd32(out + 0x30);
+}
+
+/* A frame for an RQ without a posted receive WQE is dropped and counted
+ * in the RQ's queue counter set as out_of_buffer; the WQE posted after
+ * it takes the next frame. */
+START_TEST(eth_rq_out_of_buffer)
+{
+	uint8_t in[0x10] = { 0 };
+	struct mlx5be_obj *qc;
+	struct eth_player e;
+	struct ep_rq rq;
+	uint32_t tirn, len, id;
+	uint8_t c[64];
+
+	ep_init(&e);
+	wr16(in, MLX5_CMD_OP_ALLOC_Q_COUNTER);
+	id = dp_create(&e.dp, in, sizeof(in), 0x10, 2) & 0xff;
+	qc = dp_last_obj;
+	ck_assert_uint_ne(id, 0);
+	ep_rq_create_counted(&e, &rq, true, 0, id);
+	ep_rule_dmac(&e, mcast, ep_tir_direct(&e, &rq, 0, &tirn), 0, 0);
+	ck_assert_uint_eq(q_out_of_buffer(qc, id), 0);
+	for (int i = 0; i < 3; i++)
+		send_unseen(&e, mcast);
+	len = udp_frame(e.mem, mcast, -1, 1, 2, 10, true);
+	for (int i = 0; i < 200 && q_out_of_buffer(qc, id) < 3; i++)
+		usleep(10000);
+	ck_assert_uint_eq(q_out_of_buffer(qc, id), 3);
+	ck_assert(!dp_cq_ready(&e.dp));
+	ep_post_recv(&e, &rq);
+	poll_pair(&e, ep_post_send(&e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0), c);
+	ck_rx_cqe(c, &rq, len, 0);
+	ck_assert_uint_eq(q_out_of_buffer(qc, id), 3);
 	ep_fini(&e);
 }
 END_TEST
@@ -531,6 +712,9 @@ int main(void)
 	tcase_add_test(tc, eth_tso_segments);
 	tcase_add_test(tc, eth_rss_toeplitz);
 	tcase_add_test(tc, eth_steering_and_self_lb);
+	tcase_add_test(tc, eth_steering_discard_vnic_env);
+	tcase_add_test(tc, eth_rx_checksum_verdicts);
+	tcase_add_test(tc, eth_rq_out_of_buffer);
 	tcase_add_test(tc, eth_bad_wqe_errors_sq);
 	tcase_add_test(tc, eth_random_wqes);
 	suite_add_tcase(s, tc);

@@ -7,7 +7,8 @@
  * ucap nodes of the emulated tree only when the configured firmware
  * advertises the RDMA_CTRL object type and the uctx_cap bits, the
  * kernel's answers for each descriptor (ib_get_ucaps: EBADF, EINVAL) and
- * the capability bits in CREATE_UCTX (the command trace).  On the hw
+ * the capability bits in CREATE_UCTX (the command trace), RAW_TX among
+ * them for a process with CAP_NET_RAW.  On the hw
  * backend (rdma-core 44 underneath, no fd array) a DEVX open with ucaps
  * fails EOPNOTSUPP and libmlx5's retry without DEVX succeeds.  Each test sets
  * its configuration before its process first touches the emulator (check
@@ -21,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ut_env.h"
 #include "verbs_test.h"
 
 struct fd_arr_57 {
@@ -262,6 +264,64 @@ START_TEST(test_ucaps_need_object_type)
 }
 END_TEST
 
+/* The uctx cap of a DEVX context opened now (its CREATE_UCTX's), with
+ * CAP_NET_RAW in the effective set or not. */
+static long devx_open_cap(struct ibv_device *d, int net_raw)
+{
+	struct ibv_context *ctx;
+	int was = ut_net_raw_set(net_raw);
+
+	ck_assert_int_ge(was, 0);
+	ctx = mlx5dv_open_device(d, &(struct mlx5dv_context_attr){
+		.flags = MLX5DV_CONTEXT_FLAGS_DEVX });
+	ck_assert_ptr_nonnull(ctx);
+	ibv_close_device(ctx);
+	ut_net_raw_set(was);
+	return last_uctx_cap();
+}
+
+/* mlx5_ib_devx_create: RAW_TX (uctx_cap bit 0) in the context's uctx
+ * exactly when the firmware offers it and the process has CAP_NET_RAW. */
+START_TEST(test_uctx_raw_tx)
+{
+	struct ibv_device **list, *d;
+
+	setup_env("uctx_cap=0x1");
+	d = dev0(&list);
+	ck_assert_int_eq(devx_open_cap(d, 1), 0x1);	/* MLX5_UCTX_CAP_RAW_TX */
+	ck_assert_int_eq(devx_open_cap(d, 0), 0);
+	ibv_free_device_list(list);
+	unlink(trace_path);
+}
+END_TEST
+
+/* Not offered (the default): never, CAP_NET_RAW or not. */
+START_TEST(test_uctx_raw_tx_not_offered)
+{
+	struct ibv_device **list, *d;
+
+	setup_env(NULL);
+	d = dev0(&list);
+	ck_assert_int_eq(devx_open_cap(d, 1), 0);
+	ibv_free_device_list(list);
+	unlink(trace_path);
+}
+END_TEST
+
+/* device.allow_net_raw stands for CAP_NET_RAW here too. */
+START_TEST(test_uctx_raw_tx_allowed)
+{
+	struct ibv_device **list, *d;
+
+	setup_env("uctx_cap=0x1");
+	setenv("MLX5EMU_ALLOW_NET_RAW", "1", 1);
+	d = dev0(&list);
+	ck_assert_int_eq(devx_open_cap(d, 0), 0x1);
+	ibv_free_device_list(list);
+	unlink(trace_path);
+}
+END_TEST
+
 static Suite *ucaps_suite(void)
 {
 	Suite *s = suite_create("verbs_ucaps");
@@ -274,6 +334,9 @@ static Suite *ucaps_suite(void)
 		tcase_add_test(tc, test_ucaps_comp_mask);
 		tcase_add_test(tc, test_ucaps_local_granted);
 		tcase_add_test(tc, test_ucaps_need_object_type);
+		tcase_add_test(tc, test_uctx_raw_tx);
+		tcase_add_test(tc, test_uctx_raw_tx_not_offered);
+		tcase_add_test(tc, test_uctx_raw_tx_allowed);
 	}
 	suite_add_tcase(s, tc);
 	return s;
