@@ -160,11 +160,14 @@ int emu_eng_inject(struct emu_fw *fw, enum emu_eng_inject what, uint32_t id);
 /* ---- the data path's hooks: fault rules and the WQE/CQE trace ---- */
 
 /* A work request the engine is about to execute (a send WQE) or a message
- * took (a receive WQE), or a new send queue doorbell. */
+ * took (a receive WQE), a new send queue doorbell, or a CQ arm request
+ * (doorbell and cq_arm: CQ cqn, no QP). */
 struct emu_eng_wqe {
 	int dev;			/* mlx5_<dev> */
 	uint32_t qpn;
 	bool rq, doorbell;
+	bool cq_arm;
+	uint32_t cqn;
 	uint16_t wqe_counter;		/* SQ: WQEBB index; RQ: the CQE's */
 	uint16_t pi;			/* doorbell: the producer counter */
 	uint8_t opcode, opmod, ds, fm_ce_se;	/* send: the ctrl segment */
@@ -184,7 +187,7 @@ struct emu_eng_verdict {
 	bool error;			/* an error CQE of this syndrome */
 	uint8_t syndrome, vendor;
 	uint32_t delay_us;		/* its CQE so much later */
-	bool drop;			/* a doorbell: lost */
+	bool drop;			/* a doorbell or an arm: lost */
 };
 
 /* A CQE as written (after a delay, when it is written). */

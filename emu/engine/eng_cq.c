@@ -14,6 +14,14 @@
  * bumps its sn when it reads an event, mlx5_cq_event).  One event per
  * arm: after it the CQ is FIRED until the next request.
  *
+ * A lost arm (a doorbell_drop queue=cq_arm rule, asked once per request
+ * taken) leaves the CQ as it was: no event for the CQEs to come until the
+ * application arms again.  The device never had that request, so the
+ * doorbell of it the engine sees after the record (threads) is lost too,
+ * and the doorbell register is cleared (eng_uar.c): the very same word
+ * written again, as libmlx5 writes it when nothing was polled in between,
+ * is then a new request the engine sees.
+ *
  * When.  An armed CQ raises its completion event (an EQE in its EQ) once
  * it holds a CQE at index ci of the request or later: for REQ_NOT any
  * CQE, for REQ_NOT_SOL a solicited or an error CQE.  So arming while such
@@ -159,34 +167,48 @@ static void eng_cq_check(struct eng_dev *dev, struct emu_fw_cq *cq)
  * Take the request the doorbell record holds when its sequence number is
  * the CQ's: if the word is new, or if a CQ doorbell carried that very
  * word (@db_word, NULL: none) -- a doorbell says the word was written even
- * when the record held it already.
+ * when the record held it already -- unless it is the doorbell of the
+ * request just taken from the record.  True when a fault rule lost the
+ * request the doorbell carried.
  */
-static void eng_cq_arm_take(struct eng_dev *dev, struct emu_fw_cq *cq,
+static bool eng_cq_arm_take(struct eng_dev *dev, struct emu_fw_cq *cq,
 			    const uint32_t *db_word)
 {
+	bool db = db_word != NULL;
 	uint32_t w;
 
 	if (atomic_load(&cq->hw.error) ||
 	    emu_mem_load32(cq->dbr.addr + 4, &w))
-		return;
+		return false;
 	w = be32toh(w);
-	if (w == cq->hw.arm_seen && !(db_word && *db_word == w))
-		return;
+	if (w == cq->hw.arm_seen && !(db && *db_word == w))
+		return false;
+	if (w == cq->hw.arm_seen && cq->hw.arm_db_due) {
+		cq->hw.arm_db_due = false;	/* one request, seen twice */
+		return cq->hw.arm_lost;
+	}
 	cq->hw.arm_seen = w;
+	cq->hw.arm_db_due = !db;
+	cq->hw.arm_lost = false;
 	if (((w >> 28) & 3) != cq->hw.sn)
-		return;		/* stale: before the last event was taken */
+		return false;	/* stale: before the last event was taken */
+	if (eng_g.dp_now && eng_dp_cq_arm(dev, cq)) {
+		cq->hw.arm_lost = true;
+		return db;
+	}
 	atomic_store(&cq->hw.arm_cmd, w);
 	atomic_store(&cq->hw.armed, true);
 	atomic_store(&cq->hw.fired, false);
 	eng_cq_check(dev, cq);
+	return false;
 }
 
-void eng_cq_arm_hint(struct eng_dev *dev, struct emu_fw_cq *cq, uint32_t word)
+bool eng_cq_arm_hint(struct eng_dev *dev, struct emu_fw_cq *cq, uint32_t word)
 {
 	if (dev->fatal || eng_cq_dying(cq))
-		return;
+		return false;
 	eng_cq_watch(dev, cq);
-	eng_cq_arm_take(dev, cq, &word);
+	return eng_cq_arm_take(dev, cq, &word);
 }
 
 void eng_cq_cqe_coming(struct emu_fw_cq *cq)

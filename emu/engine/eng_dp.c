@@ -28,7 +28,9 @@
  *            completions keep their order.
  *   drop     a new value of the SQ doorbell record is not taken: the
  *            WQEs it posted stay, and run when a later doorbell (a new
- *            value) is taken, as after a lost doorbell write.
+ *            value) is taken, as after a lost doorbell write.  A CQ arm
+ *            request is not taken (eng_cq.c): the CQ stays unarmed until
+ *            the application arms it again.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -371,6 +373,21 @@ const struct emu_eng_verdict *eng_dp_recv(struct eng_qp *qp, uint8_t opcode,
 		return NULL;
 	d->rq_us = d->rverdict.delay_us;
 	return &d->rverdict;
+}
+
+bool eng_dp_cq_arm(struct eng_dev *dev, struct emu_fw_cq *cq)
+{
+	const struct emu_eng_dp_hooks *h = eng_dp_hooks_get();
+	struct emu_eng_wqe e = {
+		.dev = dev->index, .doorbell = true, .cq_arm = true,
+		.cqn = cq->obj.id,
+	};
+	struct emu_eng_verdict v;
+
+	memset(&v, 0, sizeof(v));
+	if (!h || !h->verdict || !(eng_g.dp_now & EMU_ENG_DP_FAULTS))
+		return false;
+	return h->verdict(h->arg, &e, &v) && v.drop;
 }
 
 uint16_t eng_dp_doorbell(struct eng_qp *qp, uint16_t pi)

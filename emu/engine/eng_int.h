@@ -387,7 +387,8 @@ struct eng_qp *eng_qp_of(struct emu_fw_qp *fq);
 unsigned int eng_uar_scan(struct eng *e);
 /* What the EQ doorbell (arm, update) says now: eq->hw.ci and armed. */
 void eng_uar_eq_doorbell(struct emu_fw_eq *eq);
-/* A CQ's UAR page: a new CQ doorbell there names a CQ to look at. */
+/* A CQ's UAR page: a new CQ doorbell there names a CQ to look at (one
+ * the device lost is taken off the register). */
 void eng_uar_scan_cq_db(struct eng_dev *dev, const uint8_t *page);
 
 /* ---- eng_cq.c: arming, completion events, moderation, CQ errors ---- */
@@ -407,8 +408,10 @@ void eng_cq_scan(struct eng *e);
 void eng_cq_cqe_coming(struct emu_fw_cq *cq);
 /* A CQE was written (@sol: solicited or an error): events as armed. */
 void eng_cq_cqe_written(struct emu_fw_cq *cq, bool sol);
-/* A CQ doorbell named @cq with arm word @word (host order). */
-void eng_cq_arm_hint(struct eng_dev *dev, struct emu_fw_cq *cq, uint32_t word);
+/* A CQ doorbell named @cq with arm word @word (host order).  True when
+ * the doorbell is lost (a fault rule): its register is to be cleared, so
+ * that the same word written again is seen as the new arm it is. */
+bool eng_cq_arm_hint(struct eng_dev *dev, struct emu_fw_cq *cq, uint32_t word);
 /* The CQ could not take a CQE: its error state and CQ_ERROR, once. */
 void eng_cq_overrun(struct emu_fw_cq *cq);
 
@@ -738,6 +741,8 @@ const struct emu_eng_verdict *eng_dp_recv(struct eng_qp *qp, uint8_t opcode,
 					  const struct eng_rwqe *r);
 /* The SQ doorbell record holds @pi: the producer counter to run to. */
 uint16_t eng_dp_doorbell(struct eng_qp *qp, uint16_t pi);
+/* A new arm request of @cq (faults on): true when the rules lose it. */
+bool eng_dp_cq_arm(struct eng_dev *dev, struct emu_fw_cq *cq);
 /* A QP's CQE: held for a delay, or written (and traced). */
 int eng_dp_cqe(struct eng_qp *qp, struct emu_fw_cq *cq,
 	       const struct eng_cqe *c);

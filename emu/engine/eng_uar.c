@@ -56,8 +56,9 @@ static void eng_uar_hint(struct eng_dev *dev, uint64_t db)
 		qp->hinted = true;
 }
 
-/* A CQ doorbell names a CQ (sn/cmd/ci, then cqn): look at its record. */
-static void eng_uar_cq_arm(struct eng_dev *dev, uint64_t db)
+/* A CQ doorbell names a CQ (sn/cmd/ci, then cqn): look at its record.
+ * True when the arm it carried was lost. */
+static bool eng_uar_cq_arm(struct eng_dev *dev, uint64_t db)
 {
 	const uint8_t *b = (const uint8_t *)&db;
 	struct emu_fw_obj *obj;
@@ -66,8 +67,7 @@ static void eng_uar_cq_arm(struct eng_dev *dev, uint64_t db)
 	memcpy(&word, b, 4);
 	memcpy(&cqn, b + 4, 4);
 	obj = emu_fw_obj_lookup_rcu(dev->fw, EMU_FW_OBJ_CQ, be32toh(cqn) & 0xffffff);
-	if (obj)
-		eng_cq_arm_hint(dev, emu_fw_to_cq(obj), be32toh(word));
+	return obj && eng_cq_arm_hint(dev, emu_fw_to_cq(obj), be32toh(word));
 }
 
 void eng_uar_eq_doorbell(struct emu_fw_eq *eq)
@@ -120,10 +120,16 @@ void eng_uar_scan_cq_db(struct eng_dev *dev, const uint8_t *page)
 	struct eng_uar_seen *s = eng_uar_slot(page);
 	uint64_t v = eng_uar_load(page, ENG_UAR_CQ_DB);
 
-	if (v != s->last[0]) {
-		s->last[0] = v;
-		eng_uar_cq_arm(dev, v);
-	}
+	if (v == s->last[0])
+		return;
+	s->last[0] = v;
+	/* A lost doorbell leaves nothing in the device's register (unless
+	 * another was written since): the same value again is news. */
+	if (eng_uar_cq_arm(dev, v) &&
+	    __atomic_compare_exchange_n((uint64_t *)(uintptr_t)(page + ENG_UAR_CQ_DB),
+					&v, 0, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		s->last[0] = 0;
 }
 
 static unsigned int eng_uar_scan_page(struct eng_dev *dev, const uint8_t *page)

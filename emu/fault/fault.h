@@ -60,7 +60,9 @@ struct emu_fault_event {
 	uint32_t delay_ms;	/* DELAY */
 	uint32_t port;		/* PORT_DOWN, PORT_UP */
 	uint32_t target;	/* CQ_OVERRUN, QP_FATAL, SRQ_LIMIT: the object;
-				 * data-path rules: the QP */
+				 * data-path rules: the QP (a CQ arm: the
+				 * CQ) */
+	bool cq_arm;		/* DOORBELL_DROP: target is an armed CQ */
 	uint8_t cqe_syndrome, cqe_vendor;	/* CQE_ERROR */
 	uint32_t delay_us;	/* CQE_DELAY */
 	uint64_t match;		/* the rule's k-th match */
@@ -103,12 +105,13 @@ struct emu_fault_dp_verdict {
 	bool error;			/* complete it with an error CQE */
 	uint8_t syndrome, vendor;	/* of the first cqe_error that fired */
 	uint32_t delay_us;		/* cqe_delay: the sum of those fired */
-	bool drop;			/* a doorbell: lose it */
+	bool drop;			/* a doorbell or an arm: lose it */
 };
 
 /*
- * The rules on a send WQE about to run, a receive WQE a message takes, or
- * a new send queue doorbell (wqe->doorbell): every rule that matches
+ * The rules on a send WQE about to run, a receive WQE a message takes, a
+ * new send queue doorbell (wqe->doorbell) or a CQ arm request (doorbell
+ * and cq_arm): every rule that matches
  * counts it; cqe_delay rules that fire add their delay, and the first
  * cqe_error (or doorbell_drop) that fires decides.  Returns whether any
  * rule fired (*v filled).  The observer hears of each injection.

@@ -2,8 +2,9 @@
 /*
  * emu/fault/fault_dp.c -- the data-path rules on a work request: the
  * engine asks (through the kernel layer's hooks) when a send WQE is about
- * to run, when a message takes a receive WQE and when a send queue
- * doorbell is new, and only while a data-path rule exists.
+ * to run, when a message takes a receive WQE, when a send queue doorbell
+ * is new and when a CQ arm request comes, and only while a data-path rule
+ * exists.
  *
  * As for commands and frames: rules are tried in the order they were
  * added, each counts what it matches, delays add up, and the first rule
@@ -23,7 +24,8 @@ static void fault_dp_observe(struct fault_observer *obs,
 {
 	struct emu_fault_event ev = {
 		.rule_id = r->id, .rule_text = r->text, .dev = w->dev,
-		.action = r->spec.action, .target = w->qpn,
+		.action = r->spec.action, .target = w->cq_arm ? w->cqn : w->qpn,
+		.cq_arm = w->cq_arm,
 		.cqe_syndrome = r->cqe_syndrome, .cqe_vendor = r->cqe_vendor,
 		.delay_us = r->spec.delay_us, .match = k, .injection = inj,
 	};

@@ -78,10 +78,14 @@ bool emu_fault_wqe_matches(const struct mlx5emu_fault_rule *r,
 	uint32_t m = r->match;
 	bool rq = (m & MLX5EMU_FAULT_MATCH_QUEUE) &&
 		  r->queue == MLX5EMU_FAULT_QUEUE_RQ;
+	bool arm = (m & MLX5EMU_FAULT_MATCH_QUEUE) &&
+		   r->queue == MLX5EMU_FAULT_QUEUE_CQ_ARM;
 
-	if (r->action == MLX5EMU_FAULT_DOORBELL_DROP ? !w->doorbell :
-	    (w->doorbell || w->rq != rq))
-		return false;	/* without queue=, send WQEs */
+	if (r->action == MLX5EMU_FAULT_DOORBELL_DROP ?
+	    !w->doorbell || w->cq_arm != arm : (w->doorbell || w->rq != rq))
+		return false;	/* without queue=, send WQEs (doorbells) */
+	if ((r->flags & MLX5EMU_FAULT_F_TARGET) && w->cqn != r->target)
+		return false;	/* cqn= of an arm */
 	if ((m & MLX5EMU_FAULT_MATCH_DEV) && (w->dev < 0 ||
 					      (uint32_t)w->dev != r->dev))
 		return false;

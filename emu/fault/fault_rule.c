@@ -495,6 +495,14 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 	"port_down, port_up, device_fatal, cq_overrun, qp_fatal, srq_limit, " \
 	"cqe_error, cqe_delay or doorbell_drop"
 
+/* The key that names an action's object: an event's, or the CQ of a
+ * doorbell_drop queue=cq_arm (K_COUNT: none). */
+static enum fault_key target_key(uint32_t action)
+{
+	return action == MLX5EMU_FAULT_DOORBELL_DROP ? K_CQN :
+	       actions[action].target;
+}
+
 /* The rules a target key belongs to, for messages. */
 static const char *fault_key_action(int k)
 {
@@ -504,7 +512,7 @@ static const char *fault_key_action(int k)
 	case K_QPN:
 		return "qp_fatal";
 	case K_CQN:
-		return "cq_overrun";
+		return "cq_overrun and doorbell_drop";
 	default:
 		return "srq_limit";
 	}
@@ -564,7 +572,7 @@ int emu_fault_parse(const char *text, struct mlx5emu_fault_rule *rule,
 		if (seen & (1u << k))
 			return emu_fault_errf(err, errlen, "key %s given twice",
 				    key_names[k]);
-		if (k >= K_QPN && k != (int)actions[r.action].target)
+		if (k >= K_QPN && k != (int)target_key(r.action))
 			return emu_fault_errf(err, errlen, "%s applies only to %s rules",
 				    key_names[k], fault_key_action(k));
 		seen |= 1u << k;
@@ -662,8 +670,9 @@ int emu_fault_rule_check(const struct mlx5emu_fault_rule *r, char *err,
 	if (emu_fault_is_event(r->action) && r->port > EMU_MAX_PORTS)
 		return emu_fault_errf(err, errlen, "port %" PRIu32 " is out of range; "
 			    "ports are 1 to %d", r->port, EMU_MAX_PORTS);
+	/* (a data-path rule's cqn was checked with its fields) */
 	if (((r->flags & MLX5EMU_FAULT_F_TARGET) || r->target) &&
-	    (!emu_fault_is_event(r->action) ||
+	    !emu_fault_is_dp(r->action) && (!emu_fault_is_event(r->action) ||
 	     actions[r->action].target == K_COUNT ||
 	     actions[r->action].target == K_PORT))
 		return emu_fault_errf(err, errlen, "an object number (qpn, cqn, srqn) "
@@ -674,7 +683,7 @@ int emu_fault_rule_check(const struct mlx5emu_fault_rule *r, char *err,
 			    "MLX5EMU_FAULT_F_TARGET is not");
 	if (r->target > 0xffffff)
 		return emu_fault_errf(err, errlen, "%s 0x%" PRIx32 " is out of range "
-			    "(0 to 0xffffff)", key_names[actions[r->action].target],
+			    "(0 to 0xffffff)", key_names[target_key(r->action)],
 			    r->target);
 
 	/* Wire and data-path rules' actions were checked with their
@@ -856,7 +865,7 @@ int emu_fault_rule_format(const struct mlx5emu_fault_rule *r, char *buf,
 	if (r->port && emu_fault_is_event(r->action))
 		PUT(" port=%" PRIu32, r->port);
 	if (r->flags & MLX5EMU_FAULT_F_TARGET)
-		PUT(" %s=0x%" PRIx32, key_names[actions[r->action].target],
+		PUT(" %s=0x%" PRIx32, key_names[target_key(r->action)],
 		    r->target);
 	if (r->action == MLX5EMU_FAULT_DELAY && r->delay_ms)
 		PUT(" ms=%" PRIu32, r->delay_ms);

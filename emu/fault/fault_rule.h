@@ -164,13 +164,16 @@ bool emu_fault_frame_matches(const struct mlx5emu_fault_rule *rule,
 			     const struct emu_fault_frame *frame);
 
 /* A work request as a data-path rule sees it: a send WQE about to run, a
- * receive WQE a message takes, or a new send queue doorbell. */
+ * receive WQE a message takes, a new send queue doorbell, or a CQ arm
+ * request. */
 struct emu_fault_wqe {
 	int dev;		/* device index */
 	uint32_t qpn;
 	bool rq;		/* a receive WQE */
 	bool doorbell;		/* a doorbell, not a WQE */
 	uint8_t opcode;		/* MLX5_OPCODE_* (receive: the message's) */
+	bool cq_arm;		/* the doorbell arms CQ cqn (qpn unused) */
+	uint32_t cqn;
 };
 
 /* True when every field the data-path rule names equals the WQE's. */

@@ -4,9 +4,12 @@
  * work requests (docs/fault-injection.md, "Data-path faults"):
  *
  *     action = "cqe_error" / "cqe_delay" / "doorbell_drop"
- *     keys   = qp=N  wqe=OPCODE  queue=sq|rq  syndrome=NAME
+ *     keys   = qp=N  wqe=OPCODE  queue=sq|rq|cq_arm  cqn=N  syndrome=NAME
  *              vendor_syndrome=N  us=N      (and dev, nth, every, prob,
  *                                            seed, limit)
+ *
+ * A doorbell_drop loses send queue doorbells (queue=sq, the default; qp=
+ * names the QP) or CQ arm requests (queue=cq_arm; cqn= names the CQ).
  *
  * WQE opcodes are named as infiniband/mlx5dv.h names them without
  * MLX5_OPCODE_ (prm/dp_opcodes.def); CQE syndromes by the ids of the
@@ -128,9 +131,11 @@ int emu_fault_dp_key(struct mlx5emu_fault_rule *r, const char *key,
 			r->queue = MLX5EMU_FAULT_QUEUE_SQ;
 		else if (emu_text_eq_nocase(v, "rq"))
 			r->queue = MLX5EMU_FAULT_QUEUE_RQ;
+		else if (emu_text_eq_nocase(v, "cq_arm"))
+			r->queue = MLX5EMU_FAULT_QUEUE_CQ_ARM;
 		else
 			return emu_fault_errf(err, errlen, "bad queue \"%s\": expected "
-				     "sq or rq", v);
+				     "sq, rq or cq_arm", v);
 		r->match |= MLX5EMU_FAULT_MATCH_QUEUE;
 	} else if (emu_text_eq_nocase(key, "syndrome")) {
 		if (!cqe_synd_by_name(v, &s)) {
@@ -191,9 +196,18 @@ int emu_fault_dp_check(const struct mlx5emu_fault_rule *r, char *err,
 	if (!(r->match & MLX5EMU_FAULT_MATCH_QUEUE) && r->queue)
 		return emu_fault_errf(err, errlen, "queue is set but its match bit "
 			     "MLX5EMU_FAULT_MATCH_QUEUE is not");
-	if (r->queue > MLX5EMU_FAULT_QUEUE_RQ)
-		return emu_fault_errf(err, errlen, "queue %u is neither sq (0) nor "
-			     "rq (1)", r->queue);
+	if (r->queue > MLX5EMU_FAULT_QUEUE_CQ_ARM)
+		return emu_fault_errf(err, errlen, "queue %u is not sq (0), rq (1) "
+			     "or cq_arm (2)", r->queue);
+	if (r->queue == MLX5EMU_FAULT_QUEUE_CQ_ARM &&
+	    r->action != MLX5EMU_FAULT_DOORBELL_DROP)
+		return emu_fault_errf(err, errlen, "queue=cq_arm applies only to "
+			     "doorbell_drop rules");
+	if (((r->flags & MLX5EMU_FAULT_F_TARGET) || r->target) &&
+	    r->queue != MLX5EMU_FAULT_QUEUE_CQ_ARM)
+		return emu_fault_errf(err, errlen, "cqn applies to a data-path rule "
+			     "only as doorbell_drop queue=cq_arm cqn=N");
+	/* (its flag and range: emu_fault_rule_check, as for events) */
 	if (!(r->flags & MLX5EMU_FAULT_F_VENDOR) && r->vendor_syndrome)
 		return emu_fault_errf(err, errlen, "vendor_syndrome is set but its "
 			     "flag MLX5EMU_FAULT_F_VENDOR is not");
@@ -233,10 +247,18 @@ int emu_fault_dp_check(const struct mlx5emu_fault_rule *r, char *err,
 		if (r->delay_us)
 			return emu_fault_errf(err, errlen,
 				     "us applies only to cqe_delay and wire rules");
-		if (r->match & DP_MATCH)
+		if (r->match & MLX5EMU_FAULT_MATCH_WQE)
 			return emu_fault_errf(err, errlen, "a doorbell names no WQE: "
-				     "wqe and queue do not apply to "
-				     "doorbell_drop");
+				     "wqe does not apply to doorbell_drop");
+		if (r->queue == MLX5EMU_FAULT_QUEUE_RQ)
+			return emu_fault_errf(err, errlen, "a receive queue has no "
+				     "doorbell: doorbell_drop takes queue=sq "
+				     "or queue=cq_arm");
+		if (r->queue == MLX5EMU_FAULT_QUEUE_CQ_ARM &&
+		    (r->match & MLX5EMU_FAULT_MATCH_QPN))
+			return emu_fault_errf(err, errlen, "an arm names a CQ: qp "
+				     "does not apply to queue=cq_arm (cqn=N "
+				     "does)");
 		break;
 	}
 	return 0;
@@ -262,7 +284,8 @@ void emu_fault_dp_format(const struct mlx5emu_fault_rule *r, char *out,
 #define PUT(...) \
 	(*n += (size_t)snprintf(out + *n, *n < len ? len - *n : 0, __VA_ARGS__))
 	if (r->match & MLX5EMU_FAULT_MATCH_QUEUE)
-		PUT(" queue=%s", r->queue == MLX5EMU_FAULT_QUEUE_RQ ? "rq" : "sq");
+		PUT(" queue=%s", r->queue == MLX5EMU_FAULT_QUEUE_RQ ? "rq" :
+		    r->queue == MLX5EMU_FAULT_QUEUE_CQ_ARM ? "cq_arm" : "sq");
 	if (r->match & MLX5EMU_FAULT_MATCH_WQE) {
 		name = emu_fault_wqe_opcode_name(r->wqe_opcode);
 		if (name)

@@ -321,7 +321,9 @@ struct emu_fw_cq {
 	 * The rest only the engine reads, under its run lock: the 2-bit arm
 	 * sequence an arm must carry to be taken (events raised, mod 4), the
 	 * arm word last looked at (the doorbell record at create, then as
-	 * the engine saw it), the producer counter just past the last
+	 * the engine saw it), whether the request of that word was seen in
+	 * the record only (its doorbell is still to come) and whether a
+	 * fault rule lost it, the producer counter just past the last
 	 * solicited or error CQE, and the moderation state (CQEs and the
 	 * period's start since the last event, the time a moderated event is
 	 * due).  engine: the engine's entry of the CQ, or NULL.
@@ -334,6 +336,7 @@ struct emu_fw_cq {
 		atomic_bool fired;
 		uint32_t sn;
 		uint32_t arm_seen;
+		bool arm_db_due, arm_lost;
 		uint32_t sol_pi;
 		bool have_sol;
 		uint32_t mod_count;

@@ -18,7 +18,8 @@ static bool kern_dp_verdict(void *arg, const struct emu_eng_wqe *w,
 {
 	struct emu_fault_wqe f = {
 		.dev = w->dev, .qpn = w->qpn, .rq = w->rq,
-		.doorbell = w->doorbell, .opcode = w->opcode,
+		.doorbell = w->doorbell, .cq_arm = w->cq_arm, .cqn = w->cqn,
+		.opcode = w->opcode,
 	};
 	struct emu_fault_dp_verdict fv;
 

@@ -97,7 +97,7 @@ static void trace_fault_event(const struct emu_fault_event *ev)
 	snprintf(dev, sizeof(dev), "mlx5_%d", ev->dev);
 	if (ev->action < sizeof(target_keys) / sizeof(target_keys[0]) &&
 	    target_keys[ev->action]) {
-		e.target_key = target_keys[ev->action];
+		e.target_key = ev->cq_arm ? "cqn" : target_keys[ev->action];
 		e.target = ev->target;
 	}
 	if ((ev->action == MLX5EMU_FAULT_PORT_DOWN ||

@@ -90,7 +90,8 @@ enum mlx5emu_fault_action {
 	MLX5EMU_FAULT_CQE_ERROR = 13,	/* a WQE completes with an error CQE */
 	MLX5EMU_FAULT_CQE_DELAY = 14,	/* a WQE's CQE is written delay_us
 					 * later */
-	MLX5EMU_FAULT_DOORBELL_DROP = 15,	/* a send queue doorbell is lost */
+	MLX5EMU_FAULT_DOORBELL_DROP = 15,	/* a send queue doorbell or a CQ
+						 * arm is lost */
 };
 
 /* When a matching command makes a rule fire (k: the rule's k-th match). */
@@ -140,6 +141,7 @@ enum mlx5emu_fault_dir {
 enum mlx5emu_fault_queue {
 	MLX5EMU_FAULT_QUEUE_SQ = 0,	/* send WQEs (the default) */
 	MLX5EMU_FAULT_QUEUE_RQ = 1,	/* receive WQEs (of an RQ or SRQ) */
+	MLX5EMU_FAULT_QUEUE_CQ_ARM = 2,	/* DOORBELL_DROP: CQ arm requests */
 };
 
 /* mlx5emu_fault_rule.flags */
@@ -192,7 +194,8 @@ struct mlx5emu_fault_rule {
 	uint16_t dir;			/* enum mlx5emu_fault_dir */
 	uint32_t delay_us;		/* wire DELAY: 1..60000000 */
 	/* Events: with MLX5EMU_FAULT_F_TARGET the CQ, QP or SRQ number
-	 * (else the object of the matching command). */
+	 * (else the object of the matching command).  DOORBELL_DROP of
+	 * QUEUE_CQ_ARM: with MLX5EMU_FAULT_F_TARGET the CQ it matches. */
 	uint32_t target;
 	/* Data path: the WQE opcode (MLX5EMU_FAULT_MATCH_WQE; a receive
 	 * WQE: the opcode of the message that takes it), the queue

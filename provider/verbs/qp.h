@@ -150,6 +150,9 @@ struct prov_wr_batch {
 	unsigned int setters;		/* setters called on it */
 	unsigned int nreq;		/* WQEs built */
 	bool inl;			/* inline data: BlueFlame preferred */
+	struct mlx5_wqe_eth_seg *eth;	/* raw packet: the Ethernet segment
+					 * the setters copy headers into
+					 * (libmlx5's cur_eth); NULL: none */
 	int err;			/* the batch's first error */
 	unsigned int cur_post_rb;	/* sq.cur_post at wr_start */
 	uint8_t fm_cache_rb;		/* fm_cache at wr_start */

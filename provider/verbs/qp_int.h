@@ -175,6 +175,28 @@ int prov_qp_raw_create(struct prov_qp *qp, const struct ibv_qp_init_attr_ex *att
 int prov_qp_raw_modify(struct prov_qp *qp, uint16_t op, uint32_t rate);
 int prov_qp_raw_query(struct prov_qp *qp, enum ibv_qp_state *state);
 void prov_qp_raw_destroy(struct prov_qp *qp);
+/*
+ * A raw packet QP's Ethernet segment (qp_eth.c).  prov_eth_seg_init
+ * clears it and sets the checksum flags of IBV_SEND_IP_CSUM (EINVAL when
+ * the device does no checksum offload).  prov_eth_inline_hdrs copies the
+ * context's inline header bytes from the data, given as @n SGEs or
+ * buffers (the other NULL), and says where the rest starts (element,
+ * offset in it); EINVAL without an element or without enough bytes.
+ * prov_eth_tso_hdrs writes TSO's MSS and @hdr_sz header bytes (EINVAL
+ * below an L2 header or above max_tso_header), moving *seg past them and
+ * adding their units to *ds.  prov_eth_seg_size: the segment's bytes
+ * without TSO.
+ */
+int prov_eth_seg_init(struct prov_qp *qp, struct mlx5_wqe_eth_seg *eseg,
+		      unsigned int send_flags);
+int prov_eth_inline_hdrs(struct prov_qp *qp, struct mlx5_wqe_eth_seg *eseg,
+			 const struct ibv_sge *sges,
+			 const struct ibv_data_buf *bufs, size_t n,
+			 unsigned int *index, size_t *offset);
+int prov_eth_tso_hdrs(struct prov_qp *qp, struct mlx5_wqe_eth_seg *eseg,
+		      const void *hdr, size_t hdr_sz, uint16_t mss, void **seg,
+		      unsigned int *ds);
+size_t prov_eth_seg_size(const struct prov_qp *qp);
 /* libmlx5's eth_min_inline_size for the context: 0 or 18 bytes. */
 uint8_t prov_qp_raw_eth_min_inline(struct prov_context *pctx);
 /* tirc.self_lb_block for the vendor flags @vflags. */

@@ -176,108 +176,30 @@ static int send_connected_segs(struct prov_qp *qp, const struct ibv_send_wr *wr,
 	}
 }
 
-/* copy_eth_inline_headers(): the context's minimum of inline headers from
- * the SGEs into the Ethernet segment; where the data then starts goes in
- * @w (sg_index, sg_offset).  EINVAL without an SGE or without enough
- * bytes. */
-static int send_eth_inline(struct prov_qp *qp, const struct ibv_send_wr *wr,
-			   struct mlx5_wqe_eth_seg *eseg, struct send_wqe *w)
-{
-	size_t inl = qp->eth_min_inline, left = inl, copied = 0, len;
-	/* The headers run on past the 2-byte inline_hdr_start field. */
-	uint8_t *hdr = (uint8_t *)eseg +
-		       offsetof(struct mlx5_wqe_eth_seg, inline_hdr_start);
-	int j = 0;
-
-	if (wr->num_sge < 1)
-		return EINVAL;
-	len = wr->sg_list[0].length;
-	if (len >= PROV_ETH_L2_INLINE_HEADER_SIZE) {
-		copied = inl;
-		memcpy(hdr, (const void *)(uintptr_t)wr->sg_list[0].addr,
-		       copied);
-	} else {
-		for (j = 0; j < wr->num_sge && left > 0; ++j) {
-			len = wr->sg_list[j].length;
-			copied = len < left ? len : left;
-			memcpy(hdr + (inl - left),
-			       (const void *)(uintptr_t)wr->sg_list[j].addr,
-			       copied);
-			left -= copied;
-		}
-		if (left)
-			return EINVAL;
-		if (j)
-			--j;
-	}
-	eseg->inline_hdr_sz = htobe16((uint16_t)inl);
-	/* An SGE taken whole: the data starts with the next one. */
-	if (len == copied) {
-		++j;
-		copied = 0;
-	}
-	w->sg_index = j;
-	w->sg_offset = copied;
-	return 0;
-}
-
-/* set_tso_eth_seg(): the TSO headers inline, the MSS; EINVAL for a header
- * size below an L2 header or above the QP's max_tso_header.  Headers past
- * the ring's end go on at its start, and the data after them. */
-static int send_tso_eth(struct prov_qp *qp, const struct ibv_send_wr *wr,
-			struct mlx5_wqe_eth_seg *eseg, struct send_wqe *w)
-{
-	const uint8_t *hdr = wr->tso.hdr;
-	size_t hdr_sz = wr->tso.hdr_sz, room, first;
-
-	if (hdr_sz < PROV_ETH_L2_MIN_HEADER_SIZE || hdr_sz > qp->max_tso_header)
-		return EINVAL;
-	eseg->mss = htobe16(wr->tso.mss);
-	eseg->inline_hdr_sz = htobe16((uint16_t)hdr_sz);
-	room = (size_t)((char *)qp->sq_end - (char *)eseg->inline_hdr_start);
-	first = hdr_sz < room ? hdr_sz : room;
-	memcpy(eseg->inline_hdr_start, hdr, first);
-	/* The segment holds 2 + 16 header bytes; the rest 16 at a time. */
-	if (first == hdr_sz) {
-		size_t tail = prov_align(first - sizeof(eseg->inline_hdr_start), 16);
-
-		w->seg = prov_sq_wrap(qp, (char *)eseg + 16 + tail);
-		w->ds += (unsigned int)(16 + tail) / 16;
-	} else {
-		size_t rest = hdr_sz - first;
-
-		memcpy(qp->sq_start, hdr + first, rest);
-		w->seg = (char *)qp->sq_start + prov_align(rest, 16);
-		w->ds += (unsigned int)(((char *)qp->sq_end - (char *)eseg) / 16 +
-					prov_align(rest, 16) / 16);
-	}
-	w->tso_left = qp->max_tso;
-	return 0;
-}
-
-/* A raw packet QP's Ethernet segment: checksum offload, then TSO's
- * headers or the inline headers the device asks for. */
+/* A raw packet QP's Ethernet segment (qp_eth.c): checksum offload, then
+ * TSO's headers or the inline headers the device asks for. */
 static int send_eth_segs(struct prov_qp *qp, const struct ibv_send_wr *wr,
 			 struct send_wqe *w)
 {
 	struct mlx5_wqe_eth_seg *eseg = w->seg;
-	size_t inl = qp->eth_min_inline;
+	unsigned int index;
 	int err;
 
-	memset(eseg, 0, sizeof(*eseg));
-	if (wr->send_flags & IBV_SEND_IP_CSUM) {
-		if (!qp->csum_ok)
-			return EINVAL;
-		eseg->cs_flags |= MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM;
-	}
-	if (wr->opcode == IBV_WR_TSO)
-		return send_tso_eth(qp, wr, eseg, w);
-	err = send_eth_inline(qp, wr, eseg, w);
+	err = prov_eth_seg_init(qp, eseg, wr->send_flags);
 	if (err)
 		return err;
-	/* Room for the first two header bytes is always there. */
-	wqe_add(qp, w, (offsetof(struct mlx5_wqe_eth_seg, inline_hdr) + inl) &
-		       ~(size_t)0xf);
+	if (wr->opcode == IBV_WR_TSO) {
+		w->tso_left = qp->max_tso;
+		return prov_eth_tso_hdrs(qp, eseg, wr->tso.hdr, wr->tso.hdr_sz,
+					 wr->tso.mss, &w->seg, &w->ds);
+	}
+	err = prov_eth_inline_hdrs(qp, eseg, wr->sg_list, NULL,
+				   wr->num_sge < 0 ? 0 : (size_t)wr->num_sge,
+				   &index, &w->sg_offset);
+	if (err)
+		return err;
+	w->sg_index = (int)index;
+	wqe_add(qp, w, prov_eth_seg_size(qp));
 	return 0;
 }
 

@@ -15,6 +15,14 @@
  *            past max_inline_data
  *   EINVAL   a UD address without an AH (libmlx5 would fault)
  *
+ * A raw packet QP offers wr_send and wr_send_tso, as libmlx5 does: the
+ * WQE carries the Ethernet segment (qp_eth.c) and is complete after one
+ * setter; with inline headers (eth_min_inline) the setter's data gives
+ * them first.  As in libmlx5, wr_set_sge and wr_set_inline_data skip only
+ * the header bytes taken from a longer element, and inline data past the
+ * maximum is EINVAL for wr_set_inline_data_list (ENOMEM elsewhere); a
+ * checksum offload the device does not do is EINVAL.
+ *
  * wr_bind_mw and wr_local_inv build the UMR WQE of ibv_post_send's
  * IBV_WR_BIND_MW and IBV_WR_LOCAL_INV, always as for a type 2 window (as
  * libmlx5's _build_umr_wqe does, whatever the window's type), and fence
@@ -43,6 +51,7 @@
 #include "provider/verbs/sq.h"
 
 /* libmlx5's MLX5_SUPPORTED_SEND_OPS_FLAGS_* per QP type. */
+#define WR_OPS_RAW (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO)
 #define WR_OPS_UD (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define WR_OPS_UC                                                             \
 	(WR_OPS_UD | IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_WRITE |  \
@@ -383,22 +392,24 @@ static void wr_set_sge_list(struct ibv_qp_ex *ex, size_t num_sge,
 	wr_setter_done(qp);
 }
 
-/* Inline data from @n buffers after the inline header; ENOMEM past the
- * QP's maximum. */
+/* Inline data from @n buffers after the inline header, the first @off
+ * bytes of the first skipped; @too_long (ENOMEM, EINVAL) past the QP's
+ * maximum. */
 static void wr_inline(struct prov_qp *qp, size_t n,
-		      const struct ibv_data_buf *bufs)
+		      const struct ibv_data_buf *bufs, size_t off, int too_long)
 {
 	char *dst = prov_sq_wrap(qp, (char *)qp->wr.data +
 				 sizeof(struct mlx5_wqe_inl_data_seg));
 	size_t total = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		total += bufs[i].length;
+	for (size_t i = 0; i < n; i++, off = 0) {
+		total += bufs[i].length - off;
 		if (total > (size_t)qp->max_inline_data) {
-			wr_fail(qp, ENOMEM);
+			wr_fail(qp, too_long);
 			return;
 		}
-		dst = prov_sq_copy(qp, dst, bufs[i].addr, bufs[i].length);
+		dst = prov_sq_copy(qp, dst, (const char *)bufs[i].addr + off,
+				   bufs[i].length - off);
 	}
 	qp->wr.inl = true;
 	if (total)
@@ -412,7 +423,7 @@ static void wr_set_inline_data(struct ibv_qp_ex *ex, void *addr, size_t length)
 
 	if (!qp->wr.ctrl)
 		return;
-	wr_inline(qp, 1, &buf);
+	wr_inline(qp, 1, &buf, 0, ENOMEM);
 	wr_setter_done(qp);
 }
 
@@ -423,7 +434,7 @@ static void wr_set_inline_data_list(struct ibv_qp_ex *ex, size_t num_buf,
 
 	if (!qp->wr.ctrl)
 		return;
-	wr_inline(qp, num_buf, buf_list);
+	wr_inline(qp, num_buf, buf_list, 0, ENOMEM);
 	wr_setter_done(qp);
 }
 
@@ -494,6 +505,146 @@ static void wr_raw_wqe(struct mlx5dv_qp_ex *dv, const void *wqe)
 	prov_sq_commit(qp, ctrl, ds);
 }
 
+/* ---- raw packet QPs ---- */
+
+/* mlx5_send_wr_send_eth(): the Ethernet segment, its inline headers left
+ * to the setter. */
+static void wr_send_eth(struct ibv_qp_ex *ex)
+{
+	struct prov_qp *qp = wr_qp(ex);
+	struct mlx5_wqe_ctrl_seg *ctrl = wr_begin(qp, MLX5_OPCODE_SEND, 0);
+	struct mlx5_wqe_eth_seg *eseg;
+
+	qp->wr.eth = NULL;
+	if (!ctrl)
+		return;
+	eseg = (struct mlx5_wqe_eth_seg *)(ctrl + 1);
+	if (prov_eth_seg_init(qp, eseg, ex->wr_flags)) {
+		wr_fail(qp, EINVAL);
+		qp->wr.ctrl = NULL;
+		return;
+	}
+	if (qp->eth_min_inline)
+		qp->wr.eth = eseg;
+	qp->wr.data = prov_sq_wrap(qp, (char *)eseg + prov_eth_seg_size(qp));
+	qp->wr.size = (unsigned int)((sizeof(*ctrl) + prov_eth_seg_size(qp)) / 16);
+}
+
+/* mlx5_send_wr_send_tso(): the MSS and the headers, the data after. */
+static void wr_send_tso(struct ibv_qp_ex *ex, void *hdr, uint16_t hdr_sz,
+			uint16_t mss)
+{
+	struct prov_qp *qp = wr_qp(ex);
+	struct mlx5_wqe_ctrl_seg *ctrl = wr_begin(qp, MLX5_OPCODE_TSO, 0);
+	struct mlx5_wqe_eth_seg *eseg;
+	unsigned int ds = sizeof(*ctrl) / 16;
+	void *seg;
+	int err;
+
+	qp->wr.eth = NULL;
+	if (!ctrl)
+		return;
+	eseg = (struct mlx5_wqe_eth_seg *)(ctrl + 1);
+	err = prov_eth_seg_init(qp, eseg, ex->wr_flags);
+	if (!err)
+		err = prov_eth_tso_hdrs(qp, eseg, hdr, hdr_sz, mss, &seg, &ds);
+	if (err) {
+		wr_fail(qp, err);
+		qp->wr.ctrl = NULL;
+		return;
+	}
+	qp->wr.data = seg;
+	qp->wr.size = ds;
+}
+
+/* The inline headers from the setter's data (none asked: nothing);
+ * false after an error. */
+static bool wr_eth_hdrs(struct prov_qp *qp, const struct ibv_sge *sges,
+			const struct ibv_data_buf *bufs, size_t n,
+			unsigned int *index, size_t *offset)
+{
+	int err;
+
+	*index = 0;
+	*offset = 0;
+	if (!qp->wr.eth)
+		return true;
+	err = prov_eth_inline_hdrs(qp, qp->wr.eth, sges, bufs, n, index, offset);
+	if (err)
+		wr_fail(qp, err);
+	return !err;
+}
+
+static void wr_set_sge_eth(struct ibv_qp_ex *ex, uint32_t lkey, uint64_t addr,
+			   uint32_t length)
+{
+	struct prov_qp *qp = wr_qp(ex);
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+	unsigned int index;
+	size_t off;
+
+	if (!qp->wr.ctrl || !wr_eth_hdrs(qp, &sge, NULL, 1, &index, &off))
+		return;
+	wr_set_sge(ex, lkey, addr + off, length - (uint32_t)off);
+}
+
+static void wr_set_sge_list_eth(struct ibv_qp_ex *ex, size_t num_sge,
+				const struct ibv_sge *sg_list)
+{
+	struct prov_qp *qp = wr_qp(ex);
+	unsigned int index;
+	char *seg;
+	size_t off;
+
+	if (!qp->wr.ctrl)
+		return;
+	if (num_sge > (size_t)qp->sq.max_gs) {
+		wr_fail(qp, ENOMEM);
+		return;
+	}
+	if (!wr_eth_hdrs(qp, sg_list, NULL, num_sge, &index, &off))
+		return;
+	seg = qp->wr.data;
+	for (size_t i = index; i < num_sge; i++, off = 0) {
+		uint32_t len = sg_list[i].length - (uint32_t)off;
+
+		if (!len)
+			continue;
+		prov_set_data_seg(seg, len, sg_list[i].lkey, sg_list[i].addr + off);
+		seg = prov_sq_wrap(qp, seg + sizeof(struct mlx5_wqe_data_seg));
+		qp->wr.size++;
+	}
+	wr_setter_done(qp);
+}
+
+static void wr_set_inline_data_eth(struct ibv_qp_ex *ex, void *addr,
+				   size_t length)
+{
+	struct prov_qp *qp = wr_qp(ex);
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+	unsigned int index;
+	size_t off;
+
+	if (!qp->wr.ctrl || !wr_eth_hdrs(qp, NULL, &buf, 1, &index, &off))
+		return;
+	wr_inline(qp, 1, &buf, off, ENOMEM);
+	wr_setter_done(qp);
+}
+
+static void wr_set_inline_data_list_eth(struct ibv_qp_ex *ex, size_t num_buf,
+					const struct ibv_data_buf *buf_list)
+{
+	struct prov_qp *qp = wr_qp(ex);
+	unsigned int index;
+	size_t off;
+
+	if (!qp->wr.ctrl ||
+	    !wr_eth_hdrs(qp, NULL, buf_list, num_buf, &index, &off))
+		return;
+	wr_inline(qp, num_buf - index, buf_list + index, off, EINVAL);
+	wr_setter_done(qp);
+}
+
 /* ---- creation ---- */
 
 /* What libmlx5 offers per QP type; the op slots of the type. */
@@ -537,8 +688,18 @@ static int wr_fill_type(struct prov_qp *qp, enum ibv_qp_type type,
 		rd = true;
 		qp->dv_qp.wr_set_dc_addr = wr_set_dc_addr;
 		break;
+	case IBV_QPT_RAW_PACKET:
+		if ((ops & ~(uint64_t)WR_OPS_RAW) ||
+		    (dv_ops & ~(uint64_t)MLX5DV_QP_EX_WITH_RAW_WQE))
+			return EOPNOTSUPP;
+		ex->wr_send = wr_send_eth;
+		ex->wr_send_tso = wr_send_tso;
+		ex->wr_set_sge = wr_set_sge_eth;
+		ex->wr_set_sge_list = wr_set_sge_list_eth;
+		ex->wr_set_inline_data = wr_set_inline_data_eth;
+		ex->wr_set_inline_data_list = wr_set_inline_data_list_eth;
+		return 0;
 	default:
-		/* Raw packet QPs do not exist. */
 		return EOPNOTSUPP;
 	}
 	ex->wr_send = wr_send;

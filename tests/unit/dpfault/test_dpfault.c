@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -412,6 +413,159 @@ START_TEST(lost_doorbell_in_err)
 }
 END_TEST
 
+/* ---- lost CQ arms ---- */
+
+static uint32_t cq_num(struct ibv_cq *cq)
+{
+	struct mlx5dv_cq dv;
+	struct mlx5dv_obj obj = { .cq = { .in = cq, .out = &dv } };
+
+	ck_assert_int_eq(mlx5dv_init_obj(&obj, MLX5DV_OBJ_CQ), 0);
+	return dv.cqn;
+}
+
+/* Whether the channel has a completion event within ms (taken, acked). */
+static bool cq_event(struct ibv_comp_channel *ch, struct ibv_cq *cq, int ms)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+
+	/* Without an engine thread the device moves in these calls. */
+	while (mlx5emu_progress() > 0)
+		;
+	if (poll(&p, 1, ms) != 1)
+		return false;
+	ck_assert_int_eq(ibv_get_cq_event(ch, &ev_cq, &ev_ctx), 0);
+	ck_assert_ptr_eq(ev_cq, cq);
+	ibv_ack_cq_events(cq, 1);
+	return true;
+}
+
+/* A CQ with a completion channel (non-blocking) taking A's completions,
+ * A connected to B (whose completions go to cqb). */
+struct armed {
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq;
+	struct ibv_qp *qa, *qb;
+};
+
+static struct armed armed_up(void)
+{
+	struct armed a = { .ch = ibv_create_comp_channel(ctx) };
+
+	ck_assert_ptr_nonnull(a.ch);
+	ck_assert_int_eq(fcntl(a.ch->fd, F_SETFL, O_NONBLOCK), 0);
+	a.cq = ibv_create_cq(ctx, 15, NULL, a.ch, 0);
+	ck_assert_ptr_nonnull(a.cq);
+	a.qa = make_qp(a.cq);
+	a.qb = make_qp(cqb);
+	to_rts(a.qa, a.qb->qp_num);
+	to_rts(a.qb, a.qa->qp_num);
+	return a;
+}
+
+static void armed_down(struct armed *a)
+{
+	ck_assert_int_eq(ibv_destroy_qp(a->qa), 0);
+	ck_assert_int_eq(ibv_destroy_qp(a->qb), 0);
+	ck_assert_int_eq(ibv_destroy_cq(a->cq), 0);
+	ck_assert_int_eq(ibv_destroy_comp_channel(a->ch), 0);
+}
+
+/* The lost arm gives no event for the CQE after it; the same arm written
+ * again (nothing polled: the very same doorbell word) does, at once, and
+ * later arms are not touched. */
+static void lost_cq_arm_run(void)
+{
+	struct armed a = armed_up();
+	struct ibv_comp_channel *ch = a.ch;
+	struct ibv_cq *cq = a.cq;
+	struct ibv_qp *qa = a.qa, *qb = a.qb;
+	struct ibv_wc wc[2];
+	int id;
+
+	id = add("doorbell_drop queue=cq_arm cqn=0x%x nth=1", cq_num(cq));
+
+	ck_assert_int_eq(ibv_req_notify_cq(cq, 0), 0);	/* lost */
+	expect_stats(id, 1, 1);
+	post_recvs(qb, 2, 100);
+	post_sends(qa, 1, 1);
+	ck_assert_int_eq(poll_n(cqb, wc, 1, 2000), 1);
+	ck_assert(!cq_event(ch, cq, 300));
+	ck_assert_int_eq(ibv_req_notify_cq(cq, 0), 0);	/* taken */
+	ck_assert(cq_event(ch, cq, 2000));
+	expect_stats(id, 2, 1);
+	ck_assert_int_eq(poll_n(cq, wc, 2, 100), 1);
+	ck_assert_uint_eq(wc[0].wr_id, 1);
+	ck_assert_int_eq(wc[0].status, IBV_WC_SUCCESS);
+
+	/* An arm after the event: the next CQE raises one. */
+	ck_assert_int_eq(ibv_req_notify_cq(cq, 0), 0);
+	ck_assert(!cq_event(ch, cq, 50));
+	post_sends(qa, 1, 2);
+	ck_assert(cq_event(ch, cq, 2000));
+	ck_assert_int_eq(poll_n(cq, wc, 2, 1000), 1);
+	ck_assert_uint_eq(wc[0].wr_id, 2);
+	expect_stats(id, 3, 1);
+
+	armed_down(&a);
+}
+
+START_TEST(lost_cq_arm)
+{
+	lost_cq_arm_run();
+}
+END_TEST
+
+/* The same without an engine thread, on the virtual clock. */
+START_TEST(lost_cq_arm_deterministic)
+{
+	ut_clear_env();
+	setenv("MLX5EMU_ENGINE_MODE", "deterministic", 1);
+	open_all();
+	lost_cq_arm_run();
+	teardown();
+}
+END_TEST
+
+/* The next arm after a lost one with a new word (the application polled
+ * in between) is taken; a rule for another CQ touches none. */
+START_TEST(lost_cq_arm_then_polled)
+{
+	struct armed a = armed_up();
+	struct ibv_comp_channel *ch = a.ch;
+	struct ibv_cq *cq = a.cq;
+	struct ibv_qp *qa = a.qa, *qb = a.qb;
+	struct ibv_wc wc[2];
+	int id, other;
+
+	other = add("doorbell_drop queue=cq_arm cqn=0x%x", cq_num(cqb));
+	id = add("doorbell_drop queue=cq_arm every=2");
+
+	ck_assert_int_eq(ibv_req_notify_cq(cq, 0), 0);	/* match 1: taken */
+	post_recvs(qb, 3, 100);
+	post_sends(qa, 1, 1);
+	ck_assert(cq_event(ch, cq, 2000));
+	ck_assert_int_eq(poll_n(cq, wc, 2, 100), 1);
+	ck_assert_int_eq(ibv_req_notify_cq(cq, 0), 0);	/* match 2: lost */
+	post_sends(qa, 1, 2);
+	ck_assert_int_eq(poll_n(cqb, wc, 2, 2000), 2);
+	ck_assert(!cq_event(ch, cq, 300));
+	ck_assert_int_eq(poll_n(cq, wc, 2, 100), 1);	/* ci moves on */
+	ck_assert_uint_eq(wc[0].wr_id, 2);
+	ck_assert_int_eq(ibv_req_notify_cq(cq, 0), 0);	/* match 3: taken */
+	post_sends(qa, 1, 3);
+	ck_assert(cq_event(ch, cq, 2000));
+	ck_assert_int_eq(poll_n(cq, wc, 2, 1000), 1);
+	ck_assert_uint_eq(wc[0].wr_id, 3);
+	expect_stats(id, 3, 1);
+	expect_stats(other, 0, 0);
+
+	armed_down(&a);
+}
+END_TEST
+
 /* ---- a seeded probability: the same sequence every run ---- */
 
 /* Rounds of one SEND on fresh QPs: 'E' failed, '.' not. */
@@ -492,10 +646,13 @@ static Suite *suite(void)
 	tcase_add_test(t, delayed_completion);
 	tcase_add_test(t, lost_doorbell);
 	tcase_add_test(t, lost_doorbell_in_err);
+	tcase_add_test(t, lost_cq_arm);
+	tcase_add_test(t, lost_cq_arm_then_polled);
 	tcase_add_test(t, seeded_prob_reproduces);
 	suite_add_tcase(s, t);
 	t = tcase_create("environment");
 	tcase_add_test(t, rules_from_environment);
+	tcase_add_test(t, lost_cq_arm_deterministic);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -548,6 +548,19 @@ static const struct {
 	{ "doorbell_drop", { 0, 0x100, false, true, 0 }, true },
 	{ "doorbell_drop", { 0, 0x100, false, false, 0x0a }, false },
 	{ "doorbell_drop qp=0x101", { 0, 0x100, false, true, 0 }, false },
+	/* arms only with queue=cq_arm, and only those */
+	{ "doorbell_drop", { 0, 0, false, true, 0, true, 5 }, false },
+	{ "doorbell_drop queue=sq", { 0, 0x100, false, true, 0 }, true },
+	{ "doorbell_drop queue=cq_arm", { 0, 0, false, true, 0, true, 5 }, true },
+	{ "doorbell_drop queue=cq_arm", { 0, 0x100, false, true, 0 }, false },
+	{ "doorbell_drop queue=cq_arm", { 0, 0x100, false, false, 0x0a }, false },
+	{ "doorbell_drop queue=cq_arm cqn=5", { 0, 0, false, true, 0, true, 5 },
+	  true },
+	{ "doorbell_drop queue=cq_arm cqn=5", { 0, 0, false, true, 0, true, 6 },
+	  false },
+	{ "doorbell_drop queue=cq_arm dev=1", { 0, 0, false, true, 0, true, 5 },
+	  false },
+	{ "cqe_error syndrome=1", { 0, 0, false, true, 0, true, 5 }, false },
 };
 
 START_TEST(match_wqes)
@@ -567,7 +580,7 @@ START_TEST(wqe_verdicts)
 	struct emu_fault_wqe w = { 0, 0x100, false, false, 0x0a };
 	struct emu_fault_dp_verdict v;
 	struct mlx5emu_fault_stats st;
-	int a, b, c;
+	int a, b, c, d;
 
 	ck_assert(!emu_fault_dp_verdict(&w, &v));
 	ft_add("fail opcode=ALLOC_PD");
@@ -606,6 +619,27 @@ START_TEST(wqe_verdicts)
 	ft_add("doorbell_drop nth=2");
 	ck_assert(emu_fault_dp_verdict(&w, &v) == false);
 	ck_assert(emu_fault_dp_verdict(&w, &v) && v.drop);
+	/* An arm: only doorbell_drop queue=cq_arm, counted on its own, and
+	 * the trace hears of the CQ. */
+	w = (struct emu_fault_wqe){ .dev = 1, .doorbell = true, .cq_arm = true,
+				    .cqn = 7 };
+	ck_assert(!emu_fault_dp_verdict(&w, &v));
+	d = ft_add("doorbell_drop queue=cq_arm cqn=7 nth=1");
+	nevents = 0;
+	emu_fault_set_observer(observe, events);
+	ck_assert(emu_fault_dp_verdict(&w, &v) && v.drop);
+	ck_assert(!emu_fault_dp_verdict(&w, &v));
+	emu_fault_set_observer(NULL, NULL);
+	ck_assert_int_eq(nevents, 1);
+	ck_assert_int_eq(events[0].rule_id, d);
+	ck_assert_str_eq(texts[0], "doorbell_drop cqn=0x7 queue=cq_arm nth=1");
+	ck_assert_uint_eq(events[0].action, MLX5EMU_FAULT_DOORBELL_DROP);
+	ck_assert(events[0].cq_arm);
+	ck_assert_uint_eq(events[0].target, 7);
+	ck_assert_int_eq(events[0].dev, 1);
+	ck_assert_int_eq(emu_fault_stats(d, &st), 0);
+	ck_assert_uint_eq(st.matches, 2);
+	ck_assert_uint_eq(st.injections, 1);
 }
 END_TEST
 

@@ -57,6 +57,11 @@ static const struct {
 	{ "cqe_delay us=500 queue=sq every=10",
 	  "cqe_delay us=500 queue=sq every=10" },
 	{ "doorbell_drop qp=0x101 limit=2", "doorbell_drop qp=0x101 limit=2" },
+	{ "doorbell_drop queue=sq", "doorbell_drop queue=sq" },
+	{ "doorbell_drop queue=CQ_ARM cqn=5 nth=2",
+	  "doorbell_drop cqn=0x5 queue=cq_arm nth=2" },
+	{ "doorbell_drop dev=mlx5_1 queue=cq_arm prob=0.5 seed=3",
+	  "doorbell_drop dev=1 queue=cq_arm prob=0.5 seed=3" },
 	{ "fail opcode=CREATE_CQ", "fail opcode=CREATE_CQ" },
 	{ "  FAIL\tOpcode=create_cq  ", "fail opcode=CREATE_CQ" },
 	{ "fail opcode=MLX5_CMD_OP_ALLOC_PD", "fail opcode=ALLOC_PD" },
@@ -183,7 +188,7 @@ static const struct {
 	{ "cqe_error syndrome=1 wqe=SENDX", "bad wqe \"SENDX\": expected a WQE "
 	  "opcode such as SEND, RDMA_WRITE or RDMA_READ, or a number from 0 to "
 	  "255" },
-	{ "cqe_error syndrome=1 queue=cq", "bad queue \"cq\": expected sq or rq" },
+	{ "cqe_error syndrome=1 queue=cq", "bad queue \"cq\": expected sq, rq or cq_arm" },
 	{ "cqe_error syndrome=1 us=5", "us applies only to cqe_delay and wire "
 	  "rules" },
 	{ "cqe_error syndrome=1 opcode=CREATE_CQ", "a data-path rule matches "
@@ -199,8 +204,24 @@ static const struct {
 	  "takes us=N" },
 	{ "cqe_delay us=5 syndrome=1", "syndrome and vendor_syndrome apply only "
 	  "to fail and cqe_error rules" },
-	{ "doorbell_drop wqe=SEND", "a doorbell names no WQE: wqe and queue do "
-	  "not apply to doorbell_drop" },
+	{ "doorbell_drop wqe=SEND", "a doorbell names no WQE: wqe does not "
+	  "apply to doorbell_drop" },
+	{ "doorbell_drop queue=rq", "a receive queue has no doorbell: "
+	  "doorbell_drop takes queue=sq or queue=cq_arm" },
+	{ "doorbell_drop queue=cq_arm qp=0x100", "an arm names a CQ: qp does "
+	  "not apply to queue=cq_arm (cqn=N does)" },
+	{ "doorbell_drop cqn=5", "cqn applies to a data-path rule only as "
+	  "doorbell_drop queue=cq_arm cqn=N" },
+	{ "doorbell_drop queue=sq cqn=5", "cqn applies to a data-path rule only "
+	  "as doorbell_drop queue=cq_arm cqn=N" },
+	{ "doorbell_drop queue=cq_arm cqn=0x1000000", "bad cqn \"0x1000000\": "
+	  "expected a number from 0 to 0xffffff" },
+	{ "doorbell_drop queue=cq", "bad queue \"cq\": expected sq, rq or "
+	  "cq_arm" },
+	{ "cqe_error queue=cq_arm syndrome=1", "queue=cq_arm applies only to "
+	  "doorbell_drop rules" },
+	{ "cqe_delay us=5 cqn=5", "cqn applies only to cq_overrun and "
+	  "doorbell_drop rules" },
 	{ "doorbell_drop us=5", "us applies only to cqe_delay and wire rules" },
 	{ "fail wqe=SEND", "wqe, queue and vendor_syndrome apply only to "
 	  "cqe_error, cqe_delay and doorbell_drop rules" },
@@ -284,7 +305,7 @@ static const struct {
 	  "bad qpn \"0x1000000\": expected a number from 0 to 0xffffff" },
 	{ "device_fatal port=1",
 	  "port applies only to port_down and port_up rules" },
-	{ "qp_fatal cqn=3", "cqn applies only to cq_overrun rules" },
+	{ "qp_fatal cqn=3", "cqn applies only to cq_overrun and doorbell_drop rules" },
 	{ "cq_overrun qpn=3", "qpn applies only to qp_fatal rules" },
 	{ "port_down srqn=3", "srqn applies only to srq_limit rules" },
 	{ "delay ms=1 qpn=3", "qpn applies only to qp_fatal rules" },
@@ -514,6 +535,29 @@ START_TEST(struct_checks)
 	r.target = 0x1000000;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "qpn 0x1000000 is out of range (0 to 0xffffff)");
+	/* A lost arm's CQ, as a struct. */
+	memset(&r, 0, sizeof(r));
+	r.action = MLX5EMU_FAULT_DOORBELL_DROP;
+	r.match = MLX5EMU_FAULT_MATCH_QUEUE;
+	r.queue = MLX5EMU_FAULT_QUEUE_CQ_ARM;
+	r.target = 5;
+	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "target is set but its flag MLX5EMU_FAULT_F_TARGET "
+			 "is not");
+	r.flags = MLX5EMU_FAULT_F_TARGET;
+	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), 0);
+	r.target = 0x1000000;
+	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "cqn 0x1000000 is out of range (0 to 0xffffff)");
+	r.target = 5;
+	r.queue = 3;
+	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "queue 3 is not sq (0), rq (1) or cq_arm (2)");
+	r.queue = MLX5EMU_FAULT_QUEUE_CQ_ARM;
+	r.action = MLX5EMU_FAULT_CQE_DELAY;
+	r.delay_us = 1;
+	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "queue=cq_arm applies only to doorbell_drop rules");
 	r.action = 16;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "action 16 is not an action (1 to 15)");

@@ -335,6 +335,26 @@ static struct ibv_qp *raw_rts(uint32_t swr, uint32_t ssge)
 	return qp;
 }
 
+/* WQE 0 of the SQ: a signaled SEND of two SGEs, 60 bytes at frame and
+ * 40 at frame + 64, written by hand. */
+static void expect_send_wqe(const struct mlx5dv_qp *dq, uint32_t lkey,
+			    const uint8_t *frame)
+{
+	uint8_t want[64] = { 0 };
+	uint32_t w;
+
+	/* ctrl: index 0, SEND; sqn, 4 DS; CQ update. */
+	w = htobe32(MLX5_OPCODE_SEND);
+	memcpy(want, &w, 4);
+	w = htobe32(dq->sqn << 8 | 4);
+	memcpy(want + 4, &w, 4);
+	want[11] = MLX5_WQE_CTRL_CQ_UPDATE;
+	/* eth segment: 16 bytes of zero (no checksum, no headers). */
+	qt_put_dseg(want + 32, 60, lkey, (uintptr_t)frame);
+	qt_put_dseg(want + 48, 40, lkey, (uintptr_t)frame + 64);
+	ck_assert_mem_eq(dq->sq.buf, want, 64);
+}
+
 /*
  * The device needs no inline headers (wqe_inline_mode NOT_REQUIRED):
  * control, a 16-byte Ethernet segment with no headers, one data segment
@@ -350,9 +370,7 @@ START_TEST(test_raw_send_wqe)
 		{ (uintptr_t)frame + 64, 40, mr->lkey },
 	};
 	struct ibv_send_wr wr = { 0 }, *bad;
-	uint8_t want[64] = { 0 };
 	struct mlx5dv_qp dq;
-	uint32_t w;
 
 	raw_handles(qp, &dq);
 	wr.wr_id = 7;
@@ -361,16 +379,7 @@ START_TEST(test_raw_send_wqe)
 	wr.opcode = IBV_WR_SEND;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
-	/* ctrl: index 0, SEND; sqn, 4 DS; CQ update. */
-	w = htobe32(MLX5_OPCODE_SEND);
-	memcpy(want, &w, 4);
-	w = htobe32(dq.sqn << 8 | 4);
-	memcpy(want + 4, &w, 4);
-	want[11] = MLX5_WQE_CTRL_CQ_UPDATE;
-	/* eth segment: 16 bytes of zero (no checksum, no headers). */
-	qt_put_dseg(want + 32, 60, mr->lkey, (uintptr_t)frame);
-	qt_put_dseg(want + 48, 40, mr->lkey, (uintptr_t)frame + 64);
-	ck_assert_mem_eq(dq.sq.buf, want, 64);
+	expect_send_wqe(&dq, mr->lkey, frame);
 	ck_assert_uint_eq(be32toh(dq.dbrec[1]), 1);
 
 	/* libmlx5's refusals: no SGE; checksum offload not advertised; TSO
@@ -389,6 +398,67 @@ START_TEST(test_raw_send_wqe)
 	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), EINVAL);
 	/* Nothing more was posted. */
 	ck_assert_uint_eq(be32toh(dq.dbrec[1]), 1);
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+}
+END_TEST
+
+/*
+ * The ibv_wr_* API of a raw packet QP (send_ops_flags SEND): the WQE of
+ * test_raw_send_wqe, by hand again, and the device executes it (a
+ * successful completion of its wr_id).
+ */
+START_TEST(test_raw_wr_send)
+{
+	struct ibv_qp_init_attr_ex a;
+	static uint8_t frame[128];
+	struct ibv_mr *mr = ibv_reg_mr(qt_pd, frame, sizeof(frame), 0);
+	struct ibv_sge sge[2] = {
+		{ (uintptr_t)frame, 60, mr->lkey },
+		{ (uintptr_t)frame + 64, 40, mr->lkey },
+	};
+	struct mlx5dv_qp dq;
+	struct ibv_qp_ex *x;
+	struct ibv_qp *qp;
+	struct ibv_wc wc;
+	int n = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_type = IBV_QPT_RAW_PACKET;
+	a.send_cq = a.recv_cq = qt_cq;
+	a.cap.max_send_wr = 4;
+	a.cap.max_send_sge = 2;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	a.pd = qt_pd;
+	a.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	qp = ibv_create_qp_ex(qt_ctx, &a);
+	ck_assert_msg(qp, "%s", strerror(errno));
+	x = ibv_qp_to_qp_ex(qp);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_ptr_nonnull(x->wr_send_tso);	/* offered, as libmlx5 does */
+	ck_assert_ptr_null(x->wr_send_imm);
+	ck_assert_int_eq(raw_move(qp, IBV_QPS_INIT, IBV_QP_PORT), 0);
+	ck_assert_int_eq(raw_move(qp, IBV_QPS_RTR, 0), 0);
+	ck_assert_int_eq(raw_move(qp, IBV_QPS_RTS, 0), 0);
+	raw_handles(qp, &dq);
+
+	ibv_wr_start(x);
+	x->wr_id = 7;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(x);
+	ibv_wr_set_sge_list(x, 2, sge);
+	ck_assert_int_eq(ibv_wr_complete(x), 0);
+	expect_send_wqe(&dq, mr->lkey, frame);
+	ck_assert_uint_eq(be32toh(dq.dbrec[1]), 1);
+	for (int i = 0; i < 2000 && !n; i++) {
+		n = ibv_poll_cq(qt_cq, 1, &wc);
+		if (!n)
+			usleep(1000);
+	}
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 7);
+	ck_assert_int_eq(wc.opcode, IBV_WC_SEND);
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
 }
@@ -435,6 +505,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_raw_transitions);
 	tcase_add_test(tc, test_raw_cap_net_raw);
 	tcase_add_test(tc, test_raw_send_wqe);
+	tcase_add_test(tc, test_raw_wr_send);
 	tcase_add_test(tc, test_raw_recv_db);
 	suite_add_tcase(s, tc);
 	return s;
