@@ -66,7 +66,7 @@ static struct emu_wire_link *link_new(void)
 static int send_n(struct emu_wire_link *l, const struct emu_wire_ep *to,
 		  uint32_t first, unsigned int n, uint32_t len)
 {
-	struct emu_wire_dgram d[32];
+	struct emu_wire_dgram d[32] = { 0 };
 
 	ck_assert_uint_le(n, 32);
 	for (unsigned int i = 0; i < n; i++) {
@@ -87,7 +87,7 @@ static unsigned int recv_check(struct emu_wire_link *l, bool sockets,
 			       uint32_t len)
 {
 	static uint8_t rb[32][EMU_WIRE_DGRAM_MAX];
-	struct emu_wire_dgram d[32];
+	struct emu_wire_dgram d[32] = { 0 };
 	int r;
 
 	for (unsigned int i = 0; i < 32; i++) {
