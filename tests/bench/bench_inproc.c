@@ -27,7 +27,10 @@
  * Output: "key best median unit" per figure, then
  * "ratio_<key> <value> goal <op> <goal> met|missed".
  *
- * Usage: bench_inproc [-q]
+ * Usage: bench_inproc [-q] [-w SIZE]
+ *
+ * -w SIZE runs only the WRITE loop of SIZE bytes for 5 s and prints its
+ * rate, without limits or ratios: a steady load to profile.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -355,14 +358,25 @@ int main(int argc, char **argv)
 	struct limits before, after, lim;
 	struct bench_fig w64k, w4k, w64;
 	double lat_med, lat_p99, idle;
+	long prof_size = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "q")) != -1) {
-		if (opt != 'q') {
-			fprintf(stderr, "usage: bench_inproc [-q]\n");
+	while ((opt = getopt(argc, argv, "qw:")) != -1) {
+		if (opt == 'q') {
+			b.quick = 1;
+		} else if (opt == 'w' && (prof_size = atol(optarg)) > 0 &&
+			   prof_size <= BUF_SIZE) {
+		} else {
+			fprintf(stderr, "usage: bench_inproc [-q] [-w SIZE]\n");
 			return 2;
 		}
-		b.quick = 1;
+	}
+	if (prof_size) {
+		bench_open(&b);
+		printf("write_%ld %.3f Mmsg/s\n", prof_size,
+		       write_trial(&b, (uint32_t)prof_size, 5) / 1e6);
+		bench_close(&b);
+		return 0;
 	}
 	/* Limits first: the device's thread inherits no pinning, and exists
 	 * neither before the open nor after the close. */
