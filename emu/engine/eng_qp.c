@@ -59,6 +59,7 @@ static void eng_qp_attach(struct eng *e, struct eng_dev *dev,
 	qp->gen = ~0u;
 	qp->route_gen = ~0u;
 	qp->sq_ci = (uint16_t)atomic_load(&fq->hw.sq_wqebb_counter);
+	qp->sq_pi = qp->sq_ci;
 	fq->engine = qp;
 	cds_list_add_tail(&qp->node, &e->qps);
 	eng_qp_refresh(qp);
@@ -71,6 +72,7 @@ static void eng_qp_detach(struct eng_qp *qp)
 		return;
 	}
 	eng_stats_qp(qp);
+	eng_resp_forget_acks(&eng_g, qp);
 	eng_dp_qp_free(qp);
 	cds_list_del(&qp->node);
 	qp->fq->engine = NULL;

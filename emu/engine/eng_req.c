@@ -76,12 +76,20 @@ static bool eng_reliable(const struct eng_qp *qp)
 	       qp->fq->st == MLX5_QPC_ST_DCI;
 }
 
-/* WQE basic blocks posted and not yet taken (SQ doorbell record). */
+/*
+ * WQE basic blocks posted and not yet taken (SQ doorbell record).  The
+ * record is read again only once what it said is used up: the producer
+ * writes that cache line on every post, and reading it per WQE would
+ * fetch it from the producer's CPU each time.
+ */
 static uint16_t eng_sq_posted(struct eng_qp *qp, bool *fault)
 {
 	uint32_t v = 0;
+	uint16_t pi;
 
 	*fault = false;
+	if ((int16_t)(qp->sq_pi - qp->sq_ci) > 0)
+		return (uint16_t)(qp->sq_pi - qp->sq_ci);
 	if (!qp->fq->sq.cnt || !qp->fq->dbr.addr)
 		return 0;
 	if (emu_mem_load32((const uint32_t *)(const void *)qp->fq->dbr.addr +
@@ -89,10 +97,11 @@ static uint16_t eng_sq_posted(struct eng_qp *qp, bool *fault)
 		*fault = true;
 		return 0;
 	}
+	pi = (uint16_t)be32toh(v);
 	if (eng_g.dp_now)	/* a doorbell may be lost */
-		return (uint16_t)(eng_dp_doorbell(qp, (uint16_t)be32toh(v)) -
-				  qp->sq_ci);
-	return (uint16_t)((uint16_t)be32toh(v) - qp->sq_ci);
+		pi = eng_dp_doorbell(qp, pi);
+	qp->sq_pi = pi;
+	return (uint16_t)(pi - qp->sq_ci);
 }
 
 /* The WQE at sq_ci is taken: the device consumed its blocks. */
@@ -545,6 +554,9 @@ unsigned int eng_req_run(struct eng_qp *qp, unsigned int budget)
 			break;
 		}
 	}
+	/* The ACKs its packets drew, before its timers are armed: in
+	 * process they come now, as one. */
+	eng_resp_flush_acks(&eng_g);
 	eng_req_drained(qp);
 	if (qp->ack_deadline)
 		eng_timer_arm(&eng_g, qp->ack_deadline);
