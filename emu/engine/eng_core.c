@@ -151,6 +151,7 @@ static unsigned int eng_pass(struct eng *e)
 		}
 	}
 	done += eng_sq_pass(e, ENG_PASS_WQES > done ? ENG_PASS_WQES - done : 0);
+	eng_resp_flush_acks(e);
 	if (e->nwire)
 		eng_wire_flush(e);
 	eng_cq_scan(e);

@@ -65,6 +65,7 @@ void eng_dc_conn_free(struct eng_qp *qp)
 	struct emu_fw_qp *fq = qp->fq;
 
 	eng_stats_qp(qp);
+	eng_resp_forget_acks(&eng_g, qp);
 	eng_dp_qp_free(qp);
 	cds_list_del(&qp->node);
 	emu_fw_dct_conn_fini(fq);

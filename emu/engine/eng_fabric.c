@@ -171,13 +171,10 @@ void eng_fabric_deliver(struct eng_qp *dst, struct eng_pkt *pkt)
 
 	if (!oi)
 		return;
-	if (oi->flags & EMU_WIRE_F_REQ) {
+	if (oi->flags & EMU_WIRE_F_REQ)
 		eng_resp_rcv(dst, pkt);
-		if (eng_fabric_local(dst))
-			eng_resp_flush_ack(dst);
-	} else {
+	else
 		eng_comp_rcv(dst, pkt);
-	}
 }
 
 int eng_fabric_send(struct eng_qp *src, struct eng_pkt *pkt, uint32_t from,

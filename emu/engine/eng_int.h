@@ -241,6 +241,7 @@ struct eng_qp {
 	unsigned int state;		/* last state seen */
 	/* requester */
 	uint16_t sq_ci;			/* WQEBB counter: next to read */
+	uint16_t sq_pi;			/* the doorbell record as last read */
 	struct eng_infl *win;		/* ring of win_cap (a power of 2) */
 	unsigned int win_cap, whead, wtail, wsend;
 	uint32_t una;			/* oldest PSN not acknowledged */
@@ -579,6 +580,8 @@ static inline int32_t eng_psn_diff(uint32_t a, uint32_t b)
 bool eng_resp_rcv(struct eng_qp *qp, struct eng_pkt *pkt);
 /* Send the ACK the last packets asked for, if one is pending. */
 void eng_resp_flush_ack(struct eng_qp *qp);
+void eng_resp_flush_acks(struct eng *e);
+void eng_resp_forget_acks(struct eng *e, struct eng_qp *qp);
 
 /* ---- eng_comp.c: the completer ---- */
 /* A response (ACK/NAK, READ data, atomic ACK) for @qp's requests. */

@@ -142,7 +142,30 @@ void eng_resp_flush_ack(struct eng_qp *qp)
 	eng_fabric_send(qp, &a, 0, 1);
 }
 
-/* An ACK for everything up to psn, sent with the batch's last packet. */
+/* The ACKs the pass held back; a QP they answer may queue another. */
+void eng_resp_flush_acks(struct eng *e)
+{
+	for (unsigned int i = 0; i < e->nacks; i++)
+		eng_resp_flush_ack(e->acks[i]);
+	e->nacks = 0;
+}
+
+/* A QP going away leaves no held-back ACK behind. */
+void eng_resp_forget_acks(struct eng *e, struct eng_qp *qp)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < e->nacks; i++)
+		if (e->acks[i] != qp)
+			e->acks[n++] = e->acks[i];
+	e->nacks = n;
+}
+
+/*
+ * An ACK for everything up to psn, sent at the end of the pass: one ACK
+ * answers the pass's packets of a QP, in process as on the wire (a
+ * ConnectX coalesces ACKs too).
+ */
 static void eng_resp_ack_later(struct eng_qp *qp, uint32_t psn)
 {
 	struct eng *e = &eng_g;
@@ -151,8 +174,6 @@ static void eng_resp_ack_later(struct eng_qp *qp, uint32_t psn)
 	if (qp->ack_pending)
 		return;
 	qp->ack_pending = true;
-	if (eng_fabric_local(qp))
-		return;		/* delivery flushes it at once */
 	if (e->nacks >= sizeof(e->acks) / sizeof(e->acks[0]))
 		eng_resp_flush_ack(qp);
 	else

@@ -307,9 +307,6 @@ void eng_wire_port_flush(struct eng *e, struct emu_wire_port *wp)
 
 void eng_wire_flush(struct eng *e)
 {
-	for (unsigned int i = 0; i < e->nacks; i++)
-		eng_resp_flush_ack(e->acks[i]);
-	e->nacks = 0;
 	for (int i = 0; i < ENG_MAX_DEVS; i++) {
 		struct eng_dev *dev = e->devs[i];
 

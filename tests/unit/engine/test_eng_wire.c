@@ -219,6 +219,7 @@ static void child_run(int to_parent, int from_parent, uint16_t udp_port)
 	struct side s;
 	uint32_t rqpn, msgs, rkey = 0;
 	unsigned int bad = 0;
+	char eof;
 
 	side_init(&s, 1, wire_socket(1, &udp_port), udp_port, NULL);
 	for (unsigned int i = 0; i < MSGS; i++)
@@ -265,11 +266,16 @@ static void child_run(int to_parent, int from_parent, uint16_t udp_port)
 		_exit(5);
 	for (unsigned int i = 0; i < msgs * MSG_LEN; i++)
 		bad += s.mr.buf[i] != pattern(i);
+	/* Stay until the parent is done: the ACKs of the last packets leave
+	 * at the end of the engine's pass, after the CQE is visible. */
+	while (read(from_parent, &eof, 1) > 0)
+		;
 	_exit(bad ? 2 : 0);
 }
 
 static struct side pa;
 static pid_t child;
+static int child_down = -1;	/* its end of the pipe: EOF lets it exit */
 static uint16_t udp_port;
 static uint64_t peer_addr;	/* a READ-serving child's buffer */
 static uint32_t peer_rkey;
@@ -319,7 +325,7 @@ static void pair_up(const char *capture, uint32_t msgs, unsigned int retry,
 		ck_assert(read(up[0], &peer_addr, 8) == 8 &&
 			  read(up[0], &peer_rkey, 4) == 4);
 	close(up[0]);
-	close(down[1]);
+	child_down = down[1];
 }
 
 static void post_all(unsigned int msgs)
@@ -345,6 +351,9 @@ static void child_done(void)
 {
 	int status;
 
+	if (child_down >= 0)
+		close(child_down);
+	child_down = -1;
 	ck_assert_int_eq(waitpid(child, &status, 0), child);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		      "the child's receives: status 0x%x", status);
@@ -813,6 +822,9 @@ END_TEST
 static void teardown(void)
 {
 	emu_fault_clear();
+	if (child_down >= 0)
+		close(child_down);
+	child_down = -1;
 	if (child > 0)
 		kill(child, SIGKILL);
 }
