@@ -7,7 +7,10 @@
  * engine thread or an application thread doing inline progress.  Inline
  * progress only tries the lock; if it is held it sets `pending`, which the
  * holder re-checks after releasing (so a request is never lost), and wakes
- * the thread only if it is parked (`parked`): no system call otherwise.
+ * the thread only if it is parked (`parked`) and the holder is not running
+ * passes (`passing`): no system call otherwise.  The thread itself only
+ * tries the lock too: blocking on it would turn the application's unlock
+ * into a system call.
  *
  * The thread (threaded mode).  It runs passes while they find work, spins
  * on empty passes for ENG_SPIN_NS, then parks on a futex with a timeout
@@ -161,16 +164,33 @@ static unsigned int eng_pass(struct eng *e)
 	return done;
 }
 
+/*
+ * Take the run lock to run passes, if it is free.  While `passing` is set
+ * the holder re-checks `pending` when it releases, so a caller that finds
+ * the lock held by it needs to wake nobody.
+ */
+static bool eng_acquire(struct eng *e)
+{
+	if (pthread_mutex_trylock(&e->run))
+		return false;
+	atomic_store(&e->passing, 1);
+	atomic_store(&e->pending, 0);
+	return true;
+}
+
 /* Release the run lock; run again for whoever asked meanwhile. */
 static void eng_release(struct eng *e)
 {
 	for (;;) {
+		atomic_store(&e->passing, 0);
 		pthread_mutex_unlock(&e->run);
+		/* Pairs with the requester's store of pending before its
+		 * load of passing: one of the two sees the other. */
+		atomic_thread_fence(memory_order_seq_cst);
 		if (!atomic_load(&e->pending))
 			return;
-		if (pthread_mutex_trylock(&e->run))
+		if (!eng_acquire(e))
 			return;		/* the new holder sees pending */
-		atomic_store(&e->pending, 0);
 		eng_pass(e);
 	}
 }
@@ -258,8 +278,7 @@ static unsigned int eng_wire_wait(struct eng *e)
 	unsigned int done = 0;
 
 	eng_park(e, ENG_PARK_MAX_US);
-	if (pthread_mutex_trylock(&e->run) == 0) {
-		atomic_store(&e->pending, 0);
+	if (eng_acquire(e)) {
 		done = eng_progress_locked(e, EMU_ENG_WHY_WAIT);
 		eng_release(e);
 	}
@@ -279,8 +298,7 @@ unsigned int emu_eng_progress(unsigned int why)
 			return 0;
 		eng_polls = 0;
 	}
-	if (pthread_mutex_trylock(&e->run) == 0) {
-		atomic_store(&e->pending, 0);
+	if (eng_acquire(e)) {
 		done = eng_progress_locked(e, why);
 		/* The caller blocks next: frames that come must wake the
 		 * thread (the wire's peers may think this caller polls). */
@@ -291,8 +309,11 @@ unsigned int emu_eng_progress(unsigned int why)
 			done = eng_wire_wait(e);
 		return done;
 	}
+	/* A holder running passes runs one more for this call; anyone else
+	 * (a command, the thread about to park) may not, so the parked
+	 * thread is woken. */
 	atomic_store(&e->pending, 1);
-	if (atomic_load(&e->parked))
+	if (atomic_load(&e->parked) && !atomic_load(&e->passing))
 		eng_futex_wake(e);
 	return 0;
 }
@@ -303,14 +324,18 @@ static void eng_park(struct eng *e, unsigned int us)
 	struct timespec ts;
 	uint64_t ns = (uint64_t)us * 1000;
 
-	pthread_mutex_lock(&e->run);
-	if (e->next_timer_ns) {
-		uint64_t now = eng_clock_ns();
+	/* The next timer shortens the sleep; when another thread runs a
+	 * pass it arms the timers again itself. */
+	if (!pthread_mutex_trylock(&e->run)) {
+		if (e->next_timer_ns) {
+			uint64_t now = eng_clock_ns();
 
-		ns = e->next_timer_ns > now ?
-		     (e->next_timer_ns - now < ns ? e->next_timer_ns - now : ns) : 0;
+			ns = e->next_timer_ns > now ?
+			     (e->next_timer_ns - now < ns ?
+			      e->next_timer_ns - now : ns) : 0;
+		}
+		pthread_mutex_unlock(&e->run);
 	}
-	pthread_mutex_unlock(&e->run);
 	if (!ns)
 		return;
 	ts.tv_sec = (time_t)(ns / 1000000000ull);
@@ -335,10 +360,15 @@ static void *eng_thread_main(void *arg)
 	while (!atomic_load(&e->stop)) {
 		unsigned int done;
 
-		pthread_mutex_lock(&e->run);
-		atomic_store(&e->pending, 0);
-		done = eng_pass(e);
-		eng_release(e);
+		/* An application thread holding the lock is running the pass
+		 * itself: waiting on the lock would make its unlock a system
+		 * call.  Stay out of its way as if there were nothing to do. */
+		if (!eng_acquire(e)) {
+			done = 0;
+		} else {
+			done = eng_pass(e);
+			eng_release(e);
+		}
 		if (done) {
 			idle_since = 0;
 			park_us = ENG_PARK_MIN_US;
@@ -489,6 +519,7 @@ static void eng_atfork_child(void)
 	pthread_mutex_init(&e->cfg, NULL);
 	atomic_store(&e->pending, 0);
 	atomic_store(&e->parked, 0);
+	atomic_store(&e->passing, 0);
 	atomic_store(&e->stop, false);
 	atomic_store(&e->finished, false);
 	memset(e->devs, 0, sizeof(e->devs));

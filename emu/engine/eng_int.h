@@ -317,6 +317,7 @@ struct eng {
 	pthread_mutex_t run;		/* the run lock */
 	atomic_int pending;		/* a pass was asked for while held */
 	atomic_int parked;		/* the thread sleeps on wake_seq */
+	atomic_int passing;		/* the run lock's holder runs passes */
 	atomic_uint wake_seq;		/* futex word */
 	atomic_bool stop;
 	atomic_bool finished;		/* the process exits: no more passes */
