@@ -95,14 +95,16 @@ void eng_comp_error_raw(struct eng_qp *qp, uint8_t opcode, uint16_t idx,
 	};
 
 	eng_count(qp, EMU_FW_QCNT_REQ_CQE_ERROR);
-	eng_comp_cqe(qp, &c);
-	/* The WQEs after it in the window flush (from the one after it). */
-	if (qp->whead != qp->wtail && eng_win(qp, qp->whead)->idx == idx)
-		qp->whead++;
+	/* The state first: whoever polls the CQE and then queries the QP
+	 * finds it in error already. */
 	if (qp->fq->st == MLX5_QPC_ST_UD || qp->fq->st == MLX5_QPC_ST_UC)
 		eng_qp_to_sqe(qp);
 	else
 		eng_qp_to_err(qp);
+	eng_comp_cqe(qp, &c);
+	/* The WQEs after it in the window flush (from the one after it). */
+	if (qp->whead != qp->wtail && eng_win(qp, qp->whead)->idx == idx)
+		qp->whead++;
 }
 
 unsigned int eng_comp_flush_sq(struct eng_qp *qp)

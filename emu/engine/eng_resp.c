@@ -105,6 +105,8 @@ struct eng_resp {
 	uint8_t l3_type;
 	bool accepted;
 	bool err_cqe;		/* a responder error CQE reported the error */
+	uint16_t err_idx;	/* its receive WQE, and what it says: */
+	uint8_t err_syndrome, err_vendor;
 	const struct emu_eng_verdict *inj;	/* a fault rule's error */
 };
 
@@ -624,10 +626,10 @@ static void eng_resp_err_cqe_raw(struct eng_resp *r, uint8_t syndrome,
 	eng_count(r->qp, EMU_FW_QCNT_RESP_CQE_ERROR);
 	r->m->have_rwqe = false;
 	r->m->in_msg = false;
-	if (r->cq)
-		eng_cqe_error(r->qp, r->cq, r->uidx, r->m->rwqe.idx, 0, true,
-			      syndrome, vendor);
 	r->err_cqe = true;
+	r->err_idx = r->m->rwqe.idx;
+	r->err_syndrome = syndrome;
+	r->err_vendor = vendor;
 }
 
 static void eng_resp_err_cqe(struct eng_resp *r, enum eng_synd_id id)
@@ -828,5 +830,10 @@ bool eng_resp_rcv(struct eng_qp *qp, struct eng_pkt *pkt)
 			break;
 		}
 	}
+	/* The error CQE last: the NAK went (its requester completes first)
+	 * and the QP is in error, so a query after the poll finds it so. */
+	if (r.err_cqe && r.cq)
+		eng_cqe_error(qp, r.cq, r.uidx, r.err_idx, 0, true,
+			      r.err_syndrome, r.err_vendor);
 	return r.accepted;
 }
