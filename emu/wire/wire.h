@@ -291,6 +291,8 @@ struct emu_wire_link_stats {
 struct emu_wire_link_ops {
 	int (*send)(struct emu_wire_link *l, const struct emu_wire_dgram *d,
 		    unsigned int n);
+	/* Datagrams received into d (each one's buf and len on entry), or
+	 * a negative error; 0 only if it wrote no descriptor. */
 	int (*recv)(struct emu_wire_link *l, struct emu_wire_dgram *d,
 		    unsigned int n, bool sockets);
 	bool (*park)(struct emu_wire_link *l);

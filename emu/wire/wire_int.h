@@ -95,6 +95,7 @@ struct emu_wire_port {
 	/* rx */
 	uint8_t (*rx_buf)[EMU_WIRE_DGRAM_MAX];
 	struct emu_wire_dgram rx_d[WIRE_RX_BATCH];
+	unsigned int rx_ready;	/* leading rx_d set up and untouched since */
 	/* counters (relaxed atomics: read from any thread) */
 	_Atomic uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes;
 	_Atomic uint64_t drops[EMU_WIRE_DROP_NUM];
