@@ -165,6 +165,13 @@ struct mlx5be_uobj {
 	uint32_t users;			/* PD, uobj_query only: uobj_hold's */
 };
 
+/* A completion the provider polled, as the data-path fault rules see it. */
+struct mlx5be_dp_cqe {
+	uint32_t qpn;
+	bool rq;			/* a receive's (responder) completion */
+	uint8_t opcode;			/* MLX5_OPCODE_* (receive: the message's) */
+};
+
 struct mlx5be_ops {
 	const char *name;
 
@@ -329,6 +336,17 @@ struct mlx5be_ops {
 	 * help), so callers check for NULL.
 	 */
 	int (*progress)(struct mlx5be_ctx *ctx, unsigned int why);
+
+	/*
+	 * Data-path fault rules for a device that does not apply them itself
+	 * (hardware): whether a cqe_error rule fires on the successful
+	 * completion @c the provider just polled, with the CQE's syndrome and
+	 * vendor syndrome.  The rule counts the match either way.
+	 * Optional by contract: the emulated device applies the rules to the
+	 * WQEs it runs and leaves it NULL, so callers check for NULL.
+	 */
+	bool (*dp_verdict)(struct mlx5be_ctx *ctx, const struct mlx5be_dp_cqe *c,
+			   uint8_t *syndrome, uint8_t *vendor);
 
 	/*
 	 * In a forked child, whether @ctx (inherited from the parent) lost

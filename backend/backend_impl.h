@@ -103,6 +103,10 @@ struct mlx5be_cmd_hooks {
 			   size_t *outlen);
 	/* The errno the kernel's mlx5_cmd_exec gives for a failed status. */
 	int (*status_errno)(uint8_t status);
+	/* The data-path rules on a completion of device @dev (index), for
+	 * mlx5be_ops.dp_verdict. */
+	bool (*dp_verdict)(int dev, const struct mlx5be_dp_cqe *c,
+			   uint8_t *syndrome, uint8_t *vendor);
 };
 
 /* emu/fault's rule set and emu/trace's sink (emu/kernel/kern_hooks.c). */

@@ -497,6 +497,17 @@ static int filter_net_raw_check(struct mlx5be_ctx *ctx)
 	return filter.impl->net_raw_check(fctx_of(ctx)->inner);
 }
 
+/* The device below applies no rule of ours: the provider asks here. */
+static bool filter_dp_verdict(struct mlx5be_ctx *ctx,
+			      const struct mlx5be_dp_cqe *c, uint8_t *syndrome,
+			      uint8_t *vendor)
+{
+	const struct mlx5be_cmd_hooks *h = filter.hooks;
+
+	return h->dp_verdict &&
+	       h->dp_verdict(fctx_of(ctx)->dev, c, syndrome, vendor);
+}
+
 static struct mlx5be_ops filter_ops = {
 	.get_devices = filter_get_devices,
 	.open = filter_open,
@@ -533,6 +544,7 @@ static struct mlx5be_ops filter_ops = {
 	.async_event_fd = filter_async_event_fd,
 	.async_event_read = filter_async_event_read,
 	.net_raw_check = filter_net_raw_check,
+	.dp_verdict = filter_dp_verdict,
 };
 
 const struct mlx5be_ops *mlx5be_filter_bind(const struct mlx5be_ops *impl,

@@ -118,6 +118,8 @@ struct emu_fault_dp_verdict {
  */
 bool emu_fault_dp_verdict(const struct emu_fault_wqe *wqe,
 			  struct emu_fault_dp_verdict *v);
+/* Whether any data-path rule exists (a relaxed load: the cheap test). */
+bool emu_fault_dp_active(void);
 
 struct emu_wire_port;
 /* Installs the wire rules' frame filter on a port (fault_wire.c). */

@@ -616,6 +616,11 @@ void emu_fault_start(void)
 	pthread_mutex_unlock(&fault_lock);
 }
 
+bool emu_fault_dp_active(void)
+{
+	return atomic_load_explicit(&fault_ndp, memory_order_relaxed) > 0;
+}
+
 bool emu_fault_any(void)
 {
 	return atomic_load_explicit(&fault_nrules, memory_order_acquire) != 0;

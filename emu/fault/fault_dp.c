@@ -50,7 +50,9 @@ bool emu_fault_dp_verdict(const struct emu_fault_wqe *w,
 		struct fault_rule *r = set->rule[i];
 		uint64_t k, inj;
 
-		if (!r->dp || !emu_fault_wqe_matches(&r->spec, w))
+		if (!r->dp || !emu_fault_wqe_matches(&r->spec, w) ||
+		    (w->completed &&
+		     r->spec.action != MLX5EMU_FAULT_CQE_ERROR))
 			continue;
 		inj = fault_match_fire(r, &k);
 		if (!inj)

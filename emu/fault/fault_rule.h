@@ -174,6 +174,9 @@ struct emu_fault_wqe {
 	uint8_t opcode;		/* MLX5_OPCODE_* (receive: the message's) */
 	bool cq_arm;		/* the doorbell arms CQ cqn (qpn unused) */
 	uint32_t cqn;
+	/* A completion already written (hardware): only cqe_error rules
+	 * can act on it, so only they see it. */
+	bool completed;
 };
 
 /* True when every field the data-path rule names equals the WQE's. */

@@ -64,6 +64,23 @@ static int kern_hooks_status_errno(uint8_t status)
 	return -kern_status_to_errno(status);
 }
 
+static bool kern_hooks_dp_verdict(int dev, const struct mlx5be_dp_cqe *c,
+				  uint8_t *syndrome, uint8_t *vendor)
+{
+	struct emu_fault_wqe w = {
+		.dev = dev, .qpn = c->qpn, .rq = c->rq, .opcode = c->opcode,
+		.completed = true,
+	};
+	struct emu_fault_dp_verdict v;
+
+	if (!emu_fault_dp_active() || !emu_fault_dp_verdict(&w, &v) ||
+	    !v.error)
+		return false;
+	*syndrome = v.syndrome;
+	*vendor = v.vendor;
+	return true;
+}
+
 const struct mlx5be_cmd_hooks mlx5be_emu_cmd_hooks = {
 	.start = kern_hooks_start,
 	.active = kern_hooks_active,
@@ -71,4 +88,5 @@ const struct mlx5be_cmd_hooks mlx5be_emu_cmd_hooks = {
 	.post_cmd = kern_hooks_post_cmd,
 	.destroy_cmd = kern_hooks_destroy_cmd,
 	.status_errno = kern_hooks_status_errno,
+	.dp_verdict = kern_hooks_dp_verdict,
 };

@@ -130,6 +130,9 @@ struct prov_cq {
 	bool cur_csum_valid;		/* libmlx5's MLX5_CQ_FLAGS_RX_CSUM_VALID */
 	bool cur_valid;
 	bool rt_ts;			/* wallclock = the CQE's real-time stamp */
+	/* A completion a data-path rule turned into an error (cq_fault.c):
+	 * its QP, to move to ERR once the poll lets the CQ go. */
+	struct prov_qp *dp_err_qp;
 };
 
 static inline struct prov_cq *to_prov_cq(struct ibv_cq *cq)

@@ -68,8 +68,10 @@ static int ex_start_poll(struct ibv_cq_ex *ex, struct ibv_poll_cq_attr *attr)
 	prov_cq_lock(cq);
 	err = ex_advance(cq);
 	/* Empty or failed: no end_poll follows, so unlock here. */
-	if (err)
+	if (err) {
 		prov_cq_unlock(cq);
+		prov_cq_dp_finish(cq);
+	}
 	if (err == ENOENT)
 		prov_progress(cq->pctx, MLX5BE_PROGRESS_POLL);
 	return err;
@@ -86,6 +88,7 @@ static void ex_end_poll(struct ibv_cq_ex *ex)
 
 	prov_cq_update_ci(cq);
 	prov_cq_unlock(cq);
+	prov_cq_dp_finish(cq);
 }
 
 static enum ibv_wc_opcode ex_read_opcode(struct ibv_cq_ex *ex)

@@ -63,6 +63,11 @@ struct mlx5_cqe64 *prov_cq_sw_cqe(struct prov_cq *cq, uint32_t n);
 
 /* The CQE at the consumer index, consumed; NULL when hardware owns it. */
 struct mlx5_cqe64 *prov_cq_next_cqe(struct prov_cq *cq);
+/* The data-path rules on a polled CQE where the device applies none
+ * (cq_fault.c), CQ lock held; then, with the lock let go, the QP of an
+ * error they injected moves to ERR. */
+void prov_cq_dp_fault(struct prov_cq *cq, struct mlx5_cqe64 *cqe);
+void prov_cq_dp_finish(struct prov_cq *cq);
 
 /* The consumer index into the doorbell record's set_ci dword. */
 void prov_cq_update_ci(struct prov_cq *cq);

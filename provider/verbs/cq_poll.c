@@ -73,6 +73,8 @@ struct mlx5_cqe64 *prov_cq_next_cqe(struct prov_cq *cq)
 	++cq->cons_index;
 	/* udma_from_device_barrier: read the CQE after its owner byte. */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (cq->pctx->be->dp_verdict)
+		prov_cq_dp_fault(cq, cqe64);
 	return cqe64;
 }
 
@@ -300,9 +302,13 @@ int prov_cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		if (err != CQ_OK)
 			break;
 		npolled++;
+		/* An error a rule injected: its QP stops before more. */
+		if (__atomic_load_n(&cq->dp_err_qp, __ATOMIC_RELAXED))
+			break;
 	}
 	prov_cq_update_ci(cq);
 	prov_cq_unlock(cq);
+	prov_cq_dp_finish(cq);
 	/* Nothing there: the device may move on this thread (without a
 	 * thread of its own it moves only so). */
 	if (!npolled && err == CQ_EMPTY)

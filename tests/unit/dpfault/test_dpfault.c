@@ -633,6 +633,124 @@ START_TEST(rules_from_environment)
 }
 END_TEST
 
+/* ---- on hardware: the provider applies the rules it can ---- */
+
+/*
+ * The hw backend over the test double (whose device applies no rule of
+ * ours): the provider turns the completion a cqe_error rule picks into
+ * the rule's error CQE and stops the QP with a command.  What the device
+ * did stays done: the failed SEND reached B, and WQEs posted with it may
+ * have run; those posted after the error flush.
+ */
+START_TEST(hw_send_error_then_flush)
+{
+	struct ibv_wc wc[8];
+	int id = add("cqe_error qp=0x%x nth=2 syndrome=REMOTE_ACCESS",
+		     qpa->qp_num);
+
+	post_recvs(qpb, 4, 100);
+	post_sends(qpa, 2, 1);
+	ck_assert_int_eq(poll_n(cqa, wc, 2, 2000), 2);
+	ck_assert_int_eq(wc[0].status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc[0].wr_id, 1);
+	ck_assert_int_eq(wc[1].status, IBV_WC_REM_ACCESS_ERR);
+	ck_assert_uint_eq(wc[1].vendor_err, 0x88);
+	ck_assert_uint_eq(wc[1].wr_id, 2);
+	expect_err_cqe(ring_cqe(cqa, 1), MLX5_CQE_REQ_ERR, 0x13, 0x88,
+		       MLX5_OPCODE_SEND, qpa->qp_num, 1);
+	ck_assert_int_eq(qp_state(qpa), IBV_QPS_ERR);
+	/* Posted after the error: flushed by the device. */
+	post_sends(qpa, 2, 3);
+	ck_assert_int_eq(poll_n(cqa, wc, 2, 2000), 2);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(wc[i].status, IBV_WC_WR_FLUSH_ERR);
+		ck_assert_uint_eq(wc[i].wr_id, 3 + (uint64_t)i);
+	}
+	ck_assert_int_eq(poll_n(cqb, wc, 4, 200), 2);
+	ck_assert_int_eq(qp_state(qpb), IBV_QPS_RTS);
+	expect_stats(id, 2, 1);
+}
+END_TEST
+
+START_TEST(hw_recv_error_then_flush)
+{
+	struct ibv_wc wc[8];
+	int id = add("cqe_error queue=rq qp=0x%x nth=1 syndrome=LOCAL_PROT",
+		     qpb->qp_num);
+
+	post_recvs(qpb, 4, 100);
+	post_sends(qpa, 1, 1);
+	ck_assert_int_eq(poll_n(cqb, wc, 1, 2000), 1);
+	ck_assert_int_eq(wc[0].status, IBV_WC_LOC_PROT_ERR);
+	ck_assert_uint_eq(wc[0].vendor_err, 0x52);
+	ck_assert_uint_eq(wc[0].wr_id, 100);
+	expect_err_cqe(ring_cqe(cqb, 0), MLX5_CQE_RESP_ERR, 0x04, 0x52, 0,
+		       qpb->qp_num, 0);
+	ck_assert_int_eq(qp_state(qpb), IBV_QPS_ERR);
+	/* Its other receives flush. */
+	ck_assert_int_eq(poll_n(cqb, wc, 3, 2000), 3);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(wc[i].status, IBV_WC_WR_FLUSH_ERR);
+		ck_assert_uint_eq(wc[i].wr_id, 101 + (uint64_t)i);
+	}
+	expect_stats(id, 1, 1);
+}
+END_TEST
+
+/* Rules the device would have to apply (a late CQE, a lost doorbell)
+ * see nothing: on hardware they neither count nor act. */
+START_TEST(hw_device_rules_unseen)
+{
+	struct ibv_wc wc[2];
+	int delay = add("cqe_delay qp=0x%x us=1", qpa->qp_num);
+	int drop = add("doorbell_drop qp=0x%x", qpa->qp_num);
+
+	post_recvs(qpb, 2, 100);
+	post_sends(qpa, 2, 1);
+	ck_assert_int_eq(poll_n(cqa, wc, 2, 2000), 2);
+	ck_assert_int_eq(wc[0].status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(wc[1].status, IBV_WC_SUCCESS);
+	expect_stats(delay, 0, 0);
+	expect_stats(drop, 0, 0);
+}
+END_TEST
+
+static bool on_hw(void)
+{
+	const char *b = getenv("MLX5EMU_BACKEND");
+
+	return b && !strcmp(b, "hw");
+}
+
+/* setup() for the hw backend: the backend's settings stay. */
+static void setup_hw(void)
+{
+	char *be = strdup(getenv("MLX5EMU_BACKEND"));
+	const char *dir = getenv("MLX5EMU_HW_LIBDIR");
+	char *d = dir ? strdup(dir) : NULL;
+
+	ut_clear_env();
+	setenv("MLX5EMU_BACKEND", be, 1);
+	if (d)
+		setenv("MLX5EMU_HW_LIBDIR", d, 1);
+	free(be);
+	free(d);
+	open_all();
+}
+
+static Suite *suite_hw(void)
+{
+	Suite *s = suite_create("dpfault_hw");
+	TCase *t = tcase_create("provider");
+
+	tcase_add_checked_fixture(t, setup_hw, teardown);
+	tcase_add_test(t, hw_send_error_then_flush);
+	tcase_add_test(t, hw_recv_error_then_flush);
+	tcase_add_test(t, hw_device_rules_unseen);
+	suite_add_tcase(s, t);
+	return s;
+}
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("dpfault");
@@ -659,7 +777,7 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
+	SRunner *sr = srunner_create(on_hw() ? suite_hw() : suite());
 	int failed;
 
 	srunner_run_all(sr, CK_NORMAL);
