@@ -93,9 +93,6 @@ static enum emu_fw_umr_res fw_umr_check_bind(struct emu_fw *fw,
 	return EMU_FW_UMR_OK;
 }
 
-/* The repeat block's op: what tells it from a KLM entry. */
-#define FW_UMR_REPEAT_OP 0x400
-
 static uint32_t fw_umr_be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
@@ -129,7 +126,7 @@ static enum emu_fw_umr_res fw_umr_list(struct emu_fw_mkey *mk,
 	if (!x || !cnt || cnt > mk->max_klm)
 		return EMU_FW_UMR_BAD_BIND;
 	*repeat = 0;
-	if (fw_umr_be32(x + 4) == FW_UMR_REPEAT_OP) {
+	if (fw_umr_be32(x + 4) == MLX5_UMR_REPEAT_BLOCK_OP) {
 		uint32_t num = fw_umr_be32(x + 12) & 0xffff;
 
 		*repeat = fw_umr_be32(x + 8);

@@ -27,13 +27,10 @@
 #include <endian.h>
 #include <string.h>
 
-#include "shell/abi_export.h"
+#include "prm/prm_cmd.h"
 #include "provider/verbs/mkey.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/sq.h"
-
-/* The repeat block's op (libmlx5's umr_strided_seg_create). */
-#define MKEY_REPEAT_OP 0x400
 
 #define MKEY_MASK_ACCESS                                                      \
 	(MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |                       \
@@ -172,7 +169,7 @@ static uint64_t mkey_interleaved(struct prov_qp *qp, uint32_t repeat,
 	unsigned int padded = (n + 1u + 3u) & ~3u;
 	uint64_t block = 0;
 
-	rb->op = htobe32(MKEY_REPEAT_OP);
+	rb->op = htobe32(MLX5_UMR_REPEAT_BLOCK_OP);
 	rb->reserved = 0;
 	rb->num_ent = htobe16(n);
 	rb->repeat_count = htobe32(repeat);
