@@ -434,6 +434,12 @@ enum {
 	MLX5_MKC_ACCESS_MODE_CROSSING = 0x6,
 };
 
+/* The op of a UMR's repeat block (libmlx5 umr_strided_seg_create): what
+ * tells it from a KLM entry in the inline translation. */
+enum {
+	MLX5_UMR_REPEAT_BLOCK_OP = 0x400,
+};
+
 /* ---- event queue entries: eqe.event_type (kernel device.h enum mlx5_event) ---- */
 enum {
 	MLX5_EVENT_TYPE_COMP = 0x00,

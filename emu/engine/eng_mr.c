@@ -4,7 +4,8 @@
  *
  * Every buffer a WQE names is resolved through an mkey of the QP's PD with
  * the access the operation needs and inside its bounds
- * (emu_fw_mkey_resolve); memory is then touched only through emu/mem, so
+ * (emu_fw_mkey_resolve_run: an indirect mkey's range comes in pieces, one
+ * per KLM entry); memory is then touched only through emu/mem, so
  * memory unmapped after registration is a status, not a crash.  In process
  * a payload is not copied twice: the requester hands the responder the
  * resolved source fragments and the responder copies straight into the
@@ -37,17 +38,27 @@ enum eng_mr_res eng_mr_gather(struct eng_qp *qp, const struct eng_wqe *w,
 	pkt->pay = ENG_PAY_FRAGS;
 	pkt->nfrags = 0;
 	for (unsigned int i = 0; i < w->nsge; i++) {
+		uint64_t addr = w->sge[i].addr, left = w->sge[i].len, run;
 		uint8_t *host;
 		enum emu_fw_mkey_res r;
 
-		r = emu_fw_mkey_resolve_qp(fw, w->sge[i].lkey, qp->fq->pd,
-					   qp->fq->obj.id, EMU_FW_MKEY_LR,
-					   w->sge[i].addr, w->sge[i].len, &host);
-		if (r != EMU_FW_MKEY_OK)
-			return eng_mr_res_of(r);
-		pkt->frags[pkt->nfrags].addr = host;
-		pkt->frags[pkt->nfrags].len = w->sge[i].len;
-		pkt->nfrags++;
+		/* An indirect mkey gives its range in pieces, one per KLM
+		 * entry; the whole range is checked with the first. */
+		do {
+			r = emu_fw_mkey_resolve_run(fw, w->sge[i].lkey,
+						    qp->fq->pd, qp->fq->obj.id,
+						    EMU_FW_MKEY_LR, addr, left,
+						    &host, &run);
+			if (r != EMU_FW_MKEY_OK)
+				return eng_mr_res_of(r);
+			if (pkt->nfrags == ENG_MAX_SGE)
+				return ENG_MR_PROT;	/* past the model's pieces */
+			pkt->frags[pkt->nfrags].addr = host;
+			pkt->frags[pkt->nfrags].len = (uint32_t)run;
+			pkt->nfrags++;
+			addr += run;
+			left -= run;
+		} while (left);
 	}
 	return ENG_MR_OK;
 }
@@ -136,6 +147,7 @@ enum eng_mr_res eng_mr_scatter(struct emu_fw *fw, uint32_t qpn,
 		uint32_t s = skip < sge[i].len ? skip : sge[i].len;
 		uint32_t n = sge[i].len - s;
 		enum emu_fw_mkey_res r;
+		uint64_t addr, run;
 		uint8_t *host;
 
 		skip -= s;
@@ -143,14 +155,20 @@ enum eng_mr_res eng_mr_scatter(struct emu_fw *fw, uint32_t qpn,
 			continue;
 		if (n > pkt->len - from)
 			n = pkt->len - from;
-		r = emu_fw_mkey_resolve_qp(fw, sge[i].lkey, pd, qpn,
-					   EMU_FW_MKEY_LW, sge[i].addr + s, n,
-					   &host);
-		if (r != EMU_FW_MKEY_OK)
-			return ENG_MR_PROT;
-		if (eng_mr_copy_range(host, pkt, from, n, src_fault))
-			return ENG_MR_FAULT;
-		from += n;
+		addr = sge[i].addr + s;
+		do {
+			r = emu_fw_mkey_resolve_run(fw, sge[i].lkey, pd, qpn,
+						    EMU_FW_MKEY_LW, addr, n,
+						    &host, &run);
+			if (r != EMU_FW_MKEY_OK)
+				return ENG_MR_PROT;
+			if (eng_mr_copy_range(host, pkt, from, (uint32_t)run,
+					      src_fault))
+				return ENG_MR_FAULT;
+			from += (uint32_t)run;
+			addr += run;
+			n -= (uint32_t)run;
+		} while (n);
 	}
 	return ENG_MR_OK;
 }

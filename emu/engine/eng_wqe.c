@@ -14,9 +14,10 @@
  * [XRC (16), XRC QPs] [datagram (48), UD] [remote address (16)] [atomic
  * (16, masked forms 32)] then data segments (16 each) or one inline
  * segment (4-byte header with MLX5_INLINE_SEG, data, padding).  A UMR
- * (memory window bind or invalidation, libmlx5 set_bind_wr) is control,
- * UMR control (48), mkey context (64) and klm_octowords 16-byte KLM
- * entries inline, with no XRC segment on XRC QPs.
+ * (memory window bind or invalidation, libmlx5 set_bind_wr; an mkey's
+ * translation list, libmlx5 mlx5dv_wr_mr_list and its kin) is control,
+ * UMR control (48), mkey context (64) and klm_octowords 16-byte
+ * translation octowords inline, with no XRC segment on XRC QPs.
  */
 #include <endian.h>
 #include <string.h>
@@ -169,11 +170,15 @@ static enum eng_wqe_res eng_wqe_umr(struct eng_wqe *w, unsigned int off,
 	if (u->klm_octowords) {
 		const uint8_t *e = w->raw + off + sizeof(*c) + sizeof(*k);
 
+		u->xlat = e;
 		u->klm.bcount = eng_be32(e);
 		u->klm.mkey = eng_be32(e + 4);
 		u->klm.addr = eng_be64(e + 8);
-		/* One region per window: the other entries are padding. */
-		for (unsigned int i = 1; i < u->klm_octowords; i++)
+		/* One region per window: the other entries are padding.  A
+		 * UMR without a start address carries a list (the
+		 * firmware reads it). */
+		for (unsigned int i = 1; u->set_start && i < u->klm_octowords;
+		     i++)
 			if (eng_be32(e + i * 16u))
 				return ENG_WQE_BAD;
 	}

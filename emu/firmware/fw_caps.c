@@ -146,6 +146,7 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	GEN(cq_resize, 1),		/* MODIFY_CQ op_mod 1 (fw_cq.c) */
 	GEN(xrc, 1),			/* XRC domains, XRC SRQs, XRC QPs */
 	GEN(imaicl, 1),			/* memory windows (fw_mkey_umr.c) */
+	GEN(log_max_klm_list_size, 16),	/* KLM mkeys: 64Ki entries */
 	GEN(dct, 1),			/* DC: DCT objects, DCI QPs */
 	GEN(block_lb_mc, 1),		/* qpc.block_lb_mc kept (no multicast) */
 	GEN(rts2rts_qp_counters_set_id, 1),	/* RTS2RTS COUNTER_SET_ID */

@@ -15,6 +15,7 @@
  * mlx5_ib posts for ibv_rereg_mr).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emu/firmware/fw_int.h"
@@ -26,6 +27,7 @@ void fw_mkey_release(struct emu_fw_obj *obj)
 	struct emu_fw_mkey *mk = emu_fw_to_mkey(obj);
 
 	fw_buf_release(&mk->mem);
+	free(mk->klms);
 	if (mk->pd)
 		fw_obj_unuse(&mk->pd->obj);
 }
@@ -72,6 +74,11 @@ static enum fw_synd fw_mkey_klm_init(struct fw_cmd *cmd, const void *mkc,
 	if (!mk->max_klm || PRM_GET(create_mkey_in, cmd->in,
 				    translations_octword_actual_size))
 		return FW_SYND_MKEY_BAD_ACCESS_MODE;
+	if (mk->max_klm > 1u << FW_CAP_GEN(cmd->fw, log_max_klm_list_size))
+		return FW_SYND_MKEY_KLM_LIST_TOO_LONG;
+	mk->klms = calloc(mk->max_klm, sizeof(*mk->klms));
+	if (!mk->klms)
+		return FW_SYND_INTERNAL_NOMEM;
 	mk->indirect = true;
 	mk->umr_en = true;
 	mk->free = true;
@@ -252,18 +259,48 @@ static bool fw_umem_writable(const struct emu_fw_umem *umem)
 	return umem && emu_fw_umem_writable(umem);
 }
 
-enum emu_fw_mkey_res emu_fw_mkey_resolve_qp(struct emu_fw *fw, uint32_t key,
-					    const struct emu_fw_pd *pd,
-					    uint32_t qpn, unsigned int access,
-					    uint64_t addr, uint64_t len,
-					    uint8_t **host)
+/* The entry of @mk's translation holding byte @off: the address of that
+ * byte in the entry's mkey and the bytes left in the entry; false when
+ * no entry holds it (a list shorter than the mkey's length). */
+static bool fw_klm_at(const struct emu_fw_mkey *mk, uint64_t off,
+		      uint32_t *key, uint64_t *addr, uint64_t *left)
+{
+	uint64_t rep = 0;
+
+	if (mk->repeat) {
+		if (!mk->block || off / mk->block >= mk->repeat)
+			return false;
+		rep = off / mk->block;
+		off %= mk->block;
+	}
+	for (uint32_t i = 0; i < mk->nklm; i++) {
+		const struct emu_fw_klm *e = &mk->klms[i];
+
+		if (off < e->bcount) {
+			*key = e->mkey;
+			*addr = e->addr + rep * e->stride + off;
+			*left = e->bcount - off;
+			return true;
+		}
+		off -= e->bcount;
+	}
+	return false;
+}
+
+enum emu_fw_mkey_res emu_fw_mkey_resolve_run(struct emu_fw *fw, uint32_t key,
+					     const struct emu_fw_pd *pd,
+					     uint32_t qpn, unsigned int access,
+					     uint64_t addr, uint64_t len,
+					     uint8_t **host, uint64_t *run)
 {
 	struct emu_fw_obj *obj = emu_fw_obj_lookup_rcu(fw, EMU_FW_OBJ_MKEY,
 						       key >> 8);
 	const unsigned int wr = EMU_FW_MKEY_LW | EMU_FW_MKEY_RW | EMU_FW_MKEY_A;
-	struct emu_fw_mkey *mk;
-	uint64_t off;
+	const struct emu_fw_mkey *mk, *mr;
+	uint64_t off, eaddr, left;
+	uint32_t ekey;
 
+	*run = len;
 	if (!obj)
 		return EMU_FW_MKEY_BAD_KEY;
 	mk = emu_fw_to_mkey(obj);
@@ -287,24 +324,39 @@ enum emu_fw_mkey_res emu_fw_mkey_resolve_qp(struct emu_fw *fw, uint32_t key,
 	    addr - mk->start_addr > mk->len - len)
 		return EMU_FW_MKEY_BAD_BOUNDS;
 	off = addr - mk->start_addr;
-	if (mk->indirect) {
-		const struct emu_fw_mkey *mr;
-
-		/* The region the window was bound to, as it is now: still
-		 * there, a direct mkey of the window's PD, holding the
-		 * range, writable for what writes through the window. */
-		obj = emu_fw_obj_lookup_rcu(fw, EMU_FW_OBJ_MKEY,
-					    mk->klm.mkey >> 8);
-		mr = obj ? emu_fw_to_mkey(obj) : NULL;
-		if (!mr || mr->indirect || mr->free)
-			return EMU_FW_MKEY_BAD_KEY;
-		return emu_fw_mkey_resolve_qp(fw, mk->klm.mkey, pd, qpn,
-					      (access & wr) ? EMU_FW_MKEY_LW :
-							      EMU_FW_MKEY_LR,
-					      mk->klm.addr + off, len, host);
+	if (!mk->indirect) {
+		*host = mk->mem.addr + off;
+		return EMU_FW_MKEY_OK;
 	}
-	*host = mk->mem.addr + off;
-	return EMU_FW_MKEY_OK;
+	/* Through the entry holding addr to the mkey it names, as it is
+	 * now: still there, a direct mkey of the same PD, holding the
+	 * range, writable for what writes through the indirect one. */
+	if (!fw_klm_at(mk, off, &ekey, &eaddr, &left))
+		return EMU_FW_MKEY_BAD_BOUNDS;
+	if (left < len)
+		*run = left;
+	obj = emu_fw_obj_lookup_rcu(fw, EMU_FW_OBJ_MKEY, ekey >> 8);
+	mr = obj ? emu_fw_to_mkey(obj) : NULL;
+	if (!mr || mr->indirect || mr->free)
+		return EMU_FW_MKEY_BAD_KEY;
+	return emu_fw_mkey_resolve_run(fw, ekey, pd, qpn,
+				       (access & wr) ? EMU_FW_MKEY_LW :
+						       EMU_FW_MKEY_LR,
+				       eaddr, *run, host, &left);
+}
+
+enum emu_fw_mkey_res emu_fw_mkey_resolve_qp(struct emu_fw *fw, uint32_t key,
+					    const struct emu_fw_pd *pd,
+					    uint32_t qpn, unsigned int access,
+					    uint64_t addr, uint64_t len,
+					    uint8_t **host)
+{
+	uint64_t run;
+	enum emu_fw_mkey_res r = emu_fw_mkey_resolve_run(fw, key, pd, qpn,
+							 access, addr, len,
+							 host, &run);
+
+	return r == EMU_FW_MKEY_OK && run < len ? EMU_FW_MKEY_BAD_BOUNDS : r;
 }
 
 enum emu_fw_mkey_res emu_fw_mkey_resolve(struct emu_fw *fw, uint32_t key,

@@ -250,22 +250,31 @@ struct emu_fw_mkey {
 	uint32_t qpn;		/* mkc.qpn (0xffffff: any) */
 	uint8_t mkc[64];	/* mkc as created, for QUERY_MKEY */
 	/*
-	 * A KLM mkey (a memory window): created free with umr_en, it
-	 * translates nothing until a UMR WQE binds it to [klm.addr,
-	 * klm.addr + klm.bcount) of the mkey klm.mkey.  Its window state
-	 * (free, key, qpn, access, start_addr, len, klm) changes only in an
-	 * engine pass (emu_fw_mkey_umr, emu_fw_mkey_invalidate).
+	 * A KLM mkey (a memory window, or mlx5dv_create_mkey's indirect
+	 * mkey): created free with umr_en, it translates nothing until a UMR
+	 * WQE gives it a translation: [start_addr, start_addr + len) maps,
+	 * in order, onto the entries of klms (each [addr, addr + bcount) of
+	 * the direct mkey named by mkey), the whole list repeat times when
+	 * repeat is not 0, entry i then advancing by stride each time.  A
+	 * window's bind leaves one entry.  The state (free, key, qpn, access,
+	 * start_addr, len, the translation) changes only in an engine pass
+	 * (emu_fw_mkey_umr, emu_fw_mkey_invalidate).
 	 */
 	bool indirect;		/* access mode KLMs */
 	bool umr_en;		/* UMR WQEs may change it */
 	bool free;		/* no access through it */
 	bool rinval;		/* en_rinval: SEND_WITH_INV may free it */
+	bool window;		/* last given its translation by a window bind */
 	uint32_t max_klm;	/* translations_octword_size */
+	uint32_t nklm;		/* entries of klms in use */
+	uint32_t repeat;	/* 0: a plain list; else the repeat count */
+	uint64_t block;		/* sum of the entries' bcount */
 	struct emu_fw_klm {
 		uint32_t mkey;
 		uint32_t bcount;
 		uint64_t addr;
-	} klm;
+		uint32_t stride;	/* repeat: advance per repetition */
+	} *klms;		/* max_klm entries */
 };
 
 /* The full 32-bit key of an mkey object. */
@@ -869,13 +878,30 @@ int emu_fw_mkey_rereg(struct emu_fw *fw, uint16_t uid, uint32_t index,
  * KLM mkey) is checked as an mkey (free, key byte, PD, its rights, its
  * bounds) and then translated through its KLM entry to the mkey it was
  * bound to, which must still exist, be of the same PD, hold the range and
- * be writable for a write or atomic.
+ * be writable for a write or atomic.  A range of an indirect mkey that
+ * spans more than one KLM entry is EMU_FW_MKEY_BAD_BOUNDS here (callers
+ * that can take it in pieces use emu_fw_mkey_resolve_run).
  */
 enum emu_fw_mkey_res emu_fw_mkey_resolve_qp(struct emu_fw *fw, uint32_t key,
 					    const struct emu_fw_pd *pd,
 					    uint32_t qpn, unsigned int access,
 					    uint64_t addr, uint64_t len,
 					    uint8_t **host);
+
+/*
+ * emu_fw_mkey_resolve_qp for a range that may not be contiguous in the
+ * process: an indirect mkey (a KLM list) is checked as a whole (free, key
+ * byte, PD, rights, bounds), then *host gets the address of addr and *run
+ * the bytes from there that lie in the same KLM entry (len for a direct
+ * mkey).  The entry must name a direct mkey (no nesting) that holds its
+ * part of the range with local write for a write (local read otherwise).
+ * The caller resolves addr + *run next.
+ */
+enum emu_fw_mkey_res emu_fw_mkey_resolve_run(struct emu_fw *fw, uint32_t key,
+					     const struct emu_fw_pd *pd,
+					     uint32_t qpn, unsigned int access,
+					     uint64_t addr, uint64_t len,
+					     uint8_t **host, uint64_t *run);
 
 /*
  * A UMR WQE on a memory window, as the engine decoded its UMR control
@@ -896,6 +922,10 @@ struct emu_fw_umr {
 	uint8_t key;		/* qpn_mkey[7:0] */
 	uint64_t start_addr, len;
 	struct emu_fw_klm klm;	/* the first KLM entry (inline) */
+	/* the klm_octowords inline translation octowords as the WQE holds
+	 * them (KLM entries, or a repeat block and its entries); NULL when
+	 * only klm is given */
+	const uint8_t *xlat;
 };
 
 enum emu_fw_umr_res {

@@ -38,6 +38,7 @@
 struct mlx5be_obj;
 struct mlx5be_umem;
 struct prov_context;
+struct prov_mkey;
 struct prov_qp_ctx;
 struct prov_srq;
 struct prov_xrcd;
@@ -154,6 +155,8 @@ struct prov_wr_batch {
 					 * the setters copy headers into
 					 * (libmlx5's cur_eth); NULL: none */
 	int err;			/* the batch's first error */
+	struct prov_mkey *mkey;		/* the UMR being built (cur_mkey) */
+	unsigned int mkey_setters;	/* setters it waits for */
 	unsigned int cur_post_rb;	/* sq.cur_post at wr_start */
 	uint8_t fm_cache_rb;		/* fm_cache at wr_start */
 };
@@ -218,6 +221,7 @@ struct prov_qp {
 
 	uint32_t create_flags;		/* ibv_qp_create_flags accepted */
 	uint32_t mlx5_flags;		/* mlx5dv creation flags accepted */
+	uint64_t dv_ops;		/* mlx5dv send_ops_flags asked for */
 	uint8_t ts_format;		/* qpc.ts_format */
 	/* ECE as libmlx5 keeps it: the options ibv_set_ece gave for the next
 	 * transition, and those the device answered last (ibv_query_ece). */

@@ -96,15 +96,16 @@ static uint64_t qp_default_ops(enum ibv_qp_type type)
 	}
 }
 
-/* sq_overhead(): the operations asked for, else the type's defaults.  The
- * mlx5dv operations that need UMR space are refused before (qp_wr.c). */
+/* sq_overhead(): the operations asked for, else the type's defaults, and
+ * the mlx5dv ones (UMR room for MR_LIST and MR_INTERLEAVED). */
 static int qp_overhead(const struct prov_qp *qp,
 		       const struct ibv_qp_init_attr_ex *attr, uint32_t *ovh)
 {
 	uint64_t ops = (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ?
 		       attr->send_ops_flags : qp_default_ops(attr->qp_type);
 
-	return qp_sq_overhead(attr->qp_type, qp->dc == PROV_QP_DCI, ops, 0, ovh);
+	return qp_sq_overhead(attr->qp_type, qp->dc == PROV_QP_DCI, ops,
+			      qp->dv_ops, ovh);
 }
 
 /* libmlx5's limits, as the kernel answers alloc_ucontext. */

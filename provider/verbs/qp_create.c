@@ -313,6 +313,8 @@ struct ibv_qp *prov_qp_create(struct ibv_context *context,
 		if (err)
 			goto err;
 	}
+	if (dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS))
+		qp->dv_ops = dv->send_ops_flags;
 	qp->wq_sig = getenv("MLX5_QP_SIGNATURE") != NULL;
 	if (qp->wq_sig)
 		vflags |= PROV_QPF_SIGNATURE;

@@ -31,9 +31,10 @@
  * Creation (EOPNOTSUPP unless noted): send_ops_flags outside what libmlx5
  * offers for the QP type; atomics when the device does none; send with
  * invalidate without the memory management
- * extensions (as ibv_query_device advertises them); mlx5dv ops other than raw
- * WQEs (no UMR mkeys, no DMA MMO engine; memcpy without a PD is EINVAL);
- * DCI streams (not offered).  A builder's work is kept
+ * extensions (as ibv_query_device advertises them); mlx5dv memcpy (no DMA
+ * MMO engine; without a PD it is EINVAL); DCI streams (not offered).  The
+ * mkey ops (MR_LIST, MR_INTERLEAVED, MKEY_CONFIGURE) are RC's alone, as
+ * in libmlx5, which asks the device nothing for them (qp_wr_mkey.c).  A builder's work is kept
  * in struct prov_wr_batch (qp.h).  Unlike libmlx5, a builder that found
  * the queue full leaves its setters nothing to write, so no WQE outside
  * the batch is touched.
@@ -46,6 +47,7 @@
 #include "shell/abi_export.h"
 #include "provider/core/caps.h"
 #include "provider/core/context.h"
+#include "provider/verbs/mkey.h"
 #include "provider/verbs/qp.h"
 #include "provider/verbs/qp_int.h"
 #include "provider/verbs/sq.h"
@@ -96,6 +98,7 @@ static void wr_start(struct ibv_qp_ex *ex)
 	qp->wr.nreq = 0;
 	qp->wr.inl = false;
 	qp->wr.ctrl = NULL;
+	qp->wr.mkey = NULL;
 }
 
 static void wr_drop(struct prov_qp *qp)
@@ -138,6 +141,11 @@ static void wr_fail(struct prov_qp *qp, int err)
 {
 	if (!qp->wr.err)
 		qp->wr.err = err;
+}
+
+void prov_wr_fail(struct prov_qp *qp, int err)
+{
+	wr_fail(qp, err);
 }
 
 void prov_qp_wr_set_state(struct prov_qp *qp, enum ibv_qp_state state)
@@ -186,6 +194,12 @@ static struct mlx5_wqe_ctrl_seg *wr_begin(struct prov_qp *qp, uint8_t opcode,
 	qp->wr.setters = 0;
 	qp->wr.nreq++;
 	return ctrl;
+}
+
+struct mlx5_wqe_ctrl_seg *prov_wr_begin(struct prov_qp *qp, uint8_t opcode,
+					uint32_t wc_opcode)
+{
+	return wr_begin(qp, opcode, wc_opcode);
 }
 
 /* A builder whose segments end @bytes after the control segment. */
@@ -659,6 +673,9 @@ static int wr_fill_type(struct prov_qp *qp, enum ibv_qp_type type,
 		if (ops & ~(uint64_t)WR_OPS_RC)
 			return EOPNOTSUPP;
 		rd = true;
+		/* libmlx5 gives an RC QP every mlx5dv op once any is asked. */
+		if (dv_ops)
+			prov_qp_wr_mkey_init(qp);
 		break;
 	case IBV_QPT_XRC_SEND:
 		if ((ops & ~(uint64_t)WR_OPS_RC) ||
@@ -731,9 +748,6 @@ static int wr_check_device(struct prov_qp *qp,
 	struct prov_context *pctx = qp->pctx;
 
 	if ((ops & IBV_QP_EX_WITH_SEND_WITH_INV) && !prov_caps_mem_mgt_ext(pctx))
-		return EOPNOTSUPP;
-	if (dv_ops & (MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |
-		      MLX5DV_QP_EX_WITH_MKEY_CONFIGURE))
 		return EOPNOTSUPP;
 	/* qp_init_wr_memcpy(): a PD first, then the DMA MMO caps (none). */
 	if (dv_ops & MLX5DV_QP_EX_WITH_MEMCPY)

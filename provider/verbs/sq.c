@@ -77,6 +77,19 @@ static void sq_umr_ctrl_seg(void *seg, enum ibv_mw_type type,
 	c->mkey_mask = htobe64(mask);
 }
 
+uint8_t prov_umr_access_flags(unsigned int acc)
+{
+	return (uint8_t)(
+		(acc & IBV_ACCESS_LOCAL_WRITE ?
+		 MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE : 0) |
+		(acc & IBV_ACCESS_REMOTE_WRITE ?
+		 MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE : 0) |
+		(acc & IBV_ACCESS_REMOTE_READ ?
+		 MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ : 0) |
+		(acc & IBV_ACCESS_REMOTE_ATOMIC ?
+		 MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC : 0));
+}
+
 /* set_umr_mkey_seg(): the fields libmlx5 writes (the rest of the
  * context is left as the ring held it, as libmlx5 leaves it). */
 static void sq_umr_mkey_seg(void *seg, enum ibv_mw_type type, uint32_t rkey,
@@ -93,15 +106,7 @@ static void sq_umr_mkey_seg(void *seg, enum ibv_mw_type type, uint32_t rkey,
 		return;
 	}
 	k->free = 0;
-	k->access_flags = (uint8_t)(
-		(acc & IBV_ACCESS_LOCAL_WRITE ?
-		 MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE : 0) |
-		(acc & IBV_ACCESS_REMOTE_WRITE ?
-		 MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE : 0) |
-		(acc & IBV_ACCESS_REMOTE_READ ?
-		 MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ : 0) |
-		(acc & IBV_ACCESS_REMOTE_ATOMIC ?
-		 MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC : 0));
+	k->access_flags = prov_umr_access_flags(acc);
 	k->start_addr = acc & IBV_ACCESS_ZERO_BASED ? 0 : htobe64(bi->addr);
 	k->len = htobe64(bi->length);
 }

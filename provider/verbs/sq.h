@@ -154,6 +154,16 @@ int prov_sq_bind_segs(struct prov_qp *qp, void **seg, unsigned int *ds,
 		      enum ibv_mw_type type, uint32_t rkey,
 		      const struct ibv_mw_bind_info *bi);
 
+/* The mkey context's access_flags for ibv_access_flags @acc (libmlx5's
+ * set_umr_mkey_seg and get_umr_mr_flags). */
+uint8_t prov_umr_access_flags(unsigned int acc);
+
+/* qp_wr.c: a builder's start (NULL, and ENOMEM in the batch, when the
+ * queue is full) and the batch's first error, for qp_wr_mkey.c. */
+struct mlx5_wqe_ctrl_seg *prov_wr_begin(struct prov_qp *qp, uint8_t opcode,
+					uint32_t wc_opcode);
+void prov_wr_fail(struct prov_qp *qp, int err);
+
 /* qp_wr.c: the ibv_wr_* API of a QP created with send_ops_flags (0 or
  * EOPNOTSUPP), and the wr_complete its state allows. */
 int prov_qp_wr_init(struct prov_qp *qp, const struct ibv_qp_init_attr_ex *attr,

@@ -209,13 +209,16 @@ START_TEST(test_dv_ops)
 		{ IBV_QPT_UD, MLX5DV_QP_EX_WITH_RAW_WQE, 0 },
 		{ IBV_QPT_RAW_PACKET, MLX5DV_QP_EX_WITH_RAW_WQE, 0 },
 		{ IBV_QPT_RAW_PACKET, MLX5DV_QP_EX_WITH_MEMCPY, EOPNOTSUPP },
-		/* No UMR mkeys and no DMA engine on this device. */
-		{ IBV_QPT_RC, MLX5DV_QP_EX_WITH_MR_LIST, EOPNOTSUPP },
-		{ IBV_QPT_RC, MLX5DV_QP_EX_WITH_MR_INTERLEAVED, EOPNOTSUPP },
-		{ IBV_QPT_RC, MLX5DV_QP_EX_WITH_MKEY_CONFIGURE, EOPNOTSUPP },
+		/* UMR mkey ops on RC, as libmlx5 (no device check); no
+		 * DMA engine on this device. */
+		{ IBV_QPT_RC, MLX5DV_QP_EX_WITH_MR_LIST, 0 },
+		{ IBV_QPT_RC, MLX5DV_QP_EX_WITH_MR_INTERLEAVED, 0 },
+		{ IBV_QPT_RC, MLX5DV_QP_EX_WITH_MKEY_CONFIGURE, 0 },
 		{ IBV_QPT_RC, MLX5DV_QP_EX_WITH_MEMCPY, EOPNOTSUPP },
 		/* libmlx5: raw WQEs only beyond RC; unknown bits. */
 		{ IBV_QPT_UD, MLX5DV_QP_EX_WITH_MR_LIST, EOPNOTSUPP },
+		{ IBV_QPT_UC, MLX5DV_QP_EX_WITH_MKEY_CONFIGURE, EOPNOTSUPP },
+		{ IBV_QPT_XRC_SEND, MLX5DV_QP_EX_WITH_MR_INTERLEAVED, EOPNOTSUPP },
 		{ IBV_QPT_RC, 1ull << 20, EOPNOTSUPP },
 	};
 
@@ -233,6 +236,10 @@ START_TEST(test_dv_ops)
 				mlx5dv_qp_ex_from_ibv_qp_ex(ibv_qp_to_qp_ex(qp));
 
 			ck_assert_ptr_nonnull(dvx->wr_raw_wqe);
+			/* Every mkey op on RC once any dv op is asked. */
+			ck_assert(!!dvx->wr_mr_list == (cases[i].type == IBV_QPT_RC));
+			ck_assert(!!dvx->wr_mkey_configure ==
+				  (cases[i].type == IBV_QPT_RC));
 			ck_assert_ptr_null(dvx->wr_set_dc_addr);
 			ck_assert_ptr_null(dvx->wr_memcpy);
 			ck_assert_int_eq(ibv_destroy_qp(qp), 0);

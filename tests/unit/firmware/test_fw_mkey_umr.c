@@ -3,8 +3,11 @@
  * Memory windows in the firmware: the CREATE_MKEY form mlx5_ib_alloc_mw
  * uses, what a UMR bind and invalidation do to it (each IBA rule of
  * fw_mkey_umr.c), what a SEND_WITH_INV may invalidate, and how an access
- * resolves through a bound window.  Windows and regions are made with
- * literal mailboxes; the UMRs are written as the engine decodes them.
+ * resolves through a bound window; and the indirect mkeys of
+ * mlx5dv_create_mkey: a translation list or repeat block (literal
+ * big-endian octowords) and what an access through it resolves to.
+ * Windows and regions are made with literal mailboxes; the UMRs are
+ * written as the engine decodes them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -393,6 +396,237 @@ START_TEST(mw_bind_rules)
 }
 END_TEST
 
+/* ---- indirect mkeys (mlx5dv_create_mkey) and their translation lists ---- */
+
+/* Big-endian octowords, as the WQE carries them. */
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)(v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
+
+/* KLM entry @i: {byte_count, mkey, address}. */
+static void klm(uint8_t *x, unsigned int i, uint32_t bcount, uint32_t key,
+		uint64_t addr)
+{
+	put32(x + 16 * i, bcount);
+	put32(x + 16 * i + 4, key);
+	put64(x + 16 * i + 8, addr);
+}
+
+/* libmlx5 mkey_configure's UMR: mask FREE, MKEY, the rights, LEN; no
+ * start address; the context not free, qpn 0xffffff, key byte 0. */
+static struct emu_fw_umr list_umr(uint32_t mkey, const uint8_t *x,
+				  uint16_t octowords, uint64_t len,
+				  unsigned int access)
+{
+	struct emu_fw_umr u = {
+		.mkey = mkey,
+		.klm_octowords = octowords,
+		.set_free = true, .set_key = true, .set_len = true,
+		.set_access = EMU_FW_MKEY_LW | EMU_FW_MKEY_RR | EMU_FW_MKEY_RW |
+			      EMU_FW_MKEY_A,
+		.access = access,
+		.qpn = 0xffffff,
+		.len = len,
+		.xlat = x,
+	};
+
+	return u;
+}
+
+static enum emu_fw_mkey_res run_of(uint32_t key, unsigned int access,
+				   uint64_t addr, uint64_t len, uint8_t **host,
+				   uint64_t *run)
+{
+	return emu_fw_mkey_resolve_run(fw, key, emu_fw_to_pd(p1), QPN, access,
+				       addr, len, host, run);
+}
+
+/* An access through @key at [addr, +len) resolves to mem + @off for
+ * @run bytes. */
+static void ck_run(uint32_t key, unsigned int access, uint64_t addr,
+		   uint64_t len, uint64_t off, uint64_t run)
+{
+	uint8_t *host;
+	uint64_t got;
+
+	ck_assert_int_eq(run_of(key, access, addr, len, &host, &got),
+			 EMU_FW_MKEY_OK);
+	ck_assert_ptr_eq(host, mem.addr + off);
+	ck_assert_uint_eq(got, run);
+}
+
+START_TEST(klm_list_resolve)
+{
+	uint8_t x[64] = { 0 }, bad[128] = { 0 };
+	uint32_t k = mw_create(pd1, false, 0), k2 = mw_create(pd1, false, 0);
+	struct emu_fw_umr u;
+	uint8_t *host;
+	uint64_t run;
+
+	/* Nothing before a UMR: the mkey is created free. */
+	ck_assert_int_eq(run_of(k, EMU_FW_MKEY_LR, 0, 8, &host, &run),
+			 EMU_FW_MKEY_BAD_KEY);
+	/* [0, 8) -> region at 4096; [8, 16) -> region at 4096 + 64. */
+	klm(x, 0, 8, mr, va(4096));
+	klm(x, 1, 8, mr, va(4096 + 64));
+	u = list_umr(k, x, 4, 16, EMU_FW_MKEY_LW);
+	ck_assert_int_eq(umr(&u, QPN), EMU_FW_UMR_OK);
+	ck_run(k, EMU_FW_MKEY_LW, 0, 16, 4096, 8);
+	ck_run(k, EMU_FW_MKEY_LW, 8, 8, 4096 + 64, 8);
+	ck_run(k, EMU_FW_MKEY_LR, 5, 2, 4096 + 5, 2);
+	/* In one piece only within one entry. */
+	ck_assert_int_eq(resolve(k, QPN, EMU_FW_MKEY_LR, 0, 16, &host),
+			 EMU_FW_MKEY_BAD_BOUNDS);
+	ck_assert_int_eq(resolve(k, QPN, EMU_FW_MKEY_LR, 8, 8, &host),
+			 EMU_FW_MKEY_OK);
+	/* Past the length, rights not granted, another PD. */
+	ck_assert_int_eq(run_of(k, EMU_FW_MKEY_LR, 0, 17, &host, &run),
+			 EMU_FW_MKEY_BAD_BOUNDS);
+	ck_assert_int_eq(run_of(k, EMU_FW_MKEY_LR, 16, 1, &host, &run),
+			 EMU_FW_MKEY_BAD_BOUNDS);
+	ck_assert_int_eq(run_of(k, EMU_FW_MKEY_RW, 0, 8, &host, &run),
+			 EMU_FW_MKEY_BAD_ACCESS);
+	ck_assert_int_eq(emu_fw_mkey_resolve_run(fw, k, emu_fw_to_pd(p2), QPN,
+						 EMU_FW_MKEY_LR, 0, 8, &host,
+						 &run), EMU_FW_MKEY_BAD_PD);
+	/* An entry's region is checked when used: a read-only region
+	 * refuses a write through it; an indirect mkey is no region (no
+	 * nesting); the first entry still works. */
+	klm(x, 1, 8, mr_ro, va(4096 + 64));
+	u = list_umr(k, x, 4, 16, EMU_FW_MKEY_LW);
+	ck_assert_int_eq(umr(&u, QPN), EMU_FW_UMR_OK);
+	ck_assert_int_eq(run_of(k, EMU_FW_MKEY_LW, 8, 8, &host, &run),
+			 EMU_FW_MKEY_BAD_ACCESS);
+	ck_assert_int_eq(run_of(k, EMU_FW_MKEY_LR, 8, 8, &host, &run),
+			 EMU_FW_MKEY_OK);
+	klm(x, 1, 8, k2, 0);
+	u = list_umr(k, x, 4, 16, EMU_FW_MKEY_LW);
+	ck_assert_int_eq(umr(&u, QPN), EMU_FW_UMR_OK);
+	ck_assert_int_eq(run_of(k, EMU_FW_MKEY_LR, 8, 8, &host, &run),
+			 EMU_FW_MKEY_BAD_KEY);
+	ck_assert_int_eq(run_of(k, EMU_FW_MKEY_LR, 0, 8, &host, &run),
+			 EMU_FW_MKEY_OK);
+	/* Bad UMRs change nothing: more octowords than the mkey was made
+	 * with, a length past the list's bytes. */
+	klm(bad, 0, 4, mr, va(8192));
+	u = list_umr(k, bad, 8, 4, EMU_FW_MKEY_LW);
+	ck_assert_int_eq(umr(&u, QPN), EMU_FW_UMR_BAD_BIND);
+	u = list_umr(k, bad, 4, 5, EMU_FW_MKEY_LW);
+	ck_assert_int_eq(umr(&u, QPN), EMU_FW_UMR_BAD_BIND);
+	ck_run(k, EMU_FW_MKEY_LR, 0, 8, 4096, 8);
+}
+END_TEST
+
+START_TEST(klm_interleaved_resolve)
+{
+	uint8_t x[64] = { 0 };
+	uint32_t k = mw_create(pd1, false, 0);
+	struct emu_fw_umr u;
+	uint8_t *host;
+	uint64_t run;
+
+	/* Repeat block {byte_count 16, op 0x400, repeat 3, num_ent 2};
+	 * entries {stride 10, byte_count 8, mkey, va}: repetition r of
+	 * entry i is [va_i + 10 r, + 8). */
+	put32(x, 16);
+	put32(x + 4, 0x400);
+	put32(x + 8, 3);
+	put32(x + 12, 2);
+	put32(x + 16, 10u << 16 | 8);
+	put32(x + 20, mr);
+	put64(x + 24, va(4096));
+	put32(x + 32, 10u << 16 | 8);
+	put32(x + 36, mr);
+	put64(x + 40, va(4096 + 64));
+	u = list_umr(k, x, 4, 48, EMU_FW_MKEY_LW);
+	ck_assert_int_eq(umr(&u, QPN), EMU_FW_UMR_OK);
+	ck_run(k, EMU_FW_MKEY_LW, 0, 48, 4096, 8);
+	ck_run(k, EMU_FW_MKEY_LW, 16, 32, 4096 + 10, 8);
+	ck_run(k, EMU_FW_MKEY_LW, 24, 8, 4096 + 64 + 10, 8);
+	ck_run(k, EMU_FW_MKEY_LW, 42, 6, 4096 + 64 + 20 + 2, 6);
+	ck_assert_int_eq(run_of(k, EMU_FW_MKEY_LW, 42, 7, &host, &run),
+			 EMU_FW_MKEY_BAD_BOUNDS);
+	/* The block's byte_count must be its entries' sum; the length no
+	 * more than the repetitions cover; at least one repetition. */
+	put32(x, 15);
+	u = list_umr(k, x, 4, 48, EMU_FW_MKEY_LW);
+	ck_assert_int_eq(umr(&u, QPN), EMU_FW_UMR_BAD_BIND);
+	put32(x, 16);
+	u = list_umr(k, x, 4, 49, EMU_FW_MKEY_LW);
+	ck_assert_int_eq(umr(&u, QPN), EMU_FW_UMR_BAD_BIND);
+	put32(x + 8, 0);
+	u = list_umr(k, x, 4, 0, EMU_FW_MKEY_LW);
+	ck_assert_int_eq(umr(&u, QPN), EMU_FW_UMR_BAD_BIND);
+	ck_assert_int_eq(run_of(k, EMU_FW_MKEY_LW, 42, 6, &host, &run),
+			 EMU_FW_MKEY_OK);
+}
+END_TEST
+
+START_TEST(klm_invalidate)
+{
+	uint8_t x[64] = { 0 };
+	uint32_t k = mw_create(pd1, false, 0), r = mw_create(pd1, true, 0);
+	struct emu_fw_umr u;
+	uint8_t *host;
+	uint64_t run;
+
+	klm(x, 0, 64, mr, va(4096));
+	u = list_umr(k, x, 4, 64, EMU_FW_MKEY_LW);
+	ck_assert_int_eq(umr(&u, QPN), EMU_FW_UMR_OK);
+	u = list_umr(r, x, 4, 64, EMU_FW_MKEY_LW);
+	ck_assert_int_eq(umr(&u, QPN), EMU_FW_UMR_OK);
+	/* Bound to no QP: LOCAL_INV (check_qpn) through any QP. */
+	u = local_inv(k);
+	ck_assert_int_eq(umr(&u, OTHER_QPN), EMU_FW_UMR_OK);
+	ck_assert_int_eq(run_of(k, EMU_FW_MKEY_LR, 0, 8, &host, &run),
+			 EMU_FW_MKEY_BAD_KEY);
+	/* Invalid already: a second LOCAL_INV is refused. */
+	ck_assert_int_eq(umr(&u, QPN), EMU_FW_UMR_BAD_STATE);
+	/* SEND_WITH_INV: only with en_rinval, on any QP of its PD. */
+	u = list_umr(k, x, 4, 64, EMU_FW_MKEY_LW);
+	ck_assert_int_eq(umr(&u, QPN), EMU_FW_UMR_OK);
+	ck_assert_int_eq(emu_fw_mkey_invalidate(fw, emu_fw_to_pd(p1), QPN, k),
+			 EMU_FW_UMR_BAD_MKEY);
+	ck_assert_int_eq(emu_fw_mkey_invalidate(fw, emu_fw_to_pd(p2), QPN, r),
+			 EMU_FW_UMR_BAD_PD);
+	ck_assert_int_eq(emu_fw_mkey_invalidate(fw, emu_fw_to_pd(p1),
+						OTHER_QPN, r), EMU_FW_UMR_OK);
+	ck_assert_int_eq(run_of(r, EMU_FW_MKEY_LR, 0, 8, &host, &run),
+			 EMU_FW_MKEY_BAD_KEY);
+	ck_assert_int_eq(run_of(k, EMU_FW_MKEY_LR, 0, 8, &host, &run),
+			 EMU_FW_MKEY_OK);
+}
+END_TEST
+
+START_TEST(klm_create_limit)
+{
+	struct fwt_mbox m;
+	void *mkc;
+
+	emu_fw_rcu_unlock();
+	/* log_max_klm_list_size is 16: 2^16 octowords at most. */
+	mkc = mw_mbox(&m, u1, pd1, false, 0);
+	PRM_SET(mkc, mkc, translations_octword_size, 65537);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, MKEY_KLM_LIST_TOO_LONG);
+	mkc = mw_mbox(&m, u1, pd1, false, 0);
+	PRM_SET(mkc, mkc, translations_octword_size, 65536);
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
+	emu_fw_rcu_lock();
+}
+END_TEST
+
 static Suite *fw_mkey_umr_suite(void)
 {
 	Suite *s = suite_create("fw_mkey_umr");
@@ -404,6 +638,10 @@ static Suite *fw_mkey_umr_suite(void)
 	tcase_add_test(tc, mw_type2_bind_invalidate);
 	tcase_add_test(tc, mw_type2_zero_based);
 	tcase_add_test(tc, mw_bind_rules);
+	tcase_add_test(tc, klm_list_resolve);
+	tcase_add_test(tc, klm_interleaved_resolve);
+	tcase_add_test(tc, klm_invalidate);
+	tcase_add_test(tc, klm_create_limit);
 	suite_add_tcase(s, tc);
 	return s;
 }
