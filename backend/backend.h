@@ -284,6 +284,16 @@ struct mlx5be_ops {
 	int (*mkey_rereg)(struct mlx5be_obj *mkey, uint32_t pdn,
 			  unsigned int access);
 	/*
+	 * The kernel's local loopback use by a raw packet QP whose TIR allows
+	 * self loopback (mlx5_ib_enable_lb for a QP): TIR @tir (a CREATE_TIR
+	 * object of this context, nonzero self_lb_block) holds it until
+	 * obj_destroy.  The kernel may turn the vport's local loopback on
+	 * here.  0 or a negative errno.  Optional by contract: NULL where
+	 * the TIR is the caller's own DEVX object, which no kernel counts
+	 * (hardware through DEVX).
+	 */
+	int (*tir_local_lb)(struct mlx5be_obj *tir);
+	/*
 	 * The context's unaffiliated asynchronous events as the kernel gives
 	 * them to verbs (its async event file): port state changes and a
 	 * fatal device error.  The fd polls readable while events wait; a

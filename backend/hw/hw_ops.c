@@ -37,6 +37,7 @@ const struct mlx5be_ops mlx5be_hw_ops = {
 	.clock_info = hw_clock_info,
 	.read_clock = hw_read_clock,
 	.mkey_rereg = NULL,	/* DEVX offers no UMR of the kernel's */
+	.tir_local_lb = NULL,	/* its TIRs are DEVX objects: none counted */
 	/* Our PDs and MRs there are DEVX objects: no uverbs PD or MR handle
 	 * for rdma-core's ibv_import_pd/mr to look up. */
 	.uobj_add = NULL,

@@ -7,8 +7,12 @@
  * firmware's steering compares (emu_fw_steer_lookup, from the vport's NIC
  * RX root down the tables); a frame no entry forwards is dropped and
  * counted by the vport.  Each destination TIR takes it unless it comes
- * from an SQ of the TIR's own transport domain and the TIR blocks self
- * loopback (tirc.self_lb_block, unicast and multicast bits).  A direct TIR
+ * from an SQ of the TIR's own transport domain and the TIR does not allow
+ * self loopback of its kind: tirc.self_lb_block's unicast and multicast
+ * bits, whatever their PRM names say, are what let such frames in (mlx5e
+ * sets them to receive its own frames in its loopback self test and
+ * clears them to filter its own traffic; mlx5_ib sets them for
+ * MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_UC/MC).  A direct TIR
  * has one RQ; an indirect one hashes the headers its selector names
  * (Toeplitz or XOR, emu/eth) and takes the RQ the RQT holds at
  * hash mod size.
@@ -192,11 +196,12 @@ static void eng_eth_tir_rx(struct eng_dev *dev, const struct emu_fw_tir *tir,
 	struct emu_eth_rss_res rss, *rp = NULL;
 	struct emu_fw_rq *rq;
 
-	/* The sender's own transport domain: the TIR may block it. */
-	if (src && src->td == tir->td &&
-	    (atomic_load(&tir->self_lb_block) &
-	     (f[0] & 1 ? MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST :
-			 MLX5_TIRC_SELF_LB_BLOCK_BLOCK_UNICAST)))
+	/* The sender's own transport domain (0 is none): in only where the
+	 * TIR allows self loopback of the frame's kind. */
+	if (src && tir->td && src->td == tir->td &&
+	    !(atomic_load(&tir->self_lb_block) &
+	      (f[0] & 1 ? MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST :
+			  MLX5_TIRC_SELF_LB_BLOCK_BLOCK_UNICAST)))
 		return;
 	if (tir->disp_type == MLX5_TIRC_DISP_TYPE_INDIRECT) {
 		rq = eng_eth_rss(tir, f, &rss);

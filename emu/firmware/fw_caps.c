@@ -189,6 +189,10 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	GEN(log_max_mkey, 16),		/* 65536 MRs/mkeys */
 	GEN(log_max_pd, 16),
 	GEN(log_max_transport_domain, 12),
+	/* MODIFY_NIC_VPORT_CONTEXT's disable_uc/mc_local_lb, which mlx5_ib
+	 * turns as user contexts and loopback QPs come and go. */
+	GEN(disable_local_lb_uc, 1),
+	GEN(disable_local_lb_mc, 1),
 	GEN(max_qp_cnt, 32),		/* queue counter sets */
 	GEN(max_flow_counter_15_0, 4096),
 	GEN(nic_receive_steering_discard, 1),	/* QUERY_VNIC_ENV */

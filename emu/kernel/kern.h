@@ -96,6 +96,14 @@ struct kern_flow {
 };
 
 /* One emulated device as the kernel holds it, created on first open. */
+/* The local loopback reference (kern_lb.c), as mlx5_ib's dev->lb. */
+struct kern_lb {
+	pthread_mutex_t lock;
+	int user_td;		/* ucontexts (each holds a transport domain) */
+	int qps;		/* raw QPs whose TIR allows self loopback */
+	bool enabled;		/* the vport's local loopback was turned on */
+};
+
 struct kern_dev {
 	int index;
 	struct emu_fw *fw;
@@ -113,6 +121,7 @@ struct kern_dev {
 	struct kern_wire_port wire[2];		/* kern_wire.c */
 	struct kern_clock clock;		/* kern_clock.c */
 	struct kern_flow flow;			/* kern_flow.c */
+	struct kern_lb lb;			/* kern_lb.c */
 	struct kern_dev *forked_next;		/* a parent's, in a child */
 };
 
@@ -133,6 +142,13 @@ struct mlx5be_obj *kern_flow_attach(struct mlx5be_ctx *ctx,
 				    const struct mlx5be_flow_match *m,
 				    const struct mlx5be_flow_act *act);
 int kern_flow_detach(struct mlx5be_obj *obj);
+
+/* kern_lb.c: a use of the local loopback reference by a ucontext's
+ * transport domain (@td) or a QP (@qp), and its release. */
+int kern_lb_enable(struct kern_dev *kdev, bool td, bool qp);
+void kern_lb_disable(struct kern_dev *kdev, bool td, bool qp);
+/* The backend's tir_local_lb: TIR @obj holds a QP use until destroyed. */
+int kern_lb_tir_hold(struct mlx5be_obj *obj);
 
 /* kern_wire.c: the device's ports join the wire (after the engine). */
 int kern_wire_attach(struct kern_dev *kdev);
@@ -194,6 +210,7 @@ struct mlx5be_obj {
 	struct cds_list_head subs;	/* event subscriptions (kern_event.c) */
 	uint64_t enc_id;		/* (create opcode << 32) | id, as devx.c */
 	uint32_t bulk;			/* flow counters allocated in bulk */
+	bool lb_qp;			/* a TIR holding a loopback QP use */
 	enum kern_destroy_flow flow;	/* how devx_obj_cleanup destroys it */
 	uint32_t flow_group, flow_index;	/* a steering rule's (kern_flow.c) */
 	size_t destroy_inlen, destroy_outlen;

@@ -146,6 +146,7 @@ const struct mlx5be_ops mlx5be_emu_ops = {
 	.clock_info = kern_clock_info,
 	.read_clock = kern_read_clock,
 	.mkey_rereg = kern_mkey_rereg,
+	.tir_local_lb = kern_lb_tir_hold,
 	.uobj_add = kern_uobj_add,
 	.uobj_set = kern_uobj_set,
 	.uobj_del = kern_uobj_del,

@@ -96,11 +96,15 @@ static int kern_uctx_create(int index, uint64_t ucaps,
 	ret = kern_uctx_cmd_create(uctx->kdev, cap, &uctx->uid);
 	if (ret)
 		goto err_put;
+	/* mlx5_ib_alloc_ucontext: the context's transport domain. */
+	ret = kern_lb_enable(uctx->kdev, true, false);
+	if (ret)
+		goto err_uctx;
 	/* The memfd whose pages, at their mmap offsets, are UARs. */
 	uctx->memfd = memfd_create(KERN_MEMFD_NAME, MFD_CLOEXEC);
 	if (uctx->memfd < 0) {
 		ret = -errno;
-		goto err_uctx;
+		goto err_lb;
 	}
 	if (fstat(uctx->memfd, &st)) {
 		ret = -errno;
@@ -125,6 +129,8 @@ static int kern_uctx_create(int index, uint64_t ucaps,
 
 err_memfd:
 	close(uctx->memfd);
+err_lb:
+	kern_lb_disable(uctx->kdev, true, false);
 err_uctx:
 	kern_uctx_cmd_destroy(uctx->kdev, uctx->uid);
 err_put:
@@ -157,6 +163,7 @@ static void kern_uctx_destroy(struct kern_uctx *uctx)
 	pthread_mutex_lock(&uctx->lock);
 	kern_uar_reap(uctx, true);
 	pthread_mutex_unlock(&uctx->lock);
+	kern_lb_disable(uctx->kdev, true, false);
 	kern_uctx_cmd_destroy(uctx->kdev, uctx->uid);
 	kern_dev_put(uctx->kdev);
 	close(uctx->memfd);

@@ -194,6 +194,7 @@ static struct kern_dev *kern_dev_create(int index)
 	kdev->index = index;
 	kern_dev_cqs_init(kdev);
 	pthread_mutex_init(&kdev->flow.lock, NULL);
+	pthread_mutex_init(&kdev->lb.lock, NULL);
 	kern_event_table_init(&kdev->ev);
 	emu_fw_config_default(&cfg);
 	cfg.num_ports = id->num_ports;

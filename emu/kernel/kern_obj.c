@@ -256,6 +256,10 @@ static int kern_obj_destroy_locked(struct mlx5be_obj *obj)
 	} else if (obj->flow == KERN_DESTROY_CQ) {
 		kern_dev_cq_detach(obj->uctx->kdev, kern_devx_dec_obj_id(obj->enc_id));
 	}
+	if (obj->lb_qp) {
+		kern_lb_disable(obj->uctx->kdev, false, true);
+		obj->lb_qp = false;
+	}
 	if (obj->flow == KERN_DESTROY_FLOW_RULE)
 		ret = kern_flow_detach(obj);
 	else

@@ -201,6 +201,10 @@ size_t prov_eth_seg_size(const struct prov_qp *qp);
 uint8_t prov_qp_raw_eth_min_inline(struct prov_context *pctx);
 /* tirc.self_lb_block for the vendor flags @vflags. */
 uint32_t prov_qp_raw_lb_block(uint32_t vflags);
+/* The QP's new TIR, made with the loopback bits of @vflags, takes the
+ * kernel's local loopback use those bits call for; on failure the TIR
+ * is gone again.  0 or an errno. */
+int prov_qp_raw_tir_lb(struct prov_qp *qp, uint32_t vflags);
 /* get_sq_ts_format() / get_rq_ts_format(): a queue's timestamp format
  * from its own capability (@sq or RQ) and its CQ; 0 or EOPNOTSUPP. */
 int prov_wq_ts_format(struct prov_context *pctx, struct ibv_cq *cq, bool sq,

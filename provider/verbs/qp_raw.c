@@ -186,6 +186,23 @@ uint32_t prov_qp_raw_lb_block(uint32_t vflags)
 	return lb;
 }
 
+/* create_raw_packet_qp_tir: a TIR allowing self loopback holds a use of
+ * the kernel's local loopback reference (where the backend keeps one). */
+int prov_qp_raw_tir_lb(struct prov_qp *qp, uint32_t vflags)
+{
+	const struct mlx5be_ops *be = qp->pctx->be;
+	int err;
+
+	if (!prov_qp_raw_lb_block(vflags) || !be->tir_local_lb)
+		return 0;
+	err = be->tir_local_lb(qp->raw.tir);
+	if (!err)
+		return 0;
+	(void)prov_obj_destroy(qp->pctx, qp->raw.tir);
+	qp->raw.tir = NULL;
+	return -err;
+}
+
 static int raw_create_tir(struct prov_qp *qp, uint32_t tdn)
 {
 	uint8_t in[PRM_ST_SZ_BYTES(create_tir_in)] = { 0 };
@@ -203,7 +220,7 @@ static int raw_create_tir(struct prov_qp *qp, uint32_t tdn)
 	if (!qp->raw.tir)
 		return errno;
 	qp->raw.tirn = PRM_GET(create_tir_out, out, tirn);
-	return 0;
+	return prov_qp_raw_tir_lb(qp, qp->mlx5_flags);
 }
 
 /* Each object in reverse order; NULL ones are skipped. */

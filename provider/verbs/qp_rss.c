@@ -139,7 +139,7 @@ static int rss_create_tir(struct prov_qp *qp, const struct ibv_rx_hash_conf *h,
 	if (!qp->raw.tir)
 		return errno;
 	qp->raw.tirn = PRM_GET(create_tir_out, out, tirn);
-	return 0;
+	return prov_qp_raw_tir_lb(qp, vflags);
 }
 
 int prov_qp_rss_create(struct prov_qp *qp, struct ibv_context *context,

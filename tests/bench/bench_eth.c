@@ -103,7 +103,8 @@ int main(int argc, char **argv)
 	}
 	ep_init(&r.e);
 	ep_rq_create(&r.e, &r.rq, true, 0);
-	ep_rule_dmac(&r.e, mcast, ep_tir_direct(&r.e, &r.rq, 0, &tirn), 0, 0);
+	ep_rule_dmac(&r.e, mcast,
+		     ep_tir_direct(&r.e, &r.rq, EP_SELF_LB_ALLOW, &tirn), 0, 0);
 	for (int i = 0; i < 2 * BATCH; i++)
 		ep_post_recv(&r.e, &r.rq);
 	f64 = rate(&r, 64, quick);

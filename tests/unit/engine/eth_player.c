@@ -208,6 +208,7 @@ struct mlx5be_obj *ep_tir_rss(struct eth_player *e, struct ep_rq *rqs,
 	PRM_SET(tirc, ctx, disp_type, MLX5_TIRC_DISP_TYPE_INDIRECT);
 	PRM_SET(tirc, ctx, indirect_table, rqtn);
 	PRM_SET(tirc, ctx, transport_domain, e->td);
+	PRM_SET(tirc, ctx, self_lb_block, EP_SELF_LB_ALLOW);
 	PRM_SET(tirc, ctx, rx_hash_fn, MLX5_RX_HASH_FN_TOEPLITZ);
 	memcpy(PRM_ADDR_OF(tirc, ctx, rx_hash_toeplitz_key), key, 40);
 	sel = PRM_ADDR_OF(tirc, ctx, rx_hash_field_selector_outer);

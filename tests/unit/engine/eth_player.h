@@ -52,6 +52,10 @@ void ep_rq_create(struct eth_player *e, struct ep_rq *rq, bool vsd,
  * @counter_set_id (rqc.counter_set_id; 0: none). */
 void ep_rq_create_counted(struct eth_player *e, struct ep_rq *rq, bool vsd,
 			  unsigned int slot, uint32_t counter_set_id);
+/* tirc.self_lb_block letting in frames of the TIR's own transport domain,
+ * unicast (0x1) and multicast (0x2): the player sends and receives in
+ * one domain. */
+#define EP_SELF_LB_ALLOW 0x3u
 /* A direct TIR over an RQ; self_lb: tirc.self_lb_block bits. */
 struct mlx5be_obj *ep_tir_direct(struct eth_player *e, const struct ep_rq *rq,
 				 unsigned int self_lb, uint32_t *tirn);

@@ -187,7 +187,7 @@ START_TEST(eth_loopback_udp)
 
 	ep_init(&e);
 	ep_rq_create(&e, &rq, true, 0);
-	tir = ep_tir_direct(&e, &rq, 0, &tirn);
+	tir = ep_tir_direct(&e, &rq, EP_SELF_LB_ALLOW, &tirn);
 	ep_rule_dmac(&e, mcast, tir, 0x123, 0);
 	ep_post_recv(&e, &rq);
 	len = udp_frame(e.mem, mcast, -1, 1000, 2000, 100, true);
@@ -218,7 +218,8 @@ START_TEST(eth_checksums)
 
 	ep_init(&e);
 	ep_rq_create(&e, &rq, true, 0);
-	ep_rule_dmac(&e, mcast, ep_tir_direct(&e, &rq, 0, &tirn), 0, 0);
+	ep_rule_dmac(&e, mcast,
+		     ep_tir_direct(&e, &rq, EP_SELF_LB_ALLOW, &tirn), 0, 0);
 	ep_post_recv(&e, &rq);
 	ep_post_recv(&e, &rq);
 	len = udp_frame(e.mem, mcast, -1, 7, 9, 33, false);
@@ -252,7 +253,8 @@ START_TEST(eth_vlan_insert_strip)
 
 	ep_init(&e);
 	ep_rq_create(&e, &strip, false, 0);
-	ep_rule_dmac(&e, mcast, ep_tir_direct(&e, &strip, 0, &tirn), 0, 0);
+	ep_rule_dmac(&e, mcast,
+		     ep_tir_direct(&e, &strip, EP_SELF_LB_ALLOW, &tirn), 0, 0);
 	ep_post_recv(&e, &strip);
 	len = udp_frame(e.mem, mcast, -1, 1, 2, 40, true);
 	poll_pair(&e, ep_post_send(&e, MLX5_OPCODE_SEND, len, 0, 0, 0, 0x2005),
@@ -276,7 +278,8 @@ START_TEST(eth_tso_segments)
 
 	ep_init(&e);
 	ep_rq_create(&e, &rq, true, 0);
-	ep_rule_dmac(&e, mcast, ep_tir_direct(&e, &rq, 0, &tirn), 0, 0);
+	ep_rule_dmac(&e, mcast,
+		     ep_tir_direct(&e, &rq, EP_SELF_LB_ALLOW, &tirn), 0, 0);
 	for (int i = 0; i < 3; i++)
 		ep_post_recv(&e, &rq);
 	f = e.mem;
@@ -402,8 +405,9 @@ static void send_unseen(struct eth_player *e, const uint8_t dmac[6])
 }
 
 /* Steering: a frame no rule matches reaches no RQ; a drop rule drops; a
- * TIR of the sender's own transport domain blocking self loopback takes
- * nothing from it. */
+ * TIR of the sender's own transport domain takes nothing from it unless
+ * its self_lb_block has the bit of the frame's kind (multicast 0x2; a TIR
+ * with only the unicast bit 0x1 takes no multicast frame). */
 START_TEST(eth_steering_and_self_lb)
 {
 	static const uint8_t other[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x09 };
@@ -415,12 +419,11 @@ START_TEST(eth_steering_and_self_lb)
 
 	ep_init(&e);
 	ep_rq_create(&e, &rq, true, 0);
-	ep_rule_dmac(&e, mcast, ep_tir_direct(&e, &rq, 0, &tirn), 0, 0);
+	ep_rule_dmac(&e, mcast,
+		     ep_tir_direct(&e, &rq, EP_SELF_LB_ALLOW, &tirn), 0, 0);
 	ep_rule_dmac(&e, other, NULL, 0, 0);
 	ep_rule_dmac(&e, third,
-		     ep_tir_direct(&e, &rq, MLX5_TIRC_SELF_LB_BLOCK_BLOCK_UNICAST |
-				   MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST,
-				   &tirn_lb), 0, 0);
+		     ep_tir_direct(&e, &rq, 0x1, &tirn_lb), 0, 0);
 	ep_post_recv(&e, &rq);
 	send_unseen(&e, other);
 	send_unseen(&e, third);
@@ -429,6 +432,61 @@ START_TEST(eth_steering_and_self_lb)
 	ck_assert(!dp_cq_ready(&e.dp));
 	/* The one WQE posted is still there for the next frame. */
 	len = udp_frame(e.mem, mcast, -1, 1, 2, 10, true);
+	poll_pair(&e, ep_post_send(&e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0), c);
+	ck_rx_cqe(c, &rq, len, 0);
+	ep_fini(&e);
+}
+END_TEST
+
+/* The vport's own MAC: permanent_address of QUERY_NIC_VPORT_CONTEXT
+ * (0x754), bytes 0x106..0x10b of the outbox (nic_vport_context at 0x10,
+ * the address's low 48 bits at its byte 0xf6; mlx5_ifc.h). */
+static void vport_mac(struct eth_player *e, uint8_t mac[6])
+{
+	uint8_t in[0x10] = { 0 }, out[0x110] = { 0 };
+
+	wr16(in, 0x754);
+	ck_assert_int_eq(DP_BE->general_cmd(e->dp.ctx, in, sizeof(in), out,
+					    sizeof(out)), 0);
+	ck_assert_uint_eq(out[0], 0);
+	memcpy(mac, out + 0x106, 6);
+}
+
+/* A unicast frame to the vport's own MAC from the TIR's own transport
+ * domain: kept out while self_lb_block has only the multicast bit (0x2),
+ * let in once MODIFY_TIR (0x901: tirn at bytes 0x09..0x0b, bitmask
+ * self_lb_en at byte 0x17 0x10, tirc at 0x20 with self_lb_block the low
+ * two bits of its byte 0x24; mlx5_ifc.h) gives it the unicast bit
+ * (0x1). */
+START_TEST(eth_self_lb_unicast)
+{
+	uint8_t in[0x110] = { 0 }, out[0x10] = { 0 };
+	struct mlx5be_obj *tir;
+	struct eth_player e;
+	uint8_t mac[6], c[64];
+	struct ep_rq rq;
+	uint32_t tirn, len;
+
+	ep_init(&e);
+	vport_mac(&e, mac);
+	ck_assert_uint_eq(mac[0] & 1, 0);
+	ep_rq_create(&e, &rq, true, 0);
+	tir = ep_tir_direct(&e, &rq, 0x2, &tirn);
+	ep_rule_dmac(&e, mac, tir, 0, 0);
+	ep_post_recv(&e, &rq);
+	send_unseen(&e, mac);
+	usleep(20000);
+	ck_assert(!dp_cq_ready(&e.dp));
+
+	wr16(in, 0x901);
+	in[0x09] = tirn >> 16;
+	in[0x0a] = tirn >> 8;
+	in[0x0b] = tirn;
+	in[0x17] = 0x10;
+	in[0x20 + 0x24] = 0x1;
+	ck_assert_int_eq(DP_BE->obj_modify(tir, in, sizeof(in), out,
+					   sizeof(out)), 0);
+	len = udp_frame(e.mem, mac, -1, 1, 2, 10, true);
 	poll_pair(&e, ep_post_send(&e, MLX5_OPCODE_SEND, len, 18, 0, 0, 0), c);
 	ck_rx_cqe(c, &rq, len, 0);
 	ep_fini(&e);
@@ -472,7 +530,8 @@ START_TEST(eth_steering_discard_vnic_env)
 					    sizeof(out)), 0);
 	ck_assert_uint_eq(out[0x10 + 0x68] & 0x80, 0x80);
 	ep_rq_create(&e, &rq, true, 0);
-	ep_rule_dmac(&e, mcast, ep_tir_direct(&e, &rq, 0, &tirn), 0, 0);
+	ep_rule_dmac(&e, mcast,
+		     ep_tir_direct(&e, &rq, EP_SELF_LB_ALLOW, &tirn), 0, 0);
 	ep_rule_dmac(&e, dropped, NULL, 0, 0);
 	before = vnic_steering_discard(&e);
 	for (int i = 0; i < 3; i++)
@@ -542,7 +601,8 @@ START_TEST(eth_rx_checksum_verdicts)
 
 	ep_init(&e);
 	ep_rq_create(&e, &rq, true, 0);
-	ep_rule_dmac(&e, mcast, ep_tir_direct(&e, &rq, 0, &tirn), 0, 0);
+	ep_rule_dmac(&e, mcast,
+		     ep_tir_direct(&e, &rq, EP_SELF_LB_ALLOW, &tirn), 0, 0);
 	for (int i = 0; i < 6; i++)
 		ep_post_recv(&e, &rq);
 	len = tcp_frame(e.mem, mcast, 200);
@@ -597,7 +657,8 @@ START_TEST(eth_rq_out_of_buffer)
 	qc = dp_last_obj;
 	ck_assert_uint_ne(id, 0);
 	ep_rq_create_counted(&e, &rq, true, 0, id);
-	ep_rule_dmac(&e, mcast, ep_tir_direct(&e, &rq, 0, &tirn), 0, 0);
+	ep_rule_dmac(&e, mcast,
+		     ep_tir_direct(&e, &rq, EP_SELF_LB_ALLOW, &tirn), 0, 0);
 	ck_assert_uint_eq(q_out_of_buffer(qc, id), 0);
 	for (int i = 0; i < 3; i++)
 		send_unseen(&e, mcast);
@@ -656,7 +717,8 @@ START_TEST(eth_random_wqes)
 
 	ep_init(&e);
 	ep_rq_create(&e, &rq, true, 0);
-	ep_rule_dmac(&e, mcast, ep_tir_direct(&e, &rq, 0, &tirn), 0, 0);
+	ep_rule_dmac(&e, mcast,
+		     ep_tir_direct(&e, &rq, EP_SELF_LB_ALLOW, &tirn), 0, 0);
 	udp_frame(e.mem, mcast, -1, 1, 2, 1000, true);
 	for (int i = 0; i < 300; i++) {
 		uint8_t w[256];
@@ -712,6 +774,7 @@ int main(void)
 	tcase_add_test(tc, eth_tso_segments);
 	tcase_add_test(tc, eth_rss_toeplitz);
 	tcase_add_test(tc, eth_steering_and_self_lb);
+	tcase_add_test(tc, eth_self_lb_unicast);
 	tcase_add_test(tc, eth_steering_discard_vnic_env);
 	tcase_add_test(tc, eth_rx_checksum_verdicts);
 	tcase_add_test(tc, eth_rq_out_of_buffer);

@@ -84,6 +84,32 @@ int qt_create_err(struct ibv_qp_init_attr *attr)
 	return errno;
 }
 
+struct ibv_qp_init_attr_ex qt_raw_rx_attr(uint32_t rwr)
+{
+	struct ibv_qp_init_attr_ex ax;
+
+	memset(&ax, 0, sizeof(ax));
+	ax.qp_type = IBV_QPT_RAW_PACKET;
+	ax.send_cq = ax.recv_cq = qt_cq;
+	ax.cap.max_recv_wr = rwr;
+	ax.cap.max_recv_sge = 1;
+	ax.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ax.pd = qt_pd;
+	return ax;
+}
+
+struct ibv_qp *qt_raw_dv_create(struct ibv_qp_init_attr_ex *ax,
+				uint64_t flags)
+{
+	struct mlx5dv_qp_init_attr dv;
+
+	memset(&dv, 0, sizeof(dv));
+	dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS;
+	dv.create_flags = flags;
+	errno = 0;
+	return mlx5dv_create_qp(qt_ctx, ax, &dv);
+}
+
 int qt_create_ex_err(struct ibv_qp_init_attr_ex *attr)
 {
 	struct ibv_qp *qp;

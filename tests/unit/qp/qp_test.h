@@ -38,6 +38,13 @@ struct ibv_qp *qt_create(enum ibv_qp_type type, uint32_t swr, uint32_t rwr);
 int qt_create_err(struct ibv_qp_init_attr *attr);
 int qt_create_ex_err(struct ibv_qp_init_attr_ex *attr);
 
+/* A raw packet QP on qt_pd/qt_cq receiving @rwr WRs of one SGE, no send
+ * queue; mlx5dv_create_qp of such attributes with the vendor create
+ * flags @flags: the QP, or NULL and errno. */
+struct ibv_qp_init_attr_ex qt_raw_rx_attr(uint32_t rwr);
+struct ibv_qp *qt_raw_dv_create(struct ibv_qp_init_attr_ex *ax,
+				uint64_t flags);
+
 /* The device's RoCE v2 GID (index 1) of port 1. */
 union ibv_gid qt_gid(int index);
 

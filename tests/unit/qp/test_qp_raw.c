@@ -172,23 +172,12 @@ END_TEST
  * offloads need a stateless tunnel cap. */
 START_TEST(test_raw_tir_flags)
 {
-	struct ibv_qp_init_attr_ex ax;
-	struct mlx5dv_qp_init_attr dv;
+	struct ibv_qp_init_attr_ex ax = qt_raw_rx_attr(4);
 	uint8_t tir[PRM_ST_SZ_BYTES(query_tir_out)];
 	struct mlx5dv_qp dq;
 	struct ibv_qp *qp;
 
-	memset(&ax, 0, sizeof(ax));
-	ax.qp_type = IBV_QPT_RAW_PACKET;
-	ax.send_cq = ax.recv_cq = qt_cq;
-	ax.cap.max_recv_wr = 4;
-	ax.cap.max_recv_sge = 1;
-	ax.comp_mask = IBV_QP_INIT_ATTR_PD;
-	ax.pd = qt_pd;
-	memset(&dv, 0, sizeof(dv));
-	dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS;
-	dv.create_flags = MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC;
-	qp = mlx5dv_create_qp(qt_ctx, &ax, &dv);
+	qp = qt_raw_dv_create(&ax, MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC);
 	ck_assert_msg(qp, "%s", strerror(errno));
 	raw_handles(qp, &dq);
 	raw_query(qp, MLX5_CMD_OP_QUERY_TIR, dq.tirn, tir, sizeof(tir));
@@ -196,9 +185,8 @@ START_TEST(test_raw_tir_flags)
 			  MLX5_TIRC_SELF_LB_BLOCK_BLOCK_UNICAST);
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 
-	dv.create_flags = MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC |
-			  MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC;
-	qp = mlx5dv_create_qp(qt_ctx, &ax, &dv);
+	qp = qt_raw_dv_create(&ax, MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC |
+				   MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC);
 	ck_assert_msg(qp, "%s", strerror(errno));
 	raw_handles(qp, &dq);
 	raw_query(qp, MLX5_CMD_OP_QUERY_TIR, dq.tirn, tir, sizeof(tir));
@@ -207,9 +195,7 @@ START_TEST(test_raw_tir_flags)
 			  MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST);
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 
-	errno = 0;
-	dv.create_flags = MLX5DV_QP_CREATE_TUNNEL_OFFLOADS;
-	ck_assert_ptr_null(mlx5dv_create_qp(qt_ctx, &ax, &dv));
+	ck_assert_ptr_null(qt_raw_dv_create(&ax, MLX5DV_QP_CREATE_TUNNEL_OFFLOADS));
 	ck_assert_int_eq(errno, EINVAL);
 	/* Scatter FCS and VLAN stripping are not advertised. */
 	ax.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
