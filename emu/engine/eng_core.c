@@ -355,21 +355,31 @@ static void *eng_thread_main(void *arg)
 {
 	struct eng *e = arg;
 	unsigned int park_us = ENG_PARK_MIN_US, max_us;
-	uint64_t idle_since = 0;
+	uint64_t idle_since = 0, worked_ns = 0;
 
 	while (!atomic_load(&e->stop)) {
 		unsigned int done;
 
-		/* An application thread holding the lock is running the pass
-		 * itself: waiting on the lock would make its unlock a system
-		 * call.  Stay out of its way as if there were nothing to do. */
+		/*
+		 * An application thread holding the lock runs a pass itself:
+		 * waiting on the lock would make its unlock a system call.
+		 * Within ENG_SPIN_NS of work of its own the thread tries
+		 * again (the application posts while the thread executes,
+		 * one CPU each); else it stays out of the way as if idle.
+		 */
 		if (!eng_acquire(e)) {
+			if (worked_ns &&
+			    eng_clock_ns() - worked_ns < ENG_SPIN_NS) {
+				__builtin_ia32_pause();
+				continue;
+			}
 			done = 0;
 		} else {
 			done = eng_pass(e);
 			eng_release(e);
 		}
 		if (done) {
+			worked_ns = eng_clock_ns();
 			idle_since = 0;
 			park_us = ENG_PARK_MIN_US;
 			continue;
