@@ -138,6 +138,7 @@ struct prov_context *prov_context_create(struct prov_device *dev,
 	pctx->async_rd_fd = pipefd[0];
 	pctx->async_wr_fd = pipefd[1];
 	pthread_mutex_init(&pctx->lock, NULL);
+	prov_qbuf_xalloc_init(&pctx->xalloc);
 
 	ctx = &pctx->vctx.context;
 	ctx->device = &dev->ibdev;
@@ -162,6 +163,7 @@ void prov_context_destroy(struct prov_context *pctx)
 	close(pctx->async_rd_fd);
 	close(pctx->async_wr_fd);
 	pthread_mutex_destroy(&ctx->mutex);
+	prov_qbuf_xalloc_fini(&pctx->xalloc);
 	pthread_mutex_destroy(&pctx->lock);
 	free(pctx);
 }

@@ -15,6 +15,7 @@
 #include <infiniband/verbs.h>
 
 #include "backend/backend.h"
+#include "provider/core/qbuf.h"
 
 /* libmlx5's MLX5_ADAPTER_PAGE_SIZE (UAR pages, umem pages) and MLX5_BF_OFFSET. */
 #define PROV_UAR_PAGE_SIZE 4096u
@@ -32,6 +33,8 @@ struct prov_context {
 	int async_rd_fd, async_wr_fd;
 	bool devx;		/* opened with MLX5DV_CONTEXT_FLAGS_DEVX */
 	pthread_mutex_t lock;	/* guards the per-context state below */
+	/* mlx5dv_set_context_attr(BUF_ALLOCATORS) (core/qbuf.c) */
+	struct prov_qbuf_xalloc xalloc;
 
 	/* Per-area state: each area's file owns its fields and frees them in
 	 * its fini hook (provider/verbs/context_ops.c runs them). */

@@ -131,9 +131,86 @@ int prov_qbuf_alloc(struct prov_qbuf *qb, size_t size, const char *prefix)
 	return prov_qbuf_alloc_dflt(qb, size, prefix, false);
 }
 
+/* A page of doorbell records from the context's allocators. */
+struct prov_qbuf_dbr_page {
+	struct prov_qbuf_dbr_page *next;
+	struct prov_qbuf mem;			/* PROV_QBUF_EXTERN */
+	uint64_t used;				/* a bit a record */
+};
+
+_Static_assert(PROV_PAGE_SIZE / PROV_QBUF_DBR == 64, "a bit a record");
+
+void prov_qbuf_xalloc_init(struct prov_qbuf_xalloc *xa)
+{
+	memset(xa, 0, sizeof(*xa));
+	pthread_mutex_init(&xa->lock, NULL);
+}
+
+void prov_qbuf_xalloc_fini(struct prov_qbuf_xalloc *xa)
+{
+	/* Pages still held belong to queues the application never
+	 * destroyed: left to it, as libmlx5 leaves them. */
+	pthread_mutex_destroy(&xa->lock);
+}
+
+static bool qbuf_xa_set(const struct prov_qbuf_xalloc *xa)
+{
+	return xa && xa->alloc && xa->free;
+}
+
+/* mlx5_alloc_buf_extern(). */
+static int qbuf_extern(struct prov_qbuf *qb, struct prov_qbuf_xalloc *xa,
+		       size_t size)
+{
+	void *p = xa->alloc(size, xa->data);
+	int err;
+
+	if (!p && size)
+		return ENOMEM;
+	if (prov_dontfork_range(p, size)) {
+		err = errno ? errno : ENOMEM;
+		xa->free(p, xa->data);
+		return err;
+	}
+	/* libmlx5 zeroes every buffer but a parent domain's. */
+	if (size)
+		memset(p, 0, size);
+	qb->buf = p;
+	qb->length = size;
+	qb->kind = PROV_QBUF_EXTERN;
+	qb->xa = xa;
+	return 0;
+}
+
+static void qbuf_dbr_put(struct prov_qbuf *qb)
+{
+	struct prov_qbuf_xalloc *xa = qb->xa;
+	struct prov_qbuf_dbr_page *pg = qb->page, **pp;
+	size_t i = (size_t)((uint8_t *)qb->buf - (uint8_t *)pg->mem.buf) /
+		   PROV_QBUF_DBR;
+
+	pthread_mutex_lock(&xa->lock);
+	pg->used &= ~(1ull << i);
+	if (!pg->used) {	/* mlx5_free_db: the last record takes it */
+		for (pp = &xa->pages; *pp != pg; pp = &(*pp)->next)
+			;
+		*pp = pg->next;
+		prov_qbuf_free(&pg->mem);
+		free(pg);
+	}
+	pthread_mutex_unlock(&xa->lock);
+}
+
 void prov_qbuf_free(struct prov_qbuf *qb)
 {
 	switch (qb->kind) {
+	case PROV_QBUF_EXTERN:
+		prov_dofork_range(qb->buf, qb->length);
+		qb->xa->free(qb->buf, qb->xa->data);
+		break;
+	case PROV_QBUF_DBR_PAGE:
+		qbuf_dbr_put(qb);
+		break;
 	case PROV_QBUF_CUSTOM:
 		/* Also a NULL buffer of size 0: libmlx5 hands every custom
 		 * buffer back. */
@@ -154,14 +231,22 @@ void prov_qbuf_free(struct prov_qbuf *qb)
 }
 
 int prov_qbuf_alloc_ext(struct prov_qbuf *qb, const struct prov_qbuf_ext *ext,
-			size_t size, size_t align, uint64_t res_type, bool *dflt)
+			struct prov_qbuf_xalloc *xa, size_t size, size_t align,
+			uint64_t res_type, bool *dflt)
 {
 	void *p;
 
 	memset(qb, 0, sizeof(*qb));
-	*dflt = !ext || !ext->alloc || !ext->free;
-	if (*dflt)
+	*dflt = false;
+	/* mlx5_get_alloc_type(): a parent domain's allocator first (its
+	 * USE_DEFAULT means the default, not the context's), then the
+	 * context's. */
+	if (!ext || !ext->alloc || !ext->free) {
+		if (qbuf_xa_set(xa))
+			return qbuf_extern(qb, xa, size);
+		*dflt = true;
 		return 0;
+	}
 	p = ext->alloc(ext->pd, ext->pd_context, size, align, res_type);
 	if (p == IBV_ALLOCATOR_USE_DEFAULT) {
 		*dflt = true;
@@ -177,16 +262,55 @@ int prov_qbuf_alloc_ext(struct prov_qbuf *qb, const struct prov_qbuf_ext *ext,
 	return 0;
 }
 
-int prov_qbuf_dbr_alloc(struct prov_qbuf *qb, const struct prov_qbuf_ext *ext)
+/* A record of a page of the context's allocators (dbrec.c's
+ * __add_page: a page of the device's size, a cache line a record). */
+static int qbuf_dbr_get(struct prov_qbuf *qb, struct prov_qbuf_xalloc *xa)
+{
+	struct prov_qbuf_dbr_page *pg;
+	int err = 0, i;
+
+	pthread_mutex_lock(&xa->lock);
+	for (pg = xa->pages; pg && !~pg->used; pg = pg->next)
+		;
+	if (!pg) {
+		pg = calloc(1, sizeof(*pg));
+		err = pg ? qbuf_extern(&pg->mem, xa, PROV_PAGE_SIZE) : ENOMEM;
+		if (err) {
+			free(pg);
+			goto out;
+		}
+		pg->next = xa->pages;
+		xa->pages = pg;
+	}
+	i = __builtin_ctzll(~pg->used);
+	pg->used |= 1ull << i;
+	qb->buf = (uint8_t *)pg->mem.buf + (size_t)i * PROV_QBUF_DBR;
+	qb->length = PROV_QBUF_DBR;
+	qb->kind = PROV_QBUF_DBR_PAGE;
+	qb->xa = xa;
+	qb->page = pg;
+out:
+	pthread_mutex_unlock(&xa->lock);
+	return err;
+}
+
+int prov_qbuf_dbr_alloc(struct prov_qbuf *qb, const struct prov_qbuf_ext *ext,
+			struct prov_qbuf_xalloc *xa)
 {
 	bool dflt;
 	int err;
 
-	err = prov_qbuf_alloc_ext(qb, ext, PROV_QBUF_DBR_USED, PROV_QBUF_DBR_USED,
-				  MLX5DV_RES_TYPE_DBR, &dflt);
+	/* A parent domain's allocator first; then (also when it answers
+	 * USE_DEFAULT) the pages, of the context's allocators if set. */
+	err = prov_qbuf_alloc_ext(qb, ext, NULL, PROV_QBUF_DBR_USED,
+				  PROV_QBUF_DBR_USED, MLX5DV_RES_TYPE_DBR, &dflt);
 	if (err)
 		return err;
-	if (dflt) {
+	if (dflt && qbuf_xa_set(xa)) {
+		err = qbuf_dbr_get(qb, xa);
+		if (err)
+			return err;
+	} else if (dflt) {
 		err = posix_memalign(&qb->buf, PROV_QBUF_DBR, PROV_QBUF_DBR);
 		if (err) {
 			qb->buf = NULL;

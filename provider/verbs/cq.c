@@ -250,7 +250,8 @@ const struct prov_qbuf_ext *prov_cq_ext(const struct prov_cq *cq)
 }
 
 int prov_cq_ring_alloc(struct prov_qbuf *buf, const struct prov_qbuf_ext *ext,
-		       uint32_t ncqe, uint32_t cqe_sz)
+		       struct prov_qbuf_xalloc *xa, uint32_t ncqe,
+		       uint32_t cqe_sz)
 {
 	size_t len = (size_t)ncqe * cqe_sz;
 	bool dflt;
@@ -258,7 +259,7 @@ int prov_cq_ring_alloc(struct prov_qbuf *buf, const struct prov_qbuf_ext *ext,
 
 	/* mlx5_alloc_cq_buf(): the application's allocator is asked for
 	 * whole pages; its memory is not zeroed, only the owner bits set. */
-	err = prov_qbuf_alloc_ext(buf, ext, prov_align(len, PROV_PAGE_SIZE),
+	err = prov_qbuf_alloc_ext(buf, ext, xa, prov_align(len, PROV_PAGE_SIZE),
 				  PROV_PAGE_SIZE, MLX5DV_RES_TYPE_CQ, &dflt);
 	if (!err && dflt) {
 		err = prov_qbuf_alloc(buf, len, "MLX_CQ");
@@ -280,12 +281,12 @@ static int cq_alloc_mem(struct prov_cq *cq, uint32_t *buf_id, uint32_t *dbr_id)
 	size_t len = (size_t)cq->ncqe * cq->cqe_sz;
 	int err;
 
-	err = prov_cq_ring_alloc(&cq->buf, prov_cq_ext(cq), cq->ncqe,
-				 cq->cqe_sz);
+	err = prov_cq_ring_alloc(&cq->buf, prov_cq_ext(cq), &pctx->xalloc,
+				 cq->ncqe, cq->cqe_sz);
 	if (err)
 		return err;
 	/* set_ci and arm start at 0 whoever allocated the record. */
-	err = prov_qbuf_dbr_alloc(&cq->dbr_mem, prov_cq_ext(cq));
+	err = prov_qbuf_dbr_alloc(&cq->dbr_mem, prov_cq_ext(cq), &pctx->xalloc);
 	if (err)
 		return err;
 	cq->dbrec = cq->dbr_mem.buf;

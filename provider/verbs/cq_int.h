@@ -87,6 +87,7 @@ int prov_cq_parse(struct prov_cq *cq, const struct mlx5_cqe64 *cqe,
 /* cq.c: a ring of @ncqe entries of @cqe_sz bytes, each one invalid
  * (mlx5_alloc_cq_buf): 0 or an errno. */
 int prov_cq_ring_alloc(struct prov_qbuf *buf, const struct prov_qbuf_ext *ext,
+		       struct prov_qbuf_xalloc *xa,
 		       uint32_t ncqe, uint32_t cqe_sz);
 /* The allocator of the CQ's parent domain, else NULL. */
 const struct prov_qbuf_ext *prov_cq_ext(const struct prov_cq *cq);

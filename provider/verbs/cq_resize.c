@@ -134,7 +134,8 @@ int mlx5emu_abi_ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	ncqe = (uint32_t)prov_roundup_pow2((uint64_t)cqe + 1);
 	if (ncqe == cq->ncqe)
 		goto out;
-	if (prov_cq_ring_alloc(&ring, prov_cq_ext(cq), ncqe, cq->cqe_sz)) {
+	if (prov_cq_ring_alloc(&ring, prov_cq_ext(cq), &cq->pctx->xalloc, ncqe,
+			       cq->cqe_sz)) {
 		errno = ENOMEM;
 		err = -1;
 		goto out;

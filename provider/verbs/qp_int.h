@@ -110,7 +110,8 @@ int prov_qp_set_ts_format(struct prov_qp *qp,
 /* qp_wq.c: work-queue memory, QPs and SRQs alike. */
 /* A doorbell record, of @pd's allocator when it is a parent domain with
  * one (prov_qbuf_dbr_alloc): 0 or an errno. */
-int prov_wq_db_alloc(struct prov_qbuf *mem, __be32 **db, struct ibv_pd *pd);
+int prov_wq_db_alloc(struct prov_context *pctx, struct prov_qbuf *mem,
+		     __be32 **db, struct ibv_pd *pd);
 /* The ring and the record as umems, their ids for the CREATE command. */
 int prov_wq_umem_reg(struct prov_context *pctx, struct prov_qbuf *buf,
 		     __be32 *db, struct mlx5be_umem **buf_umem,

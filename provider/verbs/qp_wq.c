@@ -22,9 +22,11 @@
 #include "provider/verbs/qp_int.h"
 #include "provider/verbs/verbs_ctx.h"
 
-int prov_wq_db_alloc(struct prov_qbuf *mem, __be32 **db, struct ibv_pd *pd)
+int prov_wq_db_alloc(struct prov_context *pctx, struct prov_qbuf *mem,
+		     __be32 **db, struct ibv_pd *pd)
 {
-	int err = prov_qbuf_dbr_alloc(mem, pd ? prov_pd_ext(pd) : NULL);
+	int err = prov_qbuf_dbr_alloc(mem, pd ? prov_pd_ext(pd) : NULL,
+				      &pctx->xalloc);
 
 	*db = err ? NULL : mem->buf;
 	return err;
@@ -131,8 +133,9 @@ static int qp_buf_alloc(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr)
 	/* A raw packet QP keeps page alignment (libmlx5; none here yet). */
 	if (ext && attr->qp_type != IBV_QPT_RAW_PACKET)
 		align = qp_custom_align(qp);
-	err = prov_qbuf_alloc_ext(&qp->buf, ext, prov_align(qp->buf_size, align),
-				  align, MLX5DV_RES_TYPE_QP, &dflt);
+	err = prov_qbuf_alloc_ext(&qp->buf, ext, &qp->pctx->xalloc,
+				  prov_align(qp->buf_size, align), align,
+				  MLX5DV_RES_TYPE_QP, &dflt);
 	if (err || !dflt)
 		return err;
 	err = prov_qbuf_alloc_dflt(&qp->buf, qp->buf_size, "MLX_QP",
@@ -153,8 +156,8 @@ static int qp_sq_buf_alloc(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr)
 	bool dflt;
 	int err;
 
-	err = prov_qbuf_alloc_ext(&qp->sq_buf, ext, size, PROV_PAGE_SIZE,
-				  MLX5DV_RES_TYPE_QP, &dflt);
+	err = prov_qbuf_alloc_ext(&qp->sq_buf, ext, &qp->pctx->xalloc, size,
+				  PROV_PAGE_SIZE, MLX5DV_RES_TYPE_QP, &dflt);
 	if (err || !dflt)
 		return err;
 	err = prov_qbuf_alloc_dflt(&qp->sq_buf, size, "MLX_QP",
@@ -245,7 +248,7 @@ int prov_qp_alloc_mem(struct prov_qp *qp, struct ibv_qp_init_attr_ex *attr,
 		if (err)
 			return err;
 	}
-	err = prov_wq_db_alloc(&qp->db_mem, &qp->db, attr->pd);
+	err = prov_wq_db_alloc(qp->pctx, &qp->db_mem, &qp->db, attr->pd);
 	if (err || !(qp->buf_size || qp->sq_buf_size))
 		return err;
 	/* A raw QP without a send queue has no ring to point into. */

@@ -150,7 +150,8 @@ static int srq_alloc_mem(struct prov_srq *srq, struct ibv_pd *pd,
 	srq->wqe_shift = prov_ilog32((uint32_t)size - 1);
 	srq->max = (unsigned int)prov_roundup_pow2(max_wr);
 	srq->buf_size = (size_t)srq->max * size;
-	err = prov_qbuf_alloc_ext(&srq->buf, ext, srq->buf_size, PROV_PAGE_SIZE,
+	err = prov_qbuf_alloc_ext(&srq->buf, ext, &srq->pctx->xalloc,
+				  srq->buf_size, PROV_PAGE_SIZE,
 				  MLX5DV_RES_TYPE_SRQ, &dflt);
 	if (!err && dflt) {
 		err = prov_qbuf_alloc(&srq->buf, srq->buf_size, "MLX_SRQ");
@@ -175,7 +176,7 @@ static int srq_alloc_mem(struct prov_srq *srq, struct ibv_pd *pd,
 	if (have_wq)
 		srq_link(srq, srq->waitq_head, srq->waitq_tail);
 
-	err = prov_wq_db_alloc(&srq->db_mem, &srq->db, pd);
+	err = prov_wq_db_alloc(srq->pctx, &srq->db_mem, &srq->db, pd);
 	if (err)
 		return err;
 	return prov_wq_umem_reg(pctx, &srq->buf, srq->db, &srq->buf_umem,

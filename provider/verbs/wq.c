@@ -103,13 +103,13 @@ static int rwq_alloc_mem(struct prov_rwq *rwq, struct ibv_pd *pd,
 	rwq->rq.wrid = calloc(rwq->rq.wqe_cnt, sizeof(*rwq->rq.wrid));
 	if (!rwq->rq.wrid)
 		return ENOMEM;
-	err = prov_qbuf_alloc_ext(&rwq->buf, ext, size, PROV_PAGE_SIZE,
-				  MLX5DV_RES_TYPE_RWQ, &dflt);
+	err = prov_qbuf_alloc_ext(&rwq->buf, ext, &rwq->pctx->xalloc, size,
+				  PROV_PAGE_SIZE, MLX5DV_RES_TYPE_RWQ, &dflt);
 	if (!err && dflt)
 		err = prov_qbuf_alloc(&rwq->buf, size, "MLX_RWQ");
 	if (err)
 		return err;
-	err = prov_wq_db_alloc(&rwq->db_mem, &rwq->db, pd);
+	err = prov_wq_db_alloc(rwq->pctx, &rwq->db_mem, &rwq->db, pd);
 	if (err)
 		return err;
 	return prov_wq_umem_reg(rwq->pctx, &rwq->buf, rwq->db, &rwq->buf_umem,

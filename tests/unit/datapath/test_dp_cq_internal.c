@@ -180,7 +180,7 @@ static void resize_copy(uint32_t sz)
 	put(cq, 16, MLX5_CQE_RESIZE_CQ, 0, 0, 0);
 	/* A mark in the first half of a 128-byte entry travels with it. */
 	((uint8_t *)prov_cq_entry(cq, 15))[0] = 0x77;
-	ck_assert_int_eq(prov_cq_ring_alloc(&ring, NULL, 16, sz), 0);
+	ck_assert_int_eq(prov_cq_ring_alloc(&ring, NULL, NULL, 16, sz), 0);
 	ck_assert(prov_cq_resize_copy(cq, ring.buf, 16));
 	/* Old 14 and 15 at new 15 and 16 (entry 0, the second pass). */
 	ck_assert_uint_eq(counter_at(ring.buf, 16, sz, 15), 0x10e);
@@ -204,7 +204,7 @@ START_TEST(test_resize_copy)
 
 	/* No resize CQE before hardware's part: nothing consumed. */
 	put(cq, 0, MLX5_CQE_REQ, 1, 0, 1);
-	ck_assert_int_eq(prov_cq_ring_alloc(&ring, NULL, 16, 64), 0);
+	ck_assert_int_eq(prov_cq_ring_alloc(&ring, NULL, NULL, 16, 64), 0);
 	ck_assert(!prov_cq_resize_copy(cq, ring.buf, 16));
 	ck_assert_uint_eq(cq->cons_index, 0);
 	/* Nor with the ring empty. */
