@@ -103,3 +103,16 @@ struct ibv_wc dp_poll_one(struct ibv_cq *cq)
 	} while (!n);
 	return wc;
 }
+
+void dp_post1(struct ibv_qp *qp, enum ibv_wr_opcode op, void *addr,
+	      uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge sge = { (uintptr_t)addr, len, lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = op, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+	}, *bad;
+
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
+}

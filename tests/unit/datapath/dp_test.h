@@ -58,4 +58,9 @@ uint8_t *dp_put_cqe(struct ibv_cq *cq, uint32_t pi, uint8_t opcode,
 /* Polls @cq until one completion, 5 s at most; asserts. */
 struct ibv_wc dp_poll_one(struct ibv_cq *cq);
 
+/* One signaled WR of @op (wr_id @op) of one SGE, RDMA address and key as
+ * given; asserts ibv_post_send succeeds. */
+void dp_post1(struct ibv_qp *qp, enum ibv_wr_opcode op, void *addr,
+	      uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey);
+
 #endif /* MLX5EMU_TESTS_UNIT_DATAPATH_DP_TEST_H */

@@ -109,19 +109,6 @@ static struct mlx5dv_cq cq_dv(struct ibv_cq *cq)
 	return dv;
 }
 
-static void post(struct ibv_qp *qp, enum ibv_wr_opcode op, void *addr,
-		 uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey)
-{
-	struct ibv_sge sge = { (uintptr_t)addr, len, lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = op, .sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
-	}, *bad;
-
-	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
-}
-
 /* A CQ and two connected RC QPs in the context's memory, traffic, and
  * everything given back, the record page with its last record. */
 START_TEST(ctx_alloc_queues_and_traffic)
@@ -178,13 +165,13 @@ START_TEST(ctx_alloc_queues_and_traffic)
 	rsge = (struct ibv_sge){ (uintptr_t)buf + 1024, 256, mr->lkey };
 	rwr = (struct ibv_recv_wr){ .wr_id = 9, .sg_list = &rsge, .num_sge = 1 };
 	ck_assert_int_eq(ibv_post_recv(b, &rwr, &rbad), 0);
-	post(a, IBV_WR_SEND, buf, 256, mr->lkey, 0, 0);
+	dp_post1(a, IBV_WR_SEND, buf, 256, mr->lkey, 0, 0);
 	for (int n = 0; n < 2; n++) {
 		wc = dp_poll_one(cq);
 		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	}
 	ck_assert_int_eq(memcmp(buf + 1024, buf, 256), 0);
-	post(a, IBV_WR_RDMA_WRITE, buf, 200, mr->lkey, (uintptr_t)buf + 4096,
+	dp_post1(a, IBV_WR_RDMA_WRITE, buf, 200, mr->lkey, (uintptr_t)buf + 4096,
 	     mr->rkey);
 	wc = dp_poll_one(cq);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);

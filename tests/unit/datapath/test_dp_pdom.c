@@ -495,20 +495,6 @@ END_TEST
 
 /* ---- traffic through the allocator's memory ---- */
 
-static void post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, void *addr,
-		      uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey)
-{
-	struct ibv_sge sge = { (uintptr_t)addr, len, lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = op, .sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
-	};
-	struct ibv_send_wr *bad;
-
-	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
-}
-
 /*
  * Two RC QPs on a parent domain with a TD, their CQ and an SRQ in the
  * allocator's (stale) memory: SEND into the SRQ, RDMA WRITE and READ.
@@ -549,7 +535,7 @@ static void traffic(bool with_td)
 	rsge = (struct ibv_sge){ (uintptr_t)buf + 1024, 512, mr->lkey };
 	rwr = (struct ibv_recv_wr){ .wr_id = 77, .sg_list = &rsge, .num_sge = 1 };
 	ck_assert_int_eq(ibv_post_srq_recv(srq, &rwr, &rbad), 0);
-	post_send(a, IBV_WR_SEND, buf, 256, mr->lkey, 0, 0);
+	dp_post1(a, IBV_WR_SEND, buf, 256, mr->lkey, 0, 0);
 	for (int n = 0; n < 2; n++) {
 		wc = dp_poll_one(cq);
 		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
@@ -563,13 +549,13 @@ static void traffic(bool with_td)
 	}
 	ck_assert_int_eq(memcmp(buf + 1024, buf, 256), 0);
 
-	post_send(a, IBV_WR_RDMA_WRITE, buf, 300, mr->lkey,
-		  (uintptr_t)buf + 4096, mr->rkey);
+	dp_post1(a, IBV_WR_RDMA_WRITE, buf, 300, mr->lkey,
+		 (uintptr_t)buf + 4096, mr->rkey);
 	wc = dp_poll_one(cq);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_RDMA_WRITE);
 	ck_assert_int_eq(memcmp(buf + 4096, buf, 256), 0);
-	post_send(b, IBV_WR_RDMA_READ, buf + 6144, 300, mr->lkey,
+	dp_post1(b, IBV_WR_RDMA_READ, buf + 6144, 300, mr->lkey,
 		  (uintptr_t)buf + 4096, mr->rkey);
 	wc = dp_poll_one(cq);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
