@@ -24,8 +24,15 @@
 
 /* ---- object tables (fw_obj.c) ---- */
 
+/* Slots of a table's lookaside of recently found objects. */
+#define FW_RECENT 64
+
 struct fw_table {
 	struct cds_lfht *ht;
+	/* The engine looks up the same few QPs and mkeys for every packet:
+	 * a direct-mapped lookaside in front of the hash table, holding
+	 * only published objects (fw_obj.c says how). */
+	struct emu_fw_obj *_Atomic recent[FW_RECENT];
 	pthread_mutex_t lock;	/* id cursor; serialises insertions */
 	uint32_t min_id, max_id;	/* id space, inclusive */
 	uint32_t limit;		/* most live objects */

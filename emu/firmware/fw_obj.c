@@ -452,6 +452,38 @@ int fw_obj_kill(struct emu_fw_obj *obj)
 	return u < 0 ? -ENOENT : -EBUSY;
 }
 
+static _Atomic(struct emu_fw_obj *) *fw_recent_slot(struct fw_table *tb,
+						      uint32_t id)
+{
+	/* mkeys differ in their index, above the 8-bit variant */
+	return &tb->recent[(id ^ (id >> 8)) % FW_RECENT];
+}
+
+/* Drop @obj from its lookaside slot if it is there. */
+static void fw_recent_forget(struct fw_table *tb, struct emu_fw_obj *obj)
+{
+	struct emu_fw_obj *expected = obj;
+
+	atomic_compare_exchange_strong(fw_recent_slot(tb, obj->id), &expected,
+				       NULL);
+}
+
+/*
+ * The lookaside may hold only published objects: their memory outlives
+ * every reader of the grace period that found them.  A lookup stores
+ * what it found and then looks whether it was deleted meanwhile; the
+ * unpublisher deletes and then clears the slot.  A full fence between
+ * each side's store and load makes at least one of them see the other,
+ * so no slot keeps an unpublished object.
+ */
+static void fw_recent_remember(struct fw_table *tb, struct emu_fw_obj *obj)
+{
+	atomic_store(fw_recent_slot(tb, obj->id), obj);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (cds_lfht_is_node_deleted(&obj->node))
+		fw_recent_forget(tb, obj);
+}
+
 /* Unpublish, release what it holds, drop the table's reference: true if
  * this call did it (false: somebody else removed it). */
 static bool fw_obj_unpublish(struct emu_fw_obj *obj)
@@ -465,6 +497,8 @@ static bool fw_obj_unpublish(struct emu_fw_obj *obj)
 	emu_fw_rcu_unlock();
 	if (ret)
 		return false;
+	atomic_thread_fence(memory_order_seq_cst);
+	fw_recent_forget(tb, obj);
 	atomic_fetch_sub(&tb->count, 1);
 	if (ti->release)
 		ti->release(obj);
@@ -498,15 +532,21 @@ struct emu_fw_obj *emu_fw_obj_lookup_rcu(struct emu_fw *fw,
 	struct cds_lfht_iter iter;
 	struct cds_lfht_node *node;
 	struct emu_fw_obj *obj;
+	struct fw_table *tb;
 
 	if ((unsigned int)type >= EMU_FW_OBJ_NTYPES)
 		return NULL;
-	cds_lfht_lookup(fw->tables[type].ht, fw_hash(id), fw_match, &id,
-			&iter);
-	node = cds_lfht_iter_get_node(&iter);
-	if (!node)
-		return NULL;
-	obj = EMU_FW_OBJ_OF(node, struct emu_fw_obj, node);
+	tb = &fw->tables[type];
+	obj = atomic_load_explicit(fw_recent_slot(tb, id),
+				   memory_order_acquire);
+	if (!obj || __atomic_load_n(&obj->id, __ATOMIC_RELAXED) != id) {
+		cds_lfht_lookup(tb->ht, fw_hash(id), fw_match, &id, &iter);
+		node = cds_lfht_iter_get_node(&iter);
+		if (!node)
+			return NULL;
+		obj = EMU_FW_OBJ_OF(node, struct emu_fw_obj, node);
+		fw_recent_remember(tb, obj);
+	}
 	if (atomic_load_explicit(&obj->users, memory_order_acquire) < 0)
 		return NULL;
 	return obj;
