@@ -341,6 +341,12 @@ struct eng {
 	unsigned int nacks;
 	int wake_fd;			/* eventfd: wakes a park in poll */
 	_Atomic unsigned int nwire;	/* wire ports attached (read unlocked) */
+	/* The same ports, packed: every pass walks them (run and cfg). */
+	struct eng_wport {
+		struct eng_dev *dev;
+		uint8_t port;		/* 1-based */
+		struct emu_wire_port *wp;
+	} wports[ENG_MAX_DEVS * EMU_FW_MAX_PORTS];
 	/* a frame crossed the wire (eng_wire.c; run lock): the process
 	 * talks to another, and a virtual clock keeps pace with the wall
 	 * clock from then on, which stood at wall_ns at its last move */

@@ -258,6 +258,12 @@ static const struct emu_wire_rx_ops eng_wire_rx_ops = {
 	.eth = eng_wire_rx_eth,
 };
 
+/* Under the run lock, which orders the ports' changes. */
+static unsigned int eng_nwports(struct eng *e)
+{
+	return atomic_load_explicit(&e->nwire, memory_order_relaxed);
+}
+
 bool eng_wire_rx_due(struct eng *e)
 {
 	uint64_t wall = eng_wire_wall(e);
@@ -274,19 +280,12 @@ unsigned int eng_wire_rx(struct eng *e, unsigned int budget, bool sockets)
 {
 	unsigned int got = 0;
 
-	for (int i = 0; i < ENG_MAX_DEVS; i++) {
-		struct eng_dev *dev = e->devs[i];
+	for (unsigned int k = 0, nw = eng_nwports(e); k < nw; k++) {
+		const struct eng_wport *w = &e->wports[k];
+		struct eng_wire_rx_ctx c = { w->dev, w->port };
 
-		if (!dev)
-			continue;
-		for (unsigned int p = 0; p < EMU_FW_MAX_PORTS; p++) {
-			struct eng_wire_rx_ctx c = { dev, (uint8_t)(p + 1) };
-
-			if (dev->wire[p])
-				got += emu_wire_rx(dev->wire[p], &eng_wire_rx_ops,
-						   &c, budget, e->now_ns,
-						   sockets);
-		}
+		got += emu_wire_rx(w->wp, &eng_wire_rx_ops, &c, budget,
+				   e->now_ns, sockets);
 	}
 	/* Traffic on the sockets keeps them read every pass for a while;
 	 * memory is looked at every pass anyway. */
@@ -307,21 +306,14 @@ void eng_wire_port_flush(struct eng *e, struct emu_wire_port *wp)
 
 void eng_wire_flush(struct eng *e)
 {
-	for (int i = 0; i < ENG_MAX_DEVS; i++) {
-		struct eng_dev *dev = e->devs[i];
+	for (unsigned int k = 0, nw = eng_nwports(e); k < nw; k++) {
+		struct emu_wire_port *wp = e->wports[k].wp;
+		uint64_t due;
 
-		if (!dev)
-			continue;
-		for (unsigned int p = 0; p < EMU_FW_MAX_PORTS; p++) {
-			uint64_t due;
-
-			if (!dev->wire[p])
-				continue;
-			eng_wire_port_flush(e, dev->wire[p]);
-			due = emu_wire_tx_next_due(dev->wire[p]);
-			if (due)
-				eng_timer_arm(e, due);
-		}
+		eng_wire_port_flush(e, wp);
+		due = emu_wire_tx_next_due(wp);
+		if (due)
+			eng_timer_arm(e, due);
 	}
 }
 
@@ -350,19 +342,16 @@ void eng_wire_park(struct eng *e, uint64_t ns)
 	 * thread runs); a descriptor closed after this wakes the poll.  A
 	 * port with frames in memory already means no wait. */
 	pthread_mutex_lock(&e->run);
-	for (int i = 0; i < ENG_MAX_DEVS; i++) {
-		struct eng_dev *dev = e->devs[i];
+	for (unsigned int k = 0, nw = eng_nwports(e); k < nw; k++) {
+		struct emu_wire_port *wp = e->wports[k].wp;
+		int fd = emu_wire_port_fd(wp);
 
-		for (unsigned int p = 0; dev && p < EMU_FW_MAX_PORTS; p++) {
-			int fd = dev->wire[p] ? emu_wire_port_fd(dev->wire[p]) : -1;
-
-			if (dev->wire[p] && !emu_wire_port_park(dev->wire[p]))
-				wait = false;
-			if (fd >= 0) {
-				fds[n].fd = fd;
-				fds[n].events = POLLIN;
-				n++;
-			}
+		if (!emu_wire_port_park(wp))
+			wait = false;
+		if (fd >= 0) {
+			fds[n].fd = fd;
+			fds[n].events = POLLIN;
+			n++;
 		}
 	}
 	pthread_mutex_unlock(&e->run);
@@ -382,10 +371,8 @@ void eng_wire_park(struct eng *e, uint64_t ns)
 
 void eng_wire_idle(struct eng *e)
 {
-	for (int i = 0; i < ENG_MAX_DEVS; i++)
-		for (unsigned int p = 0; e->devs[i] && p < EMU_FW_MAX_PORTS; p++)
-			if (e->devs[i]->wire[p])
-				(void)emu_wire_port_park(e->devs[i]->wire[p]);
+	for (unsigned int k = 0, nw = eng_nwports(e); k < nw; k++)
+		(void)emu_wire_port_park(e->wports[k].wp);
 }
 
 void eng_wire_wake(struct eng *e)
@@ -398,12 +385,18 @@ void eng_wire_wake(struct eng *e)
 
 void eng_wire_dev_fini(struct eng_dev *dev)
 {
+	struct eng *e = &eng_g;
+	unsigned int kept = 0;
+
+	for (unsigned int k = 0, nw = eng_nwports(e); k < nw; k++)
+		if (e->wports[k].dev != dev)
+			e->wports[kept++] = e->wports[k];
+	e->nwire = kept;
 	for (unsigned int p = 0; p < EMU_FW_MAX_PORTS; p++) {
 		if (!dev->wire[p])
 			continue;
 		emu_wire_port_destroy(dev->wire[p]);
 		dev->wire[p] = NULL;
-		eng_g.nwire--;
 	}
 }
 
@@ -418,6 +411,7 @@ int eng_wire_attach(struct eng *e, struct eng_dev *dev, unsigned int port,
 			return -errno;
 	}
 	dev->wire[port - 1] = wp;
+	e->wports[e->nwire] = (struct eng_wport){ dev, (uint8_t)port, wp };
 	e->nwire++;
 	return 0;
 }
