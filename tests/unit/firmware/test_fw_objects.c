@@ -4,6 +4,7 @@
  * domains, UARs -- numbering, limits, uid rules, and the lookup API.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "fw_test_util.h"
@@ -189,6 +190,56 @@ START_TEST(lookup_api)
 }
 END_TEST
 
+/* Look every object up, alternating; each must be itself or gone. */
+static void ck_lookups(const uint32_t *ids, const bool *live, int n)
+{
+	emu_fw_rcu_lock();
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < n; k++) {
+			int i = pass ? n - 1 - k : k;
+			struct emu_fw_obj *obj =
+				emu_fw_obj_lookup_rcu(fw, EMU_FW_OBJ_PD, ids[i]);
+
+			if (!live[i]) {
+				ck_assert_ptr_null(obj);
+				continue;
+			}
+			ck_assert_ptr_nonnull(obj);
+			ck_assert_uint_eq(obj->id, ids[i]);
+			ck_assert_uint_eq(obj->type, EMU_FW_OBJ_PD);
+		}
+	emu_fw_rcu_unlock();
+}
+
+/* More objects than the lookaside has slots, so some share one: lookups
+ * keep finding the right object as they replace each other there, and a
+ * destroyed object is never found again (ASan: nor its memory read). */
+START_TEST(lookup_many_and_destroyed)
+{
+	enum { N = 150 };
+	uint32_t ids[N];
+	bool live[N];
+
+	for (int i = 0; i < N; i++) {
+		ids[i] = fwt_pd(fw, 0);
+		live[i] = true;
+	}
+	ck_lookups(ids, live, N);
+	for (int i = 0; i < N; i += 2) {
+		ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DEALLOC_PD, 0,
+					      ids[i]), 0);
+		live[i] = false;
+	}
+	ck_lookups(ids, live, N);
+	for (int i = 1; i < N; i += 2) {
+		ck_assert_uint_eq(fwt_destroy(fw, MLX5_CMD_OP_DEALLOC_PD, 0,
+					      ids[i]), 0);
+		live[i] = false;
+	}
+	ck_lookups(ids, live, N);
+}
+END_TEST
+
 /* Destroying the device with objects left frees everything (ASan). */
 START_TEST(destroy_with_objects)
 {
@@ -217,6 +268,7 @@ static Suite *fw_objects_suite(void)
 	tcase_add_test(tc, uid_owner_only);
 	tcase_add_test(tc, uctx_lifetime);
 	tcase_add_test(tc, lookup_api);
+	tcase_add_test(tc, lookup_many_and_destroyed);
 	tcase_add_test(tc, destroy_with_objects);
 	suite_add_tcase(s, tc);
 	return s;
