@@ -10,11 +10,18 @@ prm/prm_fields.h).  Standard library only.
 The .prm format (one description per struct; see prm/README.md):
 
     # comment (to the end of the line)
-    struct <name> <size_bits>          or   union <name> <size_bits>
+    struct <name> <size_bits> [le]     or   union <name> <size_bits> [le]
         <bit_off> <type> <field>           type: a width in bits (scalar) or
         <bit_off> <type> <field>[<n>]          the name of a struct/union
         <bit_off> <type> <field>[]         flexible array (must sit at the end)
     end
+
+`le` marks a little-endian layout (MANA/GDMA): bit offsets count from the
+least significant bit of each little-endian dword, 64-bit fields are
+little-endian qwords.  Such a struct is emitted as `struct prm_le_<name>_bits`
+(so the big-endian PRM_* accessors cannot name it, nor prm_le.h's the mlx5
+ones) and its table entry carries PRM_STRUCT_LE.  Little- and big-endian
+structs never nest in each other.
 
 Numbers are decimal or 0x-hex.  Offsets are absolute within the struct.
 Gaps become `reserved_at_<hex>` members.  A union is emitted as a struct
@@ -60,12 +67,17 @@ class Field:
 
 
 class Struct:
-    def __init__(self, kind, name, size, where):
+    def __init__(self, kind, name, size, where, le=False):
         self.kind = kind
         self.name = name
         self.size = size
         self.fields = []
         self.where = where
+        self.le = le
+
+    @property
+    def cname(self):
+        return ('le_' if self.le else '') + self.name
 
 
 def num(tok, where):
@@ -90,12 +102,13 @@ def parse(paths):
                 if toks[0] in ('struct', 'union'):
                     if cur:
                         raise DefError('%s: missing "end" for %s' % (where, cur.name))
-                    if len(toks) != 3 or not NAME_RE.match(toks[1]):
-                        raise DefError('%s: expected "%s <name> <size_bits>"' % (where, toks[0]))
+                    le = len(toks) == 4 and toks[3] == 'le'
+                    if len(toks) != 3 + le or not NAME_RE.match(toks[1]):
+                        raise DefError('%s: expected "%s <name> <size_bits> [le]"' % (where, toks[0]))
                     if toks[1] in structs:
                         raise DefError('%s: %s defined twice (first at %s)'
                                        % (where, toks[1], structs[toks[1]].where))
-                    cur = Struct(toks[0], toks[1], num(toks[2], where), where)
+                    cur = Struct(toks[0], toks[1], num(toks[2], where), where, le)
                     structs[cur.name] = cur
                     order.append(cur)
                 elif toks[0] == 'end':
@@ -144,6 +157,9 @@ def check(structs, order):
                 if f.typ not in structs:
                     raise DefError('%s: unknown type %s' % (f.where, f.typ))
                 visit(structs[f.typ], chain + [f.typ])
+                if structs[f.typ].le != s.le:
+                    raise DefError('%s: %s nests %s of the other byte order'
+                                   % (f.where, s.name, f.typ))
                 f.elem_bits = structs[f.typ].size
             else:
                 f.elem_bits = f.typ
@@ -210,9 +226,9 @@ def check(structs, order):
     return topo
 
 
-def c_member(f):
+def c_member(f, structs):
     if f.is_struct:
-        base = 'struct prm_%s_bits %s' % (f.typ, f.name)
+        base = 'struct prm_%s_bits %s' % (structs[f.typ].cname, f.name)
     else:
         base = 'uint8_t %s' % f.name
     if f.count == FLEX:
@@ -253,11 +269,11 @@ def gen_header(topo, structs):
         # a union is a struct holding one anonymous union, so the PRM_*
         # macros (which say "struct prm_<name>_bits") work on it too
         kw = 'struct'
-        w('%s prm_%s_bits {' % (kw, s.name))
+        w('%s prm_%s_bits {' % (kw, s.cname))
         if s.kind == 'union':
             w('\tunion {')
             for f in s.fields:
-                w('\t\t%s' % c_member(f))
+                w('\t\t%s' % c_member(f, structs))
             if not any(f.total_bits() == s.size for f in s.fields):
                 w('\t\tuint8_t reserved_at_0[0x%x];' % s.size)
             w('\t};')
@@ -266,16 +282,16 @@ def gen_header(topo, structs):
             for f in s.fields:
                 if f.off > pos:
                     w('\tuint8_t reserved_at_%x[0x%x];' % (pos, f.off - pos))
-                w('\t%s' % c_member(f))
+                w('\t%s' % c_member(f, structs))
                 pos = f.off + f.total_bits()
             if pos < s.size:
                 w('\tuint8_t reserved_at_%x[0x%x];' % (pos, s.size - pos))
         w('};')
-        w('PRM_LAYOUT_CHECK_SIZE(%s, %s, 0x%x);' % (kw, s.name, s.size))
+        w('PRM_LAYOUT_CHECK_SIZE(%s, %s, 0x%x);' % (kw, s.cname, s.size))
         for f in s.fields:
-            w('PRM_LAYOUT_CHECK_OFF(%s, %s, %s, 0x%x);' % (kw, s.name, f.name, f.off))
+            w('PRM_LAYOUT_CHECK_OFF(%s, %s, %s, 0x%x);' % (kw, s.cname, f.name, f.off))
             if not f.is_struct and not f.count:
-                w('PRM_LAYOUT_CHECK_SCALAR(%s, %s, %s);' % (kw, s.name, f.name))
+                w('PRM_LAYOUT_CHECK_SCALAR(%s, %s, %s);' % (kw, s.cname, f.name))
         w('')
     w('#define PRM_NSTRUCTS %d' % len(topo))
     w('')
@@ -304,7 +320,8 @@ def gen_table(topo, structs):
                 cnt = 'UINT32_MAX' if f.count == FLEX else str(f.count)
                 w('\t{ "%s", 0x%x, 0x%x, %s, %s },' % (f.name, f.off, f.elem_bits, typ, cnt))
             w('};')
-        flags = 'PRM_STRUCT_UNION' if s.kind == 'union' else '0'
+        flags = ' | '.join(n for n, on in (('PRM_STRUCT_UNION', s.kind == 'union'),
+                                            ('PRM_STRUCT_LE', s.le)) if on) or '0'
         w('static const struct prm_struct_desc prm_sd_%s = {' % s.name)
         w('\t"%s", 0x%x, %d, %s, %s' % (s.name, s.size, len(s.fields),
                                         'prm_fd_%s' % s.name if s.fields else 'NULL', flags))

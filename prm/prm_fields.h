@@ -29,6 +29,8 @@ struct prm_field_desc {
 
 enum {
 	PRM_STRUCT_UNION = 1 << 0,	/* every field at offset 0 */
+	/* little-endian (MANA/GDMA): bit offsets from each LE dword's LSB */
+	PRM_STRUCT_LE = 1 << 1,
 };
 
 struct prm_struct_desc {
@@ -51,13 +53,17 @@ const struct prm_field_desc *prm_field_find(const struct prm_struct_desc *sd,
 
 /* Generic big-endian read of width <= 64 bits at any bit offset. */
 uint64_t prm_field_read(const void *buf, uint32_t bit_off, uint32_t width);
+/* The little-endian counterpart for PRM_STRUCT_LE layouts: a scalar of
+ * <= 32 bits inside one dword, or a 64-bit aligned 64-bit field (the only
+ * shapes the generator accepts); anything else reads 0. */
+uint64_t prm_field_read_le(const void *buf, uint32_t bit_off, uint32_t width);
 
 /*
  * Walk every scalar of sd in buf (len bytes; fields past len are skipped),
  * descending into nested structs and arrays (flexible arrays up to len).
  * path is the dotted name ("cq_context.log_cq_size", "pas[2]"); arrays of
  * bytes are reported as one value per element.  Unions are walked member by
- * member.  A non-zero return from the visitor stops the walk and is returned.
+ * member.  PRM_STRUCT_LE layouts are read little-endian.  A non-zero return from the visitor stops the walk and is returned.
  */
 typedef int (*prm_field_visitor)(void *ctx, const char *path,
 				 const struct prm_field_desc *fd,

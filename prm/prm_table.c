@@ -89,8 +89,27 @@ uint64_t prm_field_read(const void *buf, uint32_t bit_off, uint32_t width)
 	return v;
 }
 
+uint64_t prm_field_read_le(const void *buf, uint32_t bit_off, uint32_t width)
+{
+	const uint8_t *b = buf;
+	uint64_t v = 0;
+
+	if (width == 64 && bit_off % 64 == 0) {
+		for (int i = 7; i >= 0; i--)
+			v = (v << 8) | b[bit_off / 8 + (uint32_t)i];
+		return v;
+	}
+	if (width == 0 || width > 32 || bit_off / 32 != (bit_off + width - 1) / 32)
+		return 0;
+	for (int i = 3; i >= 0; i--)
+		v = (v << 8) | b[bit_off / 32 * 4 + (uint32_t)i];
+	v >>= bit_off & 31;
+	return v & ((UINT64_C(1) << width) - 1);
+}
+
 struct walk {
 	const uint8_t *buf;
+	bool le;
 	size_t len_bits;
 	prm_field_visitor fn;
 	void *ctx;
@@ -110,7 +129,8 @@ static int walk_one(struct walk *w, const struct prm_field_desc *fd,
 	if (fd->bit_width > 64) /* not produced by the generator */
 		return 0;
 	return w->fn(w->ctx, w->path, fd, off,
-		     prm_field_read(w->buf, off, fd->bit_width));
+		     w->le ? prm_field_read_le(w->buf, off, fd->bit_width) :
+			     prm_field_read(w->buf, off, fd->bit_width));
 }
 
 static int walk_struct(struct walk *w, const struct prm_struct_desc *sd,
@@ -163,6 +183,7 @@ int prm_visit_fields(const struct prm_struct_desc *sd, const void *buf,
 	if (!sd || (!buf && len) || !fn)
 		return -1;
 	w.buf = buf;
+	w.le = sd->flags & PRM_STRUCT_LE;
 	w.len_bits = len * 8;
 	w.fn = fn;
 	w.ctx = ctx;

@@ -85,6 +85,15 @@ class Errors(unittest.TestCase):
     def test_zero_length(self):
         self.bad('struct a 0x20\n 0x0 8 x[0]\nend\n', 'zero-length')
 
+    def test_bad_attribute(self):
+        self.bad('struct a 0x20 be\n 0x0 8 x\nend\n', 'expected "struct <name> <size_bits> [le]"')
+
+    def test_mixed_byte_order(self):
+        self.bad('struct b 0x20 le\n 0x0 8 x\nend\nstruct a 0x40\n 0x0 b y\nend\n',
+                 'of the other byte order')
+        self.bad('struct b 0x20\n 0x0 8 x\nend\nstruct a 0x40 le\n 0x0 b y\nend\n',
+                 'of the other byte order')
+
 
 class Good(unittest.TestCase):
     def test_generates(self):
@@ -119,6 +128,29 @@ end
         self.assertIn('PRM_STRUCT_UNION', c)
         # nested types come first
         self.assertLess(h.index('struct prm_b_bits {'), h.index('struct prm_a_bits {'))
+
+    def test_little_endian(self):
+        rc, err, out = run_gen("""struct b 0x20 le
+	0x1d 3  owner
+end
+union u 0x20 le
+	0x0  b  one
+end
+struct a 0x40 le
+	0x0  b  nested
+	0x20 u  un
+end
+""")
+        self.assertEqual(rc, 0, err)
+        h = out['prm_layouts.h']
+        # a name the big-endian accessors cannot reach
+        self.assertIn('struct prm_le_b_bits {', h)
+        self.assertIn('struct prm_le_b_bits nested;', h)
+        self.assertNotIn('struct prm_b_bits', h)
+        self.assertIn('PRM_LAYOUT_CHECK_OFF(struct, le_b, owner, 0x1d);', h)
+        c = out['prm_fields.c']
+        self.assertIn('"b", 0x20, 1, prm_fd_b, PRM_STRUCT_LE', c)
+        self.assertIn('PRM_STRUCT_UNION | PRM_STRUCT_LE', c)
 
 
 if __name__ == '__main__':
