@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A long fuzzing run (CI runs each target for a minute; see tests/fuzz/).
-#   ci/fuzz.sh [SECONDS] [devx|eth]      (default 1800 devx)
+#   ci/fuzz.sh [SECONDS] [devx|eth|mana] (default 1800 devx)
 # Builds the clang variant (ASan, UBSan, libFuzzer) into build-clang/ and
 # runs one fuzzer from fresh seeds: devx, the DEVX command path
-# (fuzz_devx_cmd), or eth, the packet library (fuzz_eth); what it finds is
+# (fuzz_devx_cmd), eth, the packet library (fuzz_eth), or mana, the MANA
+# queue mechanics (fuzz_mana); what it finds is
 # kept in build-clang/tests/fuzz/<target>/ (corpus/, crash-*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,7 @@ target=${2:-devx}
 case "$target" in
 devx) fuzzer=fuzz_devx_cmd seeds=fuzz_devx_seeds ;;
 eth)  fuzzer=fuzz_eth seeds=fuzz_eth_seeds ;;
+mana) fuzzer=fuzz_mana seeds=fuzz_mana_seeds ;;
 *) echo "ci/fuzz.sh: unknown target '$target'" >&2; exit 2 ;;
 esac
 bash ci/deps.sh
