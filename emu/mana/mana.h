@@ -35,6 +35,8 @@ enum {
 	MANA_RSS_KEY_LEN = 40,
 	MANA_HASH_L3 = 0x049,		/* NDIS IPV4 | IPV6 | IPV6_EX */
 	MANA_HASH_L4 = 0x1B6,		/* NDIS TCP/UDP over IPV4/IPV6/IPV6_EX */
+	/* rdma-core providers/mana/gdma.h VENDOR_ERR_TX_GDMA_CORRUPTED_WQE */
+	MANA_VENDOR_ERR_CORRUPTED_WQE = 0x201,
 };
 
 enum mana_cqe_type {
@@ -94,8 +96,10 @@ void mana_wqe_sge(const uint8_t *ring, uint32_t ring_size,
 		  const struct mana_wqe *w, unsigned int i, struct mana_sge *sge);
 /* The placeholder SGE written for an empty SGL: {address 1, key 0, size 0}. */
 bool mana_sge_is_dummy(const struct mana_sge *sge);
-/* The error CQE type a verdict earns on a send queue (0: none). */
-uint8_t mana_wqe_verdict_cqe(enum mana_wq_kind kind, enum mana_wqe_verdict v);
+/* The error CQE type a verdict earns on a send queue (0: none) and the
+ * vendor_err to report with it. */
+uint8_t mana_wqe_verdict_cqe(enum mana_wq_kind kind, enum mana_wqe_verdict v,
+			     uint32_t *vendor_err);
 const char *mana_wqe_verdict_str(enum mana_wqe_verdict v);
 
 /* ---- CQ ring (mana_cq.c) ---- */

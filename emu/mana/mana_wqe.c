@@ -82,15 +82,20 @@ bool mana_sge_is_dummy(const struct mana_sge *sge)
 	return sge->addr == 1 && sge->key == 0 && sge->size == 0;
 }
 
-uint8_t mana_wqe_verdict_cqe(enum mana_wq_kind kind, enum mana_wqe_verdict v)
+uint8_t mana_wqe_verdict_cqe(enum mana_wq_kind kind, enum mana_wqe_verdict v,
+			     uint32_t *vendor_err)
 {
+	*vendor_err = 0;
 	/* Receive CQEs have no error type: a bad RQ WQE can only drop the
 	 * frame.  On a send queue every malformation reports INVALID_OOB,
 	 * the only type about the WQE itself (chosen; no source says which
-	 * type hardware uses for a bad SGL count). */
+	 * type hardware uses for a bad SGL count), with GDMA's "corrupted
+	 * WQE" vendor error: DPDK's gdma.c writes the dummy SGE "to avoid
+	 * corrupted WQE errors", and rdma-core's gdma.h names that error. */
 	if (kind == MANA_WQ_RQ || v == MANA_WQE_OK || v == MANA_WQE_EMPTY ||
 	    v == MANA_WQE_PAST_TAIL)
 		return 0;
+	*vendor_err = MANA_VENDOR_ERR_CORRUPTED_WQE;
 	return MANA_CQE_TX_INVALID_OOB;
 }
 

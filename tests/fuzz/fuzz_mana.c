@@ -29,8 +29,9 @@ static void walk(const uint8_t *ring, uint32_t size, enum mana_wq_kind kind,
 		struct mana_sge s;
 		struct mana_tx_req req;
 		enum mana_wqe_verdict v = mana_wqe_read(ring, size, kind, head, tail, &w);
+		uint32_t vendor_err;
 
-		(void)mana_wqe_verdict_cqe(kind, v);
+		(void)mana_wqe_verdict_cqe(kind, v, &vendor_err);
 		if (v != MANA_WQE_OK) {
 			if (!w.size_bu)
 				return;

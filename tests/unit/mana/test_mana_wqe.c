@@ -184,6 +184,7 @@ END_TEST
 START_TEST(dummy_sge_and_verdict_cqes)
 {
 	struct mana_sge s = { 1, 0, 0 };
+	uint32_t ve;
 
 	ck_assert(mana_sge_is_dummy(&s));
 	s.size = 1;
@@ -191,13 +192,15 @@ START_TEST(dummy_sge_and_verdict_cqes)
 	s = (struct mana_sge){ 0, 0, 0 };
 	ck_assert(!mana_sge_is_dummy(&s));
 
-	ck_assert_uint_eq(mana_wqe_verdict_cqe(MANA_WQ_SQ, MANA_WQE_OK), 0);
-	ck_assert_uint_eq(mana_wqe_verdict_cqe(MANA_WQ_SQ, MANA_WQE_EMPTY), 0);
-	ck_assert_uint_eq(mana_wqe_verdict_cqe(MANA_WQ_SQ, MANA_WQE_PAST_TAIL), 0);
-	ck_assert_uint_eq(mana_wqe_verdict_cqe(MANA_WQ_SQ, MANA_WQE_NO_SGE), 35);
-	ck_assert_uint_eq(mana_wqe_verdict_cqe(MANA_WQ_SQ, MANA_WQE_BAD_OOB), 35);
-	ck_assert_uint_eq(mana_wqe_verdict_cqe(MANA_WQ_SQ, MANA_WQE_TOO_BIG), 35);
-	ck_assert_uint_eq(mana_wqe_verdict_cqe(MANA_WQ_RQ, MANA_WQE_TOO_BIG), 0);
+	ck_assert_uint_eq(mana_wqe_verdict_cqe(MANA_WQ_SQ, MANA_WQE_OK, &ve), 0);
+	ck_assert_uint_eq(mana_wqe_verdict_cqe(MANA_WQ_SQ, MANA_WQE_EMPTY, &ve), 0);
+	ck_assert_uint_eq(mana_wqe_verdict_cqe(MANA_WQ_SQ, MANA_WQE_PAST_TAIL, &ve), 0);
+	ck_assert_uint_eq(mana_wqe_verdict_cqe(MANA_WQ_SQ, MANA_WQE_NO_SGE, &ve), 35);
+	ck_assert_uint_eq(mana_wqe_verdict_cqe(MANA_WQ_SQ, MANA_WQE_BAD_OOB, &ve), 35);
+	ck_assert_uint_eq(mana_wqe_verdict_cqe(MANA_WQ_SQ, MANA_WQE_TOO_BIG, &ve), 35);
+	ck_assert_uint_eq(ve, 0x201);
+	ck_assert_uint_eq(mana_wqe_verdict_cqe(MANA_WQ_RQ, MANA_WQE_TOO_BIG, &ve), 0);
+	ck_assert_uint_eq(ve, 0);
 	ck_assert_str_eq(mana_wqe_verdict_str(MANA_WQE_NO_SGE), "no SGE");
 }
 END_TEST
