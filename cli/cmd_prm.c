@@ -23,8 +23,9 @@ static int prm_list(void)
 	for (size_t i = 0; i < prm_struct_count(); i++) {
 		const struct prm_struct_desc *sd = prm_struct_at(i);
 
-		printf("%-48s %6u bits%s\n", sd->name, sd->size_bits,
-		       (sd->flags & PRM_STRUCT_UNION) ? "  (union)" : "");
+		printf("%-48s %6u bits%s%s\n", sd->name, sd->size_bits,
+		       (sd->flags & PRM_STRUCT_UNION) ? "  (union)" : "",
+		       (sd->flags & PRM_STRUCT_LE) ? "  (little-endian)" : "");
 	}
 	return 0;
 }
@@ -100,9 +101,13 @@ static int prm_dump(int argc, char **argv)
 	sd = find_struct(argv[1]);
 	if (!sd)
 		return 1;
-	printf("%s: %s of 0x%x bits (%u bytes)\n", sd->name,
+	/* a little-endian layout's bit offsets count from each dword's
+	 * least significant bit, so byte.bit reads differently */
+	printf("%s: %s of 0x%x bits (%u bytes)%s\n", sd->name,
 	       (sd->flags & PRM_STRUCT_UNION) ? "union" : "struct",
-	       sd->size_bits, sd->size_bits / 8);
+	       sd->size_bits, sd->size_bits / 8,
+	       (sd->flags & PRM_STRUCT_LE) ?
+	       ", little-endian (bits from each dword's LSB)" : "");
 	printf("%-10s %7s  %6s  %s\n", "bit_off", "byte.bit", "width", "field");
 	dump_struct(sd, 0, "");
 	return 0;

@@ -109,6 +109,7 @@ struct trace_walk {
 	struct trace_buf *b;
 	const uint8_t *buf;
 	uint64_t len_bits;
+	bool le;		/* a PRM_STRUCT_LE layout (MANA/GDMA) */
 	enum emu_trace_format fmt;
 	bool elide;
 	bool skip_header;
@@ -220,6 +221,13 @@ static bool trace_path_push(struct trace_walk *w, size_t plen,
 	return n >= 0 && (size_t)n < sizeof(w->path) - plen;
 }
 
+static uint64_t trace_read(const struct trace_walk *w, uint64_t off,
+			   uint32_t width)
+{
+	return w->le ? prm_field_read_le(w->buf, (uint32_t)off, width) :
+		       prm_field_read(w->buf, (uint32_t)off, width);
+}
+
 static void text_scalar(struct trace_walk *w, const struct prm_field_desc *fd,
 			uint64_t off)
 {
@@ -227,7 +235,7 @@ static void text_scalar(struct trace_walk *w, const struct prm_field_desc *fd,
 
 	if (off + fd->bit_width > w->len_bits || fd->bit_width > 64)
 		return;
-	v = prm_field_read(w->buf, (uint32_t)off, fd->bit_width);
+	v = trace_read(w, off, fd->bit_width);
 	if (w->elide && !v)
 		return;
 	text_item_start(w);
@@ -333,7 +341,7 @@ static struct json_object *json_scalar(struct trace_walk *w,
 				       const struct prm_field_desc *fd,
 				       uint64_t off)
 {
-	uint64_t v = prm_field_read(w->buf, (uint32_t)off, fd->bit_width);
+	uint64_t v = trace_read(w, off, fd->bit_width);
 	char hex[24];
 
 	if (fd->bit_width <= 53)
@@ -456,8 +464,8 @@ static void trace_walk_struct(struct trace_buf *b,
 			      bool elide, bool skip_header)
 {
 	struct trace_walk w = {
-		.b = b, .buf = buf, .len_bits = (uint64_t)len * 8, .fmt = fmt,
-		.elide = elide, .skip_header = skip_header, .opcode = opcode,
+		.b = b, .buf = buf, .len_bits = (uint64_t)len * 8,
+		.le = sd->flags & PRM_STRUCT_LE, .fmt = fmt, .elide = elide, .skip_header = skip_header, .opcode = opcode,
 		.op_mod = op_mod,
 	};
 

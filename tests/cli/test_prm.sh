@@ -18,6 +18,17 @@ expect_in "$out" "0x880        272.0      64  pas[]  (width of one element)" "du
 out=$("$MLX5EMU" prm dump umem)
 expect_in "$out" "0x100         32.0      64  mtt[]  (struct mtt, width of one element)" "dump struct array"
 expect_in "$out" "mtt[0].ptag_63_32" "dump struct array element"
+# A little-endian (MANA) layout: bit offsets from each dword's LSB.
+out=$("$MLX5EMU" prm dump gdma_cqe)
+expect_in "$out" "gdma_cqe: struct of 0x200 bits (64 bytes), little-endian" "dump le header"
+expect_in "$out" "0x1fd         63.5       3  cqe_info.owner_bits" "dump le field"
+out=$("$MLX5EMU" prm list)
+expect_in "$out" "(little-endian)" "list le"
+# ... decoded little-endian: the bytes as typed, fields from each dword's LSB
+out=$("$MLX5EMU" prm decode gdma_cqe_info 050000a1)
+expect_in "$out" "  wq_num = 0x5" "decode le"
+expect_in "$out" "  is_sq = 0x1" "decode le bit"
+expect_in "$out" "  owner_bits = 0x5" "decode le top bits"
 out=$("$MLX5EMU" prm dump no_such_struct 2>&1); rc=$?
 expect_rc $rc 1 "dump unknown"
 expect_in "$out" "no structure 'no_such_struct'" "dump unknown"
