@@ -588,6 +588,27 @@ START_TEST(format_struct_lines)
 }
 END_TEST
 
+/* MANA/GDMA layouts are little-endian: the same walk reads each dword
+ * from its least significant bit (bytes written here by hand). */
+START_TEST(format_struct_little_endian)
+{
+	/* mana_rxcomp_oob: cqe_type 2 in dword 0, rx_hashtype 0x1b6 at bits
+	 * 24:16 of dword 1, ppi[0].pkt_len 1514 at byte 8 */
+	uint8_t oob[60] = { [0] = 0x02, [6] = 0xb6, [7] = 0x01, [8] = 0xea, [9] = 0x05 };
+	char *s;
+
+	s = emu_trace_format_struct(prm_struct_find("mana_rxcomp_oob"), oob, sizeof(oob),
+				    0, 0, EMU_TRACE_TEXT, true, false, NULL);
+	ck_assert_str_eq(s, "cqe_hdr.cqe_type=0x2 rx_hashtype=0x1b6 ppi[0].pkt_len=0x5ea");
+	free(s);
+	s = emu_trace_format_struct(prm_struct_find("mana_rxcomp_oob"), oob, sizeof(oob),
+				    0, 0, EMU_TRACE_JSON, true, false, NULL);
+	ck_assert_ptr_nonnull(strstr(s, "\"rx_hashtype\":438,"));
+	ck_assert_ptr_nonnull(strstr(s, "\"ppi\":[{\"pkt_len\":1514,"));
+	free(s);
+}
+END_TEST
+
 START_TEST(names)
 {
 	ck_assert_int_eq(emu_trace_opcode_parse("CREATE_CQ"), 0x400);
@@ -671,6 +692,7 @@ static Suite *trace_fmt_suite(void)
 	tcase_add_test(tc, umem_mtt_list);
 	tcase_add_test(tc, unknown_opcode);
 	tcase_add_test(tc, format_struct_lines);
+	tcase_add_test(tc, format_struct_little_endian);
 	tcase_add_test(tc, names);
 	tcase_add_test(tc, parse_spec);
 	suite_add_tcase(s, tc);
