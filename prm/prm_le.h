@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prm/prm_le.h -- bit-exact, little-endian accessors for the layouts a .prm
  * file marks `le` (MANA/GDMA: queue entries, doorbells, control messages).

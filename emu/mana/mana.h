@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * emu/mana/mana.h -- the queue mechanics of an emulated MANA (Azure Network
  * Adapter) NIC as pure functions over caller-owned memory: WQE walk, CQ ring

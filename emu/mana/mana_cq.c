@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * emu/mana/mana_cq.c -- the GDMA completion ring: a 3-bit lap counter in
  * every CQE instead of a consumer index the device could read.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * emu/mana/mana_db.c -- decoding a store to the MANA doorbell page.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * emu/mana/mana_rss.c -- receive-side scaling as a MANA vPort does it.
  *

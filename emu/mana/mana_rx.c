@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * emu/mana/mana_rx.c -- the receive completion: one packet (RX_OKAY,
  * RX_TRUNCATED) or up to four (RX_COALESCED_4) per CQE.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * emu/mana/mana_tx.c -- the send side's formats: the client OOB a TX WQE
  * carries and the completion the device writes for it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * emu/mana/mana_wqe.c -- reading one GDMA work queue entry out of a ring.
  *
