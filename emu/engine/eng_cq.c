@@ -252,7 +252,6 @@ void eng_cq_scan(struct eng *e)
 
 	cds_list_for_each_entry_safe(w, tmp, &e->cqs, node) {
 		struct emu_fw_cq *cq = w->cq;
-		const uint8_t *page;
 
 		if (eng_cq_dying(cq)) {
 			eng_cq_unwatch(w);
@@ -260,10 +259,8 @@ void eng_cq_scan(struct eng *e)
 		}
 		if (w->dev->fatal)
 			continue;
-		page = cq->uar ? atomic_load_explicit(&cq->uar->page,
-						      memory_order_acquire) : NULL;
-		if (page)
-			eng_uar_scan_cq_db(w->dev, page);
+		if (cq->uar)
+			eng_uar_scan_cq_db(w->dev, cq->uar);
 		eng_cq_arm_take(w->dev, cq, NULL);
 		if (cq->hw.mod_due_ns) {
 			if (cq->hw.mod_due_ns <= e->now_ns)

@@ -397,7 +397,7 @@ unsigned int eng_uar_scan(struct eng *e);
 void eng_uar_eq_doorbell(struct emu_fw_eq *eq);
 /* A CQ's UAR page: a new CQ doorbell there names a CQ to look at (one
  * the device lost is taken off the register). */
-void eng_uar_scan_cq_db(struct eng_dev *dev, const uint8_t *page);
+void eng_uar_scan_cq_db(struct eng_dev *dev, struct emu_fw_uar *uar);
 
 /* ---- eng_cq.c: arming, completion events, moderation, CQ errors ---- */
 /* The engine looks at @cq's arm word and timers from now on. */

@@ -32,6 +32,10 @@
 #define ENG_UAR_BF_BASE 0x800	/* MLX5_BF_OFFSET */
 #define ENG_UAR_BF_REG 0x200	/* 1 << log_bf_reg_size */
 #define ENG_UAR_NREGS ((4096 - ENG_UAR_BF_BASE) / ENG_UAR_BF_REG)
+#define ENG_UAR_TRACK 64	/* distinct UAR pages looked at per pass */
+
+_Static_assert(1 + ENG_UAR_NREGS * 2 == EMU_FW_UAR_DB_PLACES,
+	       "a place for the CQ doorbell and each BlueFlame half");
 
 static uint64_t eng_uar_load(const uint8_t *page, unsigned int off)
 {
@@ -95,55 +99,40 @@ void eng_uar_eq_doorbell(struct emu_fw_eq *eq)
 	}
 }
 
-struct eng_uar_seen {
-	const uint8_t *page;
-	uint64_t last[1 + ENG_UAR_NREGS * 2];
-};
-
-/* Pages seen recently and what they held (run lock). */
-#define ENG_UAR_TRACK 64
-static struct eng_uar_seen eng_uar_seen[ENG_UAR_TRACK];
-
-static struct eng_uar_seen *eng_uar_slot(const uint8_t *page)
+void eng_uar_scan_cq_db(struct eng_dev *dev, struct emu_fw_uar *uar)
 {
-	unsigned int h = (unsigned int)((uintptr_t)page >> 12) % ENG_UAR_TRACK;
+	const uint8_t *page = atomic_load_explicit(&uar->page,
+						   memory_order_acquire);
+	uint64_t v;
 
-	if (eng_uar_seen[h].page != page) {
-		memset(&eng_uar_seen[h], 0, sizeof(eng_uar_seen[h]));
-		eng_uar_seen[h].page = page;
-	}
-	return &eng_uar_seen[h];
-}
-
-void eng_uar_scan_cq_db(struct eng_dev *dev, const uint8_t *page)
-{
-	struct eng_uar_seen *s = eng_uar_slot(page);
-	uint64_t v = eng_uar_load(page, ENG_UAR_CQ_DB);
-
-	if (v == s->last[0])
+	if (!page)
 		return;
-	s->last[0] = v;
+	v = eng_uar_load(page, ENG_UAR_CQ_DB);
+	if (v == uar->hw.seen[0])
+		return;
+	uar->hw.seen[0] = v;
 	/* A lost doorbell leaves nothing in the device's register (unless
 	 * another was written since): the same value again is news. */
 	if (eng_uar_cq_arm(dev, v) &&
 	    __atomic_compare_exchange_n((uint64_t *)(uintptr_t)(page + ENG_UAR_CQ_DB),
 					&v, 0, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
-		s->last[0] = 0;
+		uar->hw.seen[0] = 0;
 }
 
-static unsigned int eng_uar_scan_page(struct eng_dev *dev, const uint8_t *page)
+static unsigned int eng_uar_scan_page(struct eng_dev *dev,
+				      struct emu_fw_uar *uar,
+				      const uint8_t *page)
 {
-	struct eng_uar_seen *s = eng_uar_slot(page);
 	unsigned int n = 0;
 	uint64_t v;
 
-	eng_uar_scan_cq_db(dev, page);
+	eng_uar_scan_cq_db(dev, uar);
 	for (unsigned int i = 0; i < ENG_UAR_NREGS * 2; i++) {
 		v = eng_uar_load(page, ENG_UAR_BF_BASE + i * (ENG_UAR_BF_REG / 2));
-		if (v == s->last[1 + i])
+		if (v == uar->hw.seen[1 + i])
 			continue;
-		s->last[1 + i] = v;
+		uar->hw.seen[1 + i] = v;
 		eng_uar_hint(dev, v);
 		n++;
 	}
@@ -153,24 +142,25 @@ static unsigned int eng_uar_scan_page(struct eng_dev *dev, const uint8_t *page)
 /* Look at the UAR pages of attached QPs; returns the hints found. */
 unsigned int eng_uar_scan(struct eng *e)
 {
-	const uint8_t *done[ENG_UAR_TRACK];
+	const struct emu_fw_uar *done[ENG_UAR_TRACK];
 	unsigned int ndone = 0, n = 0;
 	struct eng_qp *qp;
 
 	cds_list_for_each_entry(qp, &e->qps, node) {
-		const uint8_t *page = qp->fq->uar ?
-			atomic_load_explicit(&qp->fq->uar->page,
-					     memory_order_acquire) : NULL;
+		struct emu_fw_uar *uar = qp->fq->uar;
+		const uint8_t *page = uar ?
+			atomic_load_explicit(&uar->page, memory_order_acquire) :
+			NULL;
 		bool seen = false;
 
 		if (!page)
 			continue;
 		for (unsigned int i = 0; i < ndone && !seen; i++)
-			seen = done[i] == page;
+			seen = done[i] == uar;
 		if (seen || ndone == ENG_UAR_TRACK)
 			continue;
-		done[ndone++] = page;
-		n += eng_uar_scan_page(qp->dev, page);
+		done[ndone++] = uar;
+		n += eng_uar_scan_page(qp->dev, uar, page);
 	}
 	return n;
 }

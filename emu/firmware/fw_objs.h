@@ -215,12 +215,21 @@ struct emu_fw_td {
 	struct emu_fw_obj obj;
 };
 
+/* 8-byte doorbell places of a UAR page: the CQ doorbell (0x20), then both
+ * halves of each of the 4 BlueFlame registers from 0x800. */
+#define EMU_FW_UAR_DB_PLACES 9
+
 struct emu_fw_uar {
 	struct emu_fw_obj obj;	/* id = UAR page index */
 	/* The page as the device sees it (the kernel layer maps it and sets
 	 * it with emu_fw_uar_set_page; NULL until then): doorbells and
 	 * BlueFlame writes land here. */
 	void *_Atomic page;
+	/* Engine-owned (its run lock): the value last seen at each doorbell
+	 * place, so that only a new one is news. */
+	struct {
+		uint64_t seen[EMU_FW_UAR_DB_PLACES];
+	} hw;
 };
 
 /*
