@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # A long fuzzing run (CI runs each target for a minute; see tests/fuzz/).
-#   ci/fuzz.sh [SECONDS] [devx|eth|mana] (default 1800 devx)
+#   ci/fuzz.sh [SECONDS] [devx|eth|mana|mana_fw] (default 1800 devx)
 # Builds the clang variant (ASan, UBSan, libFuzzer) into build-clang/ and
 # runs one fuzzer from fresh seeds: devx, the DEVX command path
-# (fuzz_devx_cmd), eth, the packet library (fuzz_eth), or mana, the MANA
-# queue mechanics (fuzz_mana); what it finds is
+# (fuzz_devx_cmd), eth, the packet library (fuzz_eth), mana, the MANA
+# queue mechanics (fuzz_mana), or mana_fw, the MANA firmware's control
+# messages (fuzz_mana_fw); what it finds is
 # kept in build-clang/tests/fuzz/<target>/ (corpus/, crash-*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,7 @@ case "$target" in
 devx) fuzzer=fuzz_devx_cmd seeds=fuzz_devx_seeds ;;
 eth)  fuzzer=fuzz_eth seeds=fuzz_eth_seeds ;;
 mana) fuzzer=fuzz_mana seeds=fuzz_mana_seeds ;;
+mana_fw) fuzzer=fuzz_mana_fw seeds=fuzz_mana_fw_seeds ;;
 *) echo "ci/fuzz.sh: unknown target '$target'" >&2; exit 2 ;;
 esac
 bash ci/deps.sh
