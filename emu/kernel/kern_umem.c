@@ -34,69 +34,15 @@
 #include <infiniband/verbs.h>
 
 #include "emu/kernel/kern.h"
+#include "emu/mem/mem.h"
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
+
+#define KERN_PAGE_MASK (~(uintptr_t)(KERN_PAGE_SIZE - 1))
 
 #define KERN_UMEM_ACCESS                                                      \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                    \
 	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_RELAXED_ORDERING)
-#define KERN_PAGE_MASK (~(uintptr_t)(KERN_PAGE_SIZE - 1))
-
-/* mincore() fails with ENOMEM on any unmapped page: the fallback when
- * /proc/self/maps cannot be read (mapping only, not protections). */
-static int kern_range_mapped(uintptr_t start, uintptr_t end)
-{
-	unsigned char vec[64];
-
-	for (uintptr_t p = start; p < end; p += sizeof(vec) * KERN_PAGE_SIZE) {
-		size_t len = end - p;
-
-		if (len > sizeof(vec) * KERN_PAGE_SIZE)
-			len = sizeof(vec) * KERN_PAGE_SIZE;
-		if (mincore((void *)p, len, vec))
-			return -EFAULT;
-	}
-	return 0;
-}
-
-/*
- * What pin_user_pages() would say of [addr, addr + size): 0, or -EFAULT
- * when a page is not mapped or its mapping lacks read (or, to be written,
- * write) permission (check_vma_flags()).
- */
-static int kern_range_pinnable(const void *addr, size_t size, bool write)
-{
-	uintptr_t start = (uintptr_t)addr & KERN_PAGE_MASK;
-	uintptr_t end = ((uintptr_t)addr + size + KERN_PAGE_SIZE - 1) &
-			KERN_PAGE_MASK;
-	uintptr_t cursor = start;
-	size_t cap = 0;
-	char *line = NULL;
-	FILE *maps;
-
-	maps = fopen("/proc/self/maps", "re");
-	if (!maps)
-		return kern_range_mapped(start, end);
-	/* Lines are sorted by address: walk them until the range is covered. */
-	while (cursor < end && getline(&line, &cap, maps) > 0) {
-		uintptr_t lo, hi;
-		char perms[5];
-
-		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %4s", &lo, &hi,
-			   perms) != 3)
-			continue;
-		if (hi <= cursor)
-			continue;
-		if (lo > cursor)
-			break;		/* a hole */
-		if (perms[write ? 1 : 0] == '-')
-			break;
-		cursor = hi;
-	}
-	free(line);
-	fclose(maps);
-	return cursor >= end ? 0 : -EFAULT;
-}
 
 static unsigned int kern_fls64(uint64_t x)	/* bits_per(), fls64() */
 {
@@ -231,7 +177,7 @@ struct mlx5be_umem *kern_umem_reg(struct mlx5be_ctx *ctx, void *addr,
 	}
 	/* ib_access_writable(): pinned for write. */
 	writable = access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	ret = kern_range_pinnable(addr, size, writable);
+	ret = emu_mem_pinnable(addr, size, writable);
 	if (ret) {
 		errno = -ret;
 		return NULL;

@@ -30,6 +30,7 @@
 #ifndef MLX5EMU_EMU_MEM_MEM_H
 #define MLX5EMU_EMU_MEM_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -76,5 +77,14 @@ int emu_mem_store32(void *app, uint32_t val);
  */
 int emu_mem_cas64(void *app, uint64_t *expected, uint64_t desired);
 int emu_mem_fadd64(void *app, uint64_t add, uint64_t *old);
+
+/*
+ * What pin_user_pages() would say of [addr, addr + size): 0, or -EFAULT
+ * when a page is not mapped or its mapping lacks read (or, to be written,
+ * write) permission (check_vma_flags()).  The check an emulated kernel
+ * makes where a real one pins memory for the device.  Not
+ * async-signal-safe (it reads /proc/self/maps).
+ */
+int emu_mem_pinnable(const void *addr, size_t size, bool write);
 
 #endif /* MLX5EMU_EMU_MEM_MEM_H */
