@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/mem/storetrap.h -- see every store the application makes to a page.
+ *
+ * Some device registers are written by many queues through one address:
+ * a MANA context has one doorbell page, and all its send queues ring the
+ * same 8 bytes of it (likewise the receive and completion queues).  A
+ * device that samples such a page loses a doorbell whenever two queues
+ * ring between two samples, and a lost doorbell can leave a queue stalled
+ * for good.  A store trap loses none: the caller maps the page read-only
+ * for the application (and keeps a writable alias of the same memory for
+ * the device, if it wants the stored bytes there), every store then
+ * faults, and the fault handler decodes the store instruction, hands its
+ * value to a callback and steps the thread past it.  The page is never
+ * unprotected, so any number of threads may store into it concurrently.
+ *
+ * Cost: one fault, a decode and a signal return per store; a few
+ * microseconds each (docs/performance.md and emu/mana/README.md give the
+ * figure measured on this host).  That is acceptable for doorbells, which
+ * a driver rings once per burst per queue, not for a data path.
+ *
+ * Limits: only stores made in this process are seen; another process that
+ * maps the same memory (a DPDK secondary process) writes it unobserved.
+ * Only the instruction forms a compiler emits for a plain scalar store are
+ * decoded (x86-64: MOV r/m, reg and MOV r/m, imm of 1, 2, 4 or 8 bytes;
+ * MOVQ/MOVD from an XMM register; aarch64, untested: STR/STUR of a W or X
+ * register, unsigned-offset, pre- and post-index).  Any other instruction
+ * that stores into a trapped page is not claimed: the fault goes to the
+ * handler the process had before (sigfault.h) and crashes as it would
+ * without the trap.
+ */
+#ifndef MLX5EMU_EMU_MEM_STORETRAP_H
+#define MLX5EMU_EMU_MEM_STORETRAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Called in signal context on the storing thread, once per store, with the
+ * store's byte offset in the trapped range, its value (zero-extended) and
+ * its size in bytes (1, 2, 4 or 8).  Must be async-signal-safe: no lock,
+ * no allocation, no stdio.  The store itself does not reach the page.
+ */
+typedef void (*emu_storetrap_fn)(void *arg, size_t off, uint64_t value,
+				 unsigned int size);
+
+struct emu_storetrap;
+
+/* Most ranges trapped at once in the process. */
+#define EMU_STORETRAP_MAX 64
+
+/*
+ * Trap stores to [page, page + len).  The caller has mapped the range
+ * read-only (stores then fault with SEGV_ACCERR) and keeps it mapped until
+ * emu_storetrap_remove returns.  Ranges must not overlap.  0, -EINVAL,
+ * -ENOSPC (EMU_STORETRAP_MAX in use) or the error of
+ * emu_sigfault_register.  Thread-safe.
+ */
+int emu_storetrap_add(void *page, size_t len, emu_storetrap_fn fn, void *arg,
+		      struct emu_storetrap **out);
+
+/*
+ * Stop trapping.  Returns once no thread is inside the range's callback,
+ * so fn and arg may be freed afterwards.  A store into the range after
+ * this is the application's fault again.  Thread-safe; never from fn.
+ */
+void emu_storetrap_remove(struct emu_storetrap *t);
+
+/* Stores handed to this trap's callback so far. */
+unsigned long emu_storetrap_stores(const struct emu_storetrap *t);
+
+/* Faults in a trapped range the decoder did not claim (process-wide). */
+unsigned long emu_storetrap_undecoded(void);
+
+#endif /* MLX5EMU_EMU_MEM_STORETRAP_H */
