@@ -14,10 +14,11 @@
  * value to a callback and steps the thread past it.  The page is never
  * unprotected, so any number of threads may store into it concurrently.
  *
- * Cost: one fault, a decode and a signal return per store; a few
- * microseconds each (docs/performance.md and emu/mana/README.md give the
- * figure measured on this host).  That is acceptable for doorbells, which
- * a driver rings once per burst per queue, not for a data path.
+ * Cost: one fault, a decode and a signal return per store, about 1.2 to
+ * 1.4 us on one thread of the x86-64 host this was written on
+ * (tests/bench/bench_storetrap; emu/mana/README.md, "Doorbells").  Fine
+ * for doorbells, which a driver rings once per burst per queue; not for a
+ * data path.
  *
  * Limits: only stores made in this process are seen; another process that
  * maps the same memory (a DPDK secondary process) writes it unobserved.
