@@ -89,6 +89,7 @@ enum x86_src { SRC_GPR, SRC_GPR8, SRC_IMM, SRC_XMM };
  *   0F C3 /r          MOVNTI m, r (32, 64 with REX.W)
  *   66 0F D6 /r       MOVQ m64, xmm
  *   66 0F 7E /r       MOVD m32, xmm / MOVQ m64, xmm with REX.W
+ *   VEX.128.66.0F D6, 7E: the same as VMOVQ/VMOVD (AVX builds)
  * Segment overrides other than FS/GS are no-ops in 64-bit mode; FS, GS,
  * the address-size prefix, LOCK and REP change the meaning and are not
  * claimed.
@@ -110,6 +111,35 @@ static bool x86_decode(const uint8_t *pc, const ucontext_t *uc,
 			opsize = true;
 		else if (op != 0x26 && op != 0x2e && op != 0x36 && op != 0x3e)
 			break;
+	}
+	if (op == 0xc4 || op == 0xc5) {
+		/* VEX (always, in 64-bit mode): its R, X, B, W become a REX */
+		uint8_t b1 = pc[i + 1], b2 = op == 0xc5 ? b1 : pc[i + 2];
+
+		if (opsize)
+			return false;
+		rex = 0x40 | (b1 & 0x80 ? 0 : 4);
+		if (op == 0xc4) {
+			rex |= (b1 & 0x40 ? 0 : 2) | (b1 & 0x20 ? 0 : 1) |
+			       (b2 & 0x80 ? 8 : 0);
+			/* map 0F only */
+			if ((b1 & 0x1f) != 1)
+				return false;
+		}
+		i += op == 0xc5 ? 2 : 3;
+		/* vvvv unused (1111), 128-bit, pp = 66 */
+		if ((b2 & 0x7f) != 0x79)
+			return false;
+		op = pc[i++];
+		if (op == 0xd6) {
+			st->size = 8;
+		} else if (op == 0x7e) {
+			st->size = (rex & 8) ? 8 : 4;
+		} else {
+			return false;
+		}
+		src = SRC_XMM;
+		goto modrm;
 	}
 	if ((op & 0xf0) == 0x40) {
 		rex = op;
@@ -153,6 +183,7 @@ static bool x86_decode(const uint8_t *pc, const ucontext_t *uc,
 		return false;
 	}
 
+modrm:
 	mod = pc[i] >> 6;
 	reg = (pc[i] >> 3 & 7) | (rex & 4) << 1;
 	rm = pc[i] & 7;

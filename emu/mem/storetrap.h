@@ -23,9 +23,10 @@
  * Limits: only stores made in this process are seen; another process that
  * maps the same memory (a DPDK secondary process) writes it unobserved.
  * Only the instruction forms a compiler emits for a plain scalar store are
- * decoded (x86-64: MOV r/m, reg and MOV r/m, imm of 1, 2, 4 or 8 bytes;
- * MOVQ/MOVD from an XMM register; aarch64, untested: STR/STUR of a W or X
- * register, unsigned-offset, pre- and post-index).  Any other instruction
+ * decoded (x86-64: MOV r/m, reg and MOV r/m, imm of 1, 2, 4 or 8 bytes,
+ * MOVNTI, MOVQ/MOVD and VMOVQ/VMOVD from an XMM register; aarch64,
+ * untested: STR/STUR of a general register, unsigned-offset, pre- and
+ * post-index).  Any other instruction
  * that stores into a trapped page is not claimed: the fault goes to the
  * handler the process had before (sigfault.h) and crashes as it would
  * without the trap.

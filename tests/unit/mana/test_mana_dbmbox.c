@@ -254,24 +254,31 @@ static void *producer(void *p)
 {
 	struct stress *s = p;
 	unsigned int th;
-	volatile uint64_t *sq, *rq, *cq;
+	uint64_t *sq, *rq, *cq;
 
 	/* the thread's number is its position in the start order */
 	th = (unsigned int)atomic_fetch_add(&s->go, 1);
-	sq = (volatile uint64_t *)(s->app + MANA_DB_OFF_SQ);
-	rq = (volatile uint64_t *)(s->app + MANA_DB_OFF_RQ);
-	cq = (volatile uint64_t *)(s->app + MANA_DB_OFF_CQ);
+	sq = (uint64_t *)(s->app + MANA_DB_OFF_SQ);
+	rq = (uint64_t *)(s->app + MANA_DB_OFF_RQ);
+	cq = (uint64_t *)(s->app + MANA_DB_OFF_CQ);
 	while (atomic_load(&s->go) < NPROD)
 		;
 	for (uint32_t r = 1; r <= ROUNDS; r++) {
 		for (uint32_t i = 0; i < QPER; i++) {
 			uint32_t q = th * QPER + i;
 
-			*sq = db(q, tail_of(MANA_DBMBOX_SQ, r), false);
-			*rq = db(q, tail_of(MANA_DBMBOX_RQ, r), false);
+			/* Relaxed atomic stores are one plain MOV (STR), as a
+			 * driver's MMIO write; written as atomics only so
+			 * ThreadSanitizer does not call four threads writing
+			 * one device register a data race. */
+			__atomic_store_n(sq, db(q, tail_of(MANA_DBMBOX_SQ, r), false),
+					 __ATOMIC_RELAXED);
+			__atomic_store_n(rq, db(q, tail_of(MANA_DBMBOX_RQ, r), false),
+					 __ATOMIC_RELAXED);
 			/* armed on odd rounds and on the last */
-			*cq = db(q, tail_of(MANA_DBMBOX_CQ, r),
-				 (r & 1) || r == ROUNDS);
+			__atomic_store_n(cq, db(q, tail_of(MANA_DBMBOX_CQ, r),
+						(r & 1) || r == ROUNDS),
+					 __ATOMIC_RELAXED);
 		}
 	}
 	return NULL;

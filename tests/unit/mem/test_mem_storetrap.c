@@ -351,6 +351,45 @@ START_TEST(movq_from_xmm)
 }
 END_TEST
 
+/* The VEX forms an AVX build emits: VMOVQ m64, xmm (2- and 3-byte VEX,
+ * the latter for an extended base register), VMOVD, VMOVQ r/m64 (W1). */
+START_TEST(vmovq_from_xmm)
+{
+	uint8_t *p = ro_page();
+	struct emu_storetrap *t = trap_page(p);
+	uint64_t v = 0x0badc0ffee0ddf00ull;
+
+	if (!__builtin_cpu_supports("avx")) {
+		emu_storetrap_remove(t);
+		munmap(p, 4096);
+		return;
+	}
+	__asm__ volatile("vmovq %0, %%xmm2\n\t"
+			 "vmovq %%xmm2, 0x40(%1)"
+			 :: "r"(v), "D"(p) : "xmm2", "memory");
+	expect(0x40, v, 8);
+	{
+		register uint8_t *r11 __asm__("r11") = p + 0x100;
+
+		__asm__ volatile("vmovq %0, %%xmm10\n\t"
+				 "vmovq %%xmm10, 0x8(%1)"
+				 :: "r"(~v), "r"(r11) : "xmm10", "memory");
+		expect(0x108, ~v, 8);
+	}
+	__asm__ volatile("vmovq %0, %%xmm3\n\t"
+			 "vmovd %%xmm3, 0x48(%1)"
+			 :: "r"(v), "D"(p) : "xmm3", "memory");
+	expect(0x48, (uint32_t)v, 4);
+	/* VEX.128.66.0F.W1 7E: vmovq %%xmm3, 0x50(%%rdi), spelled out */
+	__asm__ volatile("vmovq %0, %%xmm3\n\t"
+			 ".byte 0xc4, 0xe1, 0xf9, 0x7e, 0x5f, 0x50"
+			 :: "r"(v), "D"(p) : "xmm3", "memory");
+	expect(0x50, v, 8);
+	emu_storetrap_remove(t);
+	munmap(p, 4096);
+}
+END_TEST
+
 /* Every general register, the stack pointer and the flags hold what
  * they held across a trapped store (the handler changes only the PC).
  * The stack pointer and flags go to static memory: with every register
@@ -490,6 +529,53 @@ START_TEST(add_rejects)
 }
 END_TEST
 
+/* remove() does not return while a handler is inside the callback. */
+static atomic_int in_fn, let_go, removed;
+
+static void slow_fn(void *arg, size_t off, uint64_t value, unsigned int size)
+{
+	(void)arg; (void)off; (void)value; (void)size;
+	atomic_store(&in_fn, 1);
+	while (!atomic_load(&let_go))
+		;
+	atomic_store(&in_fn, 0);
+}
+
+static void *store_once(void *p)
+{
+	*(volatile uint64_t *)p = 1;
+	return NULL;
+}
+
+static void *remove_it(void *t)
+{
+	emu_storetrap_remove(t);
+	atomic_store(&removed, 1);
+	return NULL;
+}
+
+START_TEST(remove_waits_for_handler)
+{
+	uint8_t *p = ro_page();
+	struct emu_storetrap *t;
+	pthread_t st, rm;
+
+	ck_assert_int_eq(emu_storetrap_add(p, 4096, slow_fn, NULL, &t), 0);
+	ck_assert_int_eq(pthread_create(&st, NULL, store_once, p), 0);
+	while (!atomic_load(&in_fn))
+		;
+	ck_assert_int_eq(pthread_create(&rm, NULL, remove_it, t), 0);
+	usleep(50 * 1000);
+	ck_assert_int_eq(atomic_load(&removed), 0);
+	atomic_store(&let_go, 1);
+	pthread_join(rm, NULL);
+	ck_assert_int_eq(atomic_load(&removed), 1);
+	ck_assert_int_eq(atomic_load(&in_fn), 0);
+	pthread_join(st, NULL);
+	munmap(p, 4096);
+}
+END_TEST
+
 /* ---- many threads ---- */
 
 enum { NTHREADS = 4, NSTORES = 10000 };
@@ -571,10 +657,12 @@ int main(void)
 	tcase_add_test(tc, rip_relative);
 	tcase_add_test(tc, sizes_and_immediates);
 	tcase_add_test(tc, movq_from_xmm);
+	tcase_add_test(tc, vmovq_from_xmm);
 	tcase_add_test(tc, registers_unchanged);
 	tcase_add_test(tc, reads_do_not_fault);
 	tcase_add_test(tc, other_faults_chain);
 	tcase_add_test(tc, add_rejects);
+	tcase_add_test(tc, remove_waits_for_handler);
 	tcase_add_test(tc, threads_all_seen);
 	suite_add_tcase(s, tc);
 	return ut_run(s) ? 1 : 0;
