@@ -272,64 +272,23 @@ static void arch_step(ucontext_t *uc, const struct st_store *st)
 
 #elif defined(__aarch64__)
 
-/* Not exercised on the host this was written on (x86-64). */
-
-static uint64_t a64_reg(const ucontext_t *uc, unsigned int r, bool sp)
-{
-	if (r == 31)
-		return sp ? uc->uc_mcontext.sp : 0;	/* sp or xzr/wzr */
-	return uc->uc_mcontext.regs[r];
-}
-
-/*
- * STR/STRB/STRH (immediate: unsigned offset, pre- and post-index) and
- * STUR/STURB/STURH of a general register.
- */
+/* Not exercised on the host this was written on (x86-64); the decoder
+ * itself is (emu_storetrap_a64_decode, below). */
 static bool arch_decode(const ucontext_t *uc, struct st_store *st)
 {
+	struct emu_storetrap_a64 a;
 	uint32_t insn;
-	unsigned int sz, rn, rt;
-	uint64_t base;
 
 	memcpy(&insn, (const void *)uc->uc_mcontext.pc, 4);
-	sz = insn >> 30;
-	rn = insn >> 5 & 31;
-	rt = insn & 31;
-	st->size = 1u << sz;
-	st->len = 4;
-	st->wb_reg = -1;
-	base = a64_reg(uc, rn, true);
-	if ((insn & 0x3fc00000) == 0x39000000) {
-		st->ea = (uintptr_t)(base + ((uint64_t)(insn >> 10 & 0xfff) << sz));
-	} else if ((insn & 0x3fe00000) == 0x38000000) {
-		int64_t imm9 = (int64_t)((uint64_t)(insn >> 12 & 0x1ff) << 55) >> 55;
-
-		switch (insn >> 10 & 3) {
-		case 0:		/* STUR */
-			st->ea = (uintptr_t)(base + (uint64_t)imm9);
-			break;
-		case 1:		/* post-index */
-			st->ea = (uintptr_t)base;
-			st->wb_reg = (int)rn;
-			st->wb_val = base + (uint64_t)imm9;
-			break;
-		case 3:		/* pre-index */
-			st->ea = (uintptr_t)(base + (uint64_t)imm9);
-			st->wb_reg = (int)rn;
-			st->wb_val = st->ea;
-			break;
-		default:	/* STTR: unprivileged, not from a compiler */
-			return false;
-		}
-		/* writeback into the stored register is unpredictable */
-		if (st->wb_reg >= 0 && rn == rt && rn != 31)
-			return false;
-	} else {
+	if (!emu_storetrap_a64_decode(insn, (const uint64_t *)uc->uc_mcontext.regs,
+				      uc->uc_mcontext.sp, &a))
 		return false;
-	}
-	st->value = a64_reg(uc, rt, false);
-	if (st->size < 8)
-		st->value &= (UINT64_C(1) << (8 * st->size)) - 1;
+	st->ea = (uintptr_t)a.ea;
+	st->value = a.value;
+	st->size = a.size;
+	st->len = 4;
+	st->wb_reg = a.wb_reg;
+	st->wb_val = a.wb_val;
 	return true;
 }
 
@@ -347,6 +306,63 @@ static void arch_step(ucontext_t *uc, const struct st_store *st)
 #else
 #define STORETRAP_ARCH 0
 #endif
+
+/*
+ * aarch64: STR/STRB/STRH (immediate: unsigned offset, pre- and post-index)
+ * and STUR/STURB/STURH of a general register.  Register 31 is SP as the
+ * base, XZR/WZR as the source.
+ */
+static uint64_t a64_reg(const uint64_t x[31], uint64_t sp, unsigned int r,
+			bool is_base)
+{
+	if (r == 31)
+		return is_base ? sp : 0;
+	return x[r];
+}
+
+bool emu_storetrap_a64_decode(uint32_t insn, const uint64_t x[31], uint64_t sp,
+			      struct emu_storetrap_a64 *st)
+{
+	unsigned int sz = insn >> 30, rn = insn >> 5 & 31, rt = insn & 31;
+	uint64_t base = a64_reg(x, sp, rn, true);
+
+	st->size = 1u << sz;
+	st->wb_reg = -1;
+	st->wb_val = 0;
+	if ((insn & 0x3fc00000) == 0x39000000) {
+		st->ea = base + ((uint64_t)(insn >> 10 & 0xfff) << sz);
+	} else if ((insn & 0x3fe00000) == 0x38000000) {
+		uint64_t imm9 = (uint64_t)((int64_t)((uint64_t)(insn >> 12 & 0x1ff)
+						     << 55) >> 55);
+
+		switch (insn >> 10 & 3) {
+		case 0:		/* STUR */
+			st->ea = base + imm9;
+			break;
+		case 1:		/* post-index */
+			st->ea = base;
+			st->wb_reg = (int)rn;
+			st->wb_val = base + imm9;
+			break;
+		case 3:		/* pre-index */
+			st->ea = base + imm9;
+			st->wb_reg = (int)rn;
+			st->wb_val = st->ea;
+			break;
+		default:	/* STTR: unprivileged, not from a compiler */
+			return false;
+		}
+		/* writeback into the stored register is unpredictable */
+		if (st->wb_reg >= 0 && rn == rt && rn != 31)
+			return false;
+	} else {
+		return false;
+	}
+	st->value = a64_reg(x, sp, rt, false);
+	if (st->size < 8)
+		st->value &= (UINT64_C(1) << (8 * st->size)) - 1;
+	return true;
+}
 
 static bool storetrap_claim(struct emu_storetrap *t, uintptr_t addr,
 			    siginfo_t *si, ucontext_t *uc)

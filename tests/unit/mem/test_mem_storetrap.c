@@ -645,11 +645,76 @@ START_TEST(threads_all_seen)
 }
 END_TEST
 
+#endif /* __x86_64__ */
+
+/* ---- the aarch64 decoder, on plain values (any host) ---- */
+
+/*
+ * Instruction words as an aarch64 assembler (clang) encodes them, with
+ * x[n] = 0x1000 * (n + 1) + n and sp = 0x7f00.
+ */
+static const struct a64_case {
+	const char *text;
+	uint32_t insn;
+	bool ok;
+	uint64_t ea, value;
+	unsigned int size;
+	int wb_reg;
+	uint64_t wb_val;
+} a64_cases[] = {
+#define X(n) (UINT64_C(0x1000) * ((n) + 1) + (n))
+	{ "str x1, [x2]", 0xf9000041, true, X(2), X(1), 8, -1, 0 },
+	{ "str x1, [x2, #8]", 0xf9000441, true, X(2) + 8, X(1), 8, -1, 0 },
+	{ "str w3, [x4, #4092]", 0xb90ffc83, true, X(4) + 4092, X(3) & 0xffffffff, 4, -1, 0 },
+	{ "str xzr, [x5, #32760]", 0xf93ffcbf, true, X(5) + 32760, 0, 8, -1, 0 },
+	{ "strb w6, [x7, #1]", 0x390004e6, true, X(7) + 1, X(6) & 0xff, 1, -1, 0 },
+	{ "strh w8, [x9, #2]", 0x79000528, true, X(9) + 2, X(8) & 0xffff, 2, -1, 0 },
+	{ "stur x10, [x11, #-8]", 0xf81f816a, true, X(11) - 8, X(10), 8, -1, 0 },
+	{ "stur w12, [x13, #255]", 0xb80ff1ac, true, X(13) + 255, X(12) & 0xffffffff, 4, -1, 0 },
+	{ "str x14, [x15, #-16]!", 0xf81f0dee, true, X(15) - 16, X(14), 8, 15, X(15) - 16 },
+	{ "str x16, [x17], #24", 0xf8018630, true, X(17), X(16), 8, 17, X(17) + 24 },
+	{ "str x18, [sp, #8]", 0xf90007f2, true, 0x7f08, X(18), 8, -1, 0 },
+	{ "str x19, [sp, #-32]!", 0xf81e0ff3, true, 0x7ee0, X(19), 8, 31, 0x7ee0 },
+	{ "str wzr, [x20], #-4", 0xb81fc69f, true, X(20), 0, 4, 20, X(20) - 4 },
+	{ "str x1, [x2, x3]", 0xf8236841, false, 0, 0, 0, 0, 0 },
+	{ "stp x1, x2, [x3]", 0xa9000861, false, 0, 0, 0, 0, 0 },
+	{ "ldr x1, [x2]", 0xf9400041, false, 0, 0, 0, 0, 0 },
+	{ "str q0, [x1]", 0x3d800020, false, 0, 0, 0, 0, 0 },
+	{ "sttr x1, [x2]", 0xf8000841, false, 0, 0, 0, 0, 0 },
+	{ "str x1, [x1], #8 (unpredictable)", 0xf8008421, false, 0, 0, 0, 0, 0 },
+#undef X
+};
+
+START_TEST(a64_decode)
+{
+	const struct a64_case *c = &a64_cases[_i];
+	struct emu_storetrap_a64 st;
+	uint64_t x[31];
+
+	for (int n = 0; n < 31; n++)
+		x[n] = UINT64_C(0x1000) * (uint64_t)(n + 1) + (uint64_t)n;
+	ck_assert_msg(emu_storetrap_a64_decode(c->insn, x, 0x7f00, &st) == c->ok,
+		      "%s", c->text);
+	if (!c->ok)
+		return;
+	ck_assert_msg(st.ea == c->ea, "%s: ea %#lx", c->text, (unsigned long)st.ea);
+	ck_assert_msg(st.value == c->value, "%s: value %#lx", c->text,
+		      (unsigned long)st.value);
+	ck_assert_msg(st.size == c->size, "%s: size %u", c->text, st.size);
+	ck_assert_msg(st.wb_reg == c->wb_reg, "%s: wb %d", c->text, st.wb_reg);
+	if (c->wb_reg >= 0)
+		ck_assert_msg(st.wb_val == c->wb_val, "%s: wb_val %#lx", c->text,
+			      (unsigned long)st.wb_val);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mem_storetrap");
 	TCase *tc = tcase_create("x86_64");
+	TCase *ta = tcase_create("a64_decode");
 
+#if defined(__x86_64__)
 	tcase_add_loop_test(tc, mov_from_each_gpr, 0,
 			    sizeof(gpr_stores) / sizeof(gpr_stores[0]));
 	tcase_add_test(tc, mov_from_rsp_rbp);
@@ -664,16 +729,10 @@ int main(void)
 	tcase_add_test(tc, add_rejects);
 	tcase_add_test(tc, remove_waits_for_handler);
 	tcase_add_test(tc, threads_all_seen);
+#endif
 	suite_add_tcase(s, tc);
+	tcase_add_loop_test(ta, a64_decode, 0,
+			    sizeof(a64_cases) / sizeof(a64_cases[0]));
+	suite_add_tcase(s, ta);
 	return ut_run(s) ? 1 : 0;
 }
-
-#else
-
-/* The decoder is x86-64 (and aarch64, untested here): nothing to run. */
-int main(void)
-{
-	return 77;
-}
-
-#endif
