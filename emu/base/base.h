@@ -18,6 +18,8 @@
 /* Devices in one process, ports on one device. */
 #define EMU_MAX_DEVICES 16
 #define EMU_MAX_PORTS 2
+/* MANA devices (mana_N), after the mlx5 ones. */
+#define EMU_MAX_MANA_DEVICES 4
 
 /*
  * The value syntax, ASCII only (no locale).  A number: decimal or 0x hex,

@@ -22,7 +22,9 @@ struct emu_devices {
 	struct emu_config cfg;
 	struct emu_sysfs_tree tree;
 	struct emu_devices *retired_next;
-	int count;
+	int count;			/* mlx5 devices: dev[0, count) */
+	int mana_count;			/* MANA devices, after them */
+	int built;			/* identities with sockets so far */
 	struct emu_dev_identity dev[];
 };
 
@@ -43,7 +45,7 @@ static struct emu_devices *current_of_this_process(void)
 
 static void close_sockets(struct emu_devices *g)
 {
-	for (int d = 0; d < g->count; d++)
+	for (int d = 0; d < g->built; d++)
 		for (int p = 0; p < g->dev[d].num_ports; p++) {
 			struct emu_port_identity *port = &g->dev[d].ports[p];
 
@@ -96,6 +98,7 @@ static int bring_up(struct emu_devices **out)
 	struct emu_config cfg;
 	struct emu_devices *g;
 	char why[512], dir[EMU_CONFIG_PATH_MAX];
+	unsigned int total;
 	uint32_t ip;
 	int ret;
 
@@ -106,15 +109,16 @@ static int bring_up(struct emu_devices **out)
 	}
 	warn_unknown_env();
 
-	g = calloc(1, sizeof(*g) + cfg.num_devices * sizeof(g->dev[0]));
+	total = cfg.num_devices + cfg.num_mana_devices;
+	g = calloc(1, sizeof(*g) + total * sizeof(g->dev[0]));
 	if (!g) {
-		report("out of memory for %u devices", cfg.num_devices);
+		report("out of memory for %u devices", total);
 		return -ENOMEM;
 	}
 	g->owner = getpid();
 	g->cfg = cfg;
 	g->tree.lock_fd = -1;
-	if (!cfg.num_devices)
+	if (!total)
 		goto done;	/* an empty device list: no sockets, no tree */
 
 	/*
@@ -131,7 +135,8 @@ static int bring_up(struct emu_devices **out)
 		ip = emu_addr_seed_candidate(cfg.engine_seed);
 	else
 		ip = emu_addr_pid_candidate(getpid());
-	for (unsigned int d = 0; d < cfg.num_devices; d++) {
+	for (unsigned int d = 0; d < total; d++) {
+		bool mana = d >= cfg.num_devices;
 		uint32_t ips[EMU_MAX_PORTS], eps[EMU_MAX_PORTS];
 		uint16_t eports[EMU_MAX_PORTS];
 		int fds[EMU_MAX_PORTS];
@@ -156,22 +161,29 @@ static int bring_up(struct emu_devices **out)
 			}
 			if (fds[p] < 0) {
 				ret = fds[p];
-				report("cannot take an address for mlx5_%u port %u: %s",
-				       d, p + 1, why);
+				report("cannot take an address for %s_%u port %u: %s",
+				       mana ? "mana" : "mlx5",
+				       mana ? d - cfg.num_devices : d, p + 1, why);
 				while (p--)
 					close(fds[p]);
 				goto fail;
 			}
 			ip = emu_addr_next(ip);
 		}
-		emu_identity_build(&g->dev[d], (int)d, (int)cfg.num_ports, ips);
+		if (mana)
+			emu_identity_build_mana(&g->dev[d],
+						(int)(d - cfg.num_devices), (int)d,
+						(int)cfg.num_ports, ips);
+		else
+			emu_identity_build(&g->dev[d], (int)d,
+					   (int)cfg.num_ports, ips);
 		for (unsigned int p = 0; p < cfg.num_ports; p++) {
 			g->dev[d].ports[p].udp_fd = fds[p];
 			g->dev[d].ports[p].endpoint_ipv4 = eps[p];
 			g->dev[d].ports[p].udp_port = eports[p];
 			g->dev[d].ports[p].netdev_mtu = cfg.mtu;
 		}
-		g->count = (int)d + 1;
+		g->built = (int)d + 1;
 	}
 
 	if (cfg.sysfs_dir_set)
@@ -184,7 +196,7 @@ static int bring_up(struct emu_devices **out)
 		report("%s", why);
 		goto fail;
 	}
-	for (int d = 0; d < g->count; d++) {
+	for (int d = 0; d < g->built; d++) {
 		ret = emu_sysfs_add_device(&g->tree, &g->dev[d], why,
 					   sizeof(why));
 		if (ret) {
@@ -194,6 +206,8 @@ static int bring_up(struct emu_devices **out)
 	}
 done:
 	g->count = (int)cfg.num_devices;
+	g->mana_count = (int)cfg.num_mana_devices;
+	g->built = (int)total;
 	*out = g;
 	return 0;
 fail:
@@ -278,6 +292,22 @@ const struct emu_dev_identity *emu_device_identity(int idx)
 	if (!cur || idx < 0 || idx >= cur->count)
 		return NULL;
 	return &cur->dev[idx];
+}
+
+int emu_mana_devices_count(void)
+{
+	struct emu_devices *cur = current_of_this_process();
+
+	return cur ? cur->mana_count : 0;
+}
+
+const struct emu_dev_identity *emu_mana_device_identity(int idx)
+{
+	struct emu_devices *cur = current_of_this_process();
+
+	if (!cur || idx < 0 || idx >= cur->mana_count)
+		return NULL;
+	return &cur->dev[cur->count + idx];
 }
 
 void emu_devices_fini(void)

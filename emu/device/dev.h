@@ -39,6 +39,11 @@ int emu_devices_count(void);
 /* Device idx (0-based), or NULL if idx is out of range or not initialised. */
 const struct emu_dev_identity *emu_device_identity(int idx);
 
+/* The MANA devices (mana_0, ...): how many, and one by its index.  They
+ * are not among the devices above, which are the mlx5 ones. */
+int emu_mana_devices_count(void);
+const struct emu_dev_identity *emu_mana_device_identity(int idx);
+
 /*
  * Closes the sockets and removes the tree (only in the process that made
  * them).  Idempotent; registered with atexit() by the first init.

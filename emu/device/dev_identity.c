@@ -145,6 +145,39 @@ int emu_identity_build(struct emu_dev_identity *id, int index, int num_ports,
 	return 0;
 }
 
+int emu_identity_build_mana(struct emu_dev_identity *id, int mana_index,
+			    int slot, int num_ports, const uint32_t *ips)
+{
+	int ret;
+
+	if (mana_index < 0 || mana_index >= EMU_MAX_MANA_DEVICES || slot < 0 ||
+	    slot >= EMU_MAX_DEVICES + EMU_MAX_MANA_DEVICES)
+		return -EINVAL;
+	ret = emu_identity_build(id, 0, num_ports, ips);
+	if (ret)
+		return ret;
+	id->index = slot;
+	snprintf(id->name, sizeof(id->name), "mana_%d", mana_index);
+	snprintf(id->dev_name, sizeof(id->dev_name), "uverbs%d", slot);
+	snprintf(id->pci_addr, sizeof(id->pci_addr), "0000:%02x:00.0",
+		 EMU_PCI_FIRST_BUS + slot);
+	id->pci_vendor = EMU_PCI_VENDOR_MICROSOFT;
+	id->pci_device = EMU_PCI_DEVICE_MANA_VF;
+	id->pci_subsys_vendor = EMU_PCI_VENDOR_MICROSOFT;
+	id->pci_subsys_device = 0;
+	id->vendor_id = EMU_PCI_VENDOR_MICROSOFT;
+	id->vendor_part_id = EMU_MANA_PART_ID;
+	/* mana_ib has no firmware string, board id or HCA type. */
+	id->fw_major = id->fw_minor = id->fw_subminor = 0;
+	id->fw_ver[0] = id->board_id[0] = id->hca_type[0] = id->node_desc[0] = 0;
+	id->cdev_minor = EMU_UVERBS_BASE_MINOR + (unsigned int)slot;
+	id->uverbs_abi_ver = EMU_MANA_UVERBS_ABI;
+	for (int p = 0; p < num_ports; p++)
+		snprintf(id->ports[p].ifname, sizeof(id->ports[p].ifname),
+			 "mana%dp%d", mana_index & 0xff, p & 0xf);
+	return 0;
+}
+
 void emu_format_guid(uint64_t guid, char buf[EMU_GUID_STR_LEN])
 {
 	snprintf(buf, EMU_GUID_STR_LEN, "%04x:%04x:%04x:%04x",

@@ -58,6 +58,9 @@ struct emu_port_identity {
 	uint16_t udp_port;		/* wire.udp_port (4789) */
 	int udp_fd;			/* bound there; -1 once closed */
 	uint64_t port_guid;		/* from mac, as node_guid */
+	/* The port's net device, shown under the PCI function's net/
+	 * directory with dev_port and address ("" for none). */
+	char ifname[16];
 
 	/* The link, as mlx5_ib reports a 100GbE RoCE port (ib_port_attr).
 	 * MTUs, width, speed and max_msg_sz are no constants here: the
@@ -142,6 +145,10 @@ struct emu_dev_identity {
  * added) the wire carries (kern_wire.c checks it against emu/wire). */
 #define EMU_NETDEV_MTU_MAX	4330
 #define EMU_PORT_CAP_FLAGS	0x04010000u	/* IB_PORT_CM_SUP | IB_PORT_IP_BASED_GIDS */
+#define EMU_PCI_VENDOR_MICROSOFT	0x1414
+#define EMU_PCI_DEVICE_MANA_VF	0x00ba
+#define EMU_MANA_PART_ID	2	/* GDMA_DEVICE_MANA, mana_ib's vendor_part_id */
+#define EMU_MANA_UVERBS_ABI	1	/* MANA_IB_UVERBS_ABI_VERSION */
 
 /* The derivations (pure; tested byte by byte). */
 
@@ -163,6 +170,15 @@ void emu_gid_ipv4_mapped(uint32_t ip, uint8_t gid[16]);
  */
 int emu_identity_build(struct emu_dev_identity *id, int index, int num_ports,
 		       const uint32_t *ips);
+
+/*
+ * The identity of MANA device mana_<mana_index> (a Microsoft Azure Network
+ * Adapter VF as mana_ib shows it), in slot @slot of the process's devices
+ * (its uverbs number and PCI bus), with a net device per port.  0 or
+ * -EINVAL.
+ */
+int emu_identity_build_mana(struct emu_dev_identity *id, int mana_index,
+			    int slot, int num_ports, const uint32_t *ips);
 
 /* Text forms as Linux prints them. */
 #define EMU_GUID_STR_LEN 20	/* "xxxx:xxxx:xxxx:xxxx" + NUL */

@@ -63,6 +63,9 @@ static int validate_uint(const struct emu_setting *s, const char *value,
 	case EMU_SET_NUM_PORTS:
 		cfg->num_ports = (unsigned int)v;
 		break;
+	case EMU_SET_MANA_DEVICES:
+		cfg->num_mana_devices = (unsigned int)v;
+		break;
 	case EMU_SET_MTU:
 		cfg->mtu = (unsigned int)v;
 		break;
@@ -396,6 +399,20 @@ static const struct emu_setting settings[EMU_SET_COUNT] = {
 		.help = "Ports per device (phys_port_cnt).  A real ConnectX-6 Dx "
 			"shows each port as its own PCI function with one port; "
 			"2 is an emulator extension.",
+	},
+	[EMU_SET_MANA_DEVICES] = {
+		.id = EMU_SET_MANA_DEVICES,
+		.name = "device.mana_devices",
+		.env = "MLX5EMU_MANA_DEVICES",
+		.type = EMU_TYPE_UINT,
+		.def = "0",
+		.def_doc = "0",
+		.min = 0,
+		.max = EMU_MAX_MANA_DEVICES,
+		.validate = validate_uint,
+		.help = "Number of emulated MANA (Azure Network Adapter) devices "
+			"(mana_0, ...) behind libmana, after the mlx5 ones, with "
+			"device.num_ports ports each.",
 	},
 	[EMU_SET_MTU] = {
 		.id = EMU_SET_MTU,
@@ -762,6 +779,9 @@ void emu_config_format(const struct emu_config *cfg, enum emu_setting_id id,
 		break;
 	case EMU_SET_NUM_PORTS:
 		snprintf(buf, len, "%u", cfg->num_ports);
+		break;
+	case EMU_SET_MANA_DEVICES:
+		snprintf(buf, len, "%u", cfg->num_mana_devices);
 		break;
 	case EMU_SET_MTU:
 		snprintf(buf, len, "%u", cfg->mtu);

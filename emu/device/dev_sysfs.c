@@ -497,6 +497,13 @@ static void write_pci(struct wctx *c, int fd, const struct emu_dev_identity *id)
 	    id->pci_vendor, id->pci_device, id->pci_subsys_vendor,
 	    id->pci_subsys_device, (id->pci_class >> 16) & 0xff,
 	    (id->pci_class >> 8) & 0xff, id->pci_class & 0xff);
+	/* What the PCI core puts in uevent; DPDK's mana PMD finds the PCI
+	 * address of an ibdev_path there (PCI_SLOT_NAME). */
+	put(c, fd, "uevent", 0644,
+	    "PCI_CLASS=%X\nPCI_ID=%04X:%04X\nPCI_SUBSYS_ID=%04X:%04X\n"
+	    "PCI_SLOT_NAME=%s\n", id->pci_class, id->pci_vendor,
+	    id->pci_device, id->pci_subsys_vendor, id->pci_subsys_device,
+	    id->pci_addr);
 	/* No NUMA affinity: Linux then shows -1 and every online CPU. */
 	put(c, fd, "numa_node", 0444, "%d\n", -1);
 	host_cpus(list, sizeof(list), &nbits);
@@ -507,6 +514,33 @@ static void write_pci(struct wctx *c, int fd, const struct emu_dev_identity *id)
 	}
 	put(c, fd, "local_cpus", 0444, "%s\n", mask);
 	put(c, fd, "local_cpulist", 0444, "%s\n", cpulist);
+}
+
+/* The ports' net devices: net/<ifname>/ with what a PMD reads to match a
+ * port to its MAC (dev_port is the 0-based port). */
+static void write_netdevs(struct wctx *c, int fd,
+			  const struct emu_dev_identity *id)
+{
+	char mac[EMU_MAC_STR_LEN];
+	int net = -1;
+
+	for (int p = 0; p < id->num_ports; p++) {
+		const struct emu_port_identity *port = &id->ports[p];
+		int nd;
+
+		if (!port->ifname[0])
+			continue;
+		if (net < 0)
+			net = subdir(c, fd, "net");
+		nd = subdir(c, net, port->ifname);
+		emu_format_mac(port->mac, mac);
+		put(c, nd, "address", 0444, "%s\n", mac);
+		put(c, nd, "dev_port", 0444, "%d\n", p);
+		put(c, nd, "mtu", 0644, "%u\n", port->netdev_mtu);
+		close_fd(nd);
+	}
+	if (net >= 0)
+		close_fd(net);
 }
 
 static void write_ibdev(struct wctx *c, int fd,
@@ -584,6 +618,7 @@ int emu_sysfs_add_device(struct emu_sysfs_tree *t,
 		fail(&c, errno, PCI_ROOT);
 	pci = subdir(&c, pcis, id->pci_addr);
 	write_pci(&c, pci, id);
+	write_netdevs(&c, pci, id);
 	ibs = subdir(&c, pci, "infiniband");
 	ib = subdir(&c, ibs, id->name);
 	write_ibdev(&c, ib, id);

@@ -11,12 +11,29 @@
 #include <unistd.h>
 
 #include "dev_test_util.h"
+#include "emu/device/dev.h"
 
 void tu_mkdtemp(char *buf, size_t len)
 {
 	snprintf(buf, len, "/tmp/emu-devtest-XXXXXX");
 	if (!mkdtemp(buf))
 		abort();
+}
+
+char tu_tree_dir[64];
+
+void tu_tree_setup(void)
+{
+	ut_clear_env();
+	tu_mkdtemp(tu_tree_dir, sizeof(tu_tree_dir));
+	setenv("MLX5EMU_SYSFS_DIR", tu_tree_dir, 1);
+}
+
+void tu_tree_teardown(void)
+{
+	emu_devices_fini();
+	ut_clear_env();
+	tu_rm_rf(tu_tree_dir);
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag,

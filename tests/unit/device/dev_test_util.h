@@ -10,6 +10,13 @@
 
 /* A fresh directory /tmp/emu-devtest-XXXXXX (static buffer per call site). */
 void tu_mkdtemp(char *buf, size_t len);
+
+/* The fixture of the tests that bring devices up: defaults, and the tree
+ * in a fresh directory (tu_tree_dir) that teardown removes with the
+ * devices. */
+extern char tu_tree_dir[64];
+void tu_tree_setup(void);
+void tu_tree_teardown(void);
 /* rm -rf path; 0 or -errno. */
 int tu_rm_rf(const char *path);
 /* The whole file (NUL-terminated, malloc'd), or NULL with errno set. */

@@ -24,21 +24,6 @@
 
 #include "dev_test_util.h"
 
-static char tmpdir[64];
-
-static void setup(void)
-{
-	ut_clear_env();
-	tu_mkdtemp(tmpdir, sizeof(tmpdir));
-	setenv("MLX5EMU_SYSFS_DIR", tmpdir, 1);
-}
-
-static void teardown(void)
-{
-	emu_devices_fini();
-	ut_clear_env();
-	tu_rm_rf(tmpdir);
-}
 
 static uint32_t sock_ip(int fd)
 {
@@ -94,7 +79,7 @@ START_TEST(defaults)
 	ck_assert(!port_free(ip));
 
 	/* The tree is under MLX5EMU_SYSFS_DIR and agrees with the identity. */
-	snprintf(prefix, sizeof(prefix), "%s/" EMU_SYSFS_PREFIX "%d-", tmpdir,
+	snprintf(prefix, sizeof(prefix), "%s/" EMU_SYSFS_PREFIX "%d-", tu_tree_dir,
 		 (int)getpid());
 	ck_assert_ptr_nonnull(emu_devices_sysfs_root());
 	ck_assert_int_eq(strncmp(emu_devices_sysfs_root(), prefix,
@@ -113,7 +98,7 @@ START_TEST(defaults)
 	free(guid);
 	ck_assert_ptr_nonnull(emu_devices_config());
 	ck_assert_uint_eq(emu_devices_config()->num_devices, 1);
-	ck_assert_int_eq(tu_count_entries(tmpdir, EMU_SYSFS_PREFIX), 1);
+	ck_assert_int_eq(tu_count_entries(tu_tree_dir, EMU_SYSFS_PREFIX), 1);
 }
 END_TEST
 
@@ -177,7 +162,7 @@ START_TEST(idempotent)
 		ck_assert_int_eq(emu_devices_init(), 0);
 	ck_assert_ptr_eq(emu_device_identity(0), d);
 	ck_assert_ptr_eq(emu_devices_sysfs_root(), root);
-	ck_assert_int_eq(tu_count_entries(tmpdir, EMU_SYSFS_PREFIX), 1);
+	ck_assert_int_eq(tu_count_entries(tu_tree_dir, EMU_SYSFS_PREFIX), 1);
 }
 END_TEST
 
@@ -214,7 +199,7 @@ START_TEST(many_devices_and_ports)
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < i; j++)
 			ck_assert_uint_ne(ips[i], ips[j]);
-	ck_assert_int_eq(tu_count_entries(tmpdir, EMU_SYSFS_PREFIX), 1);
+	ck_assert_int_eq(tu_count_entries(tu_tree_dir, EMU_SYSFS_PREFIX), 1);
 	{
 		char dir[512];
 
@@ -244,7 +229,7 @@ START_TEST(zero_devices)
 	ck_assert_int_eq(emu_devices_count(), 0);
 	ck_assert_ptr_null(emu_device_identity(0));
 	ck_assert_ptr_null(emu_devices_sysfs_root());
-	ck_assert_int_eq(tu_count_entries(tmpdir, EMU_SYSFS_PREFIX), 0);
+	ck_assert_int_eq(tu_count_entries(tu_tree_dir, EMU_SYSFS_PREFIX), 0);
 }
 END_TEST
 
@@ -288,7 +273,7 @@ START_TEST(bind_failure_leaves_nothing)
 		      "%s", out);
 	free(out);
 	ck_assert_int_eq(emu_devices_count(), 0);
-	ck_assert_int_eq(tu_count_entries(tmpdir, EMU_SYSFS_PREFIX), 0);
+	ck_assert_int_eq(tu_count_entries(tu_tree_dir, EMU_SYSFS_PREFIX), 0);
 }
 END_TEST
 
@@ -321,7 +306,7 @@ START_TEST(threads_race_to_init)
 		ck_assert_ptr_nonnull(seen[i]);
 		ck_assert_ptr_eq(seen[i], seen[0]);
 	}
-	ck_assert_int_eq(tu_count_entries(tmpdir, EMU_SYSFS_PREFIX), 1);
+	ck_assert_int_eq(tu_count_entries(tu_tree_dir, EMU_SYSFS_PREFIX), 1);
 	pthread_barrier_destroy(&barrier);
 }
 END_TEST
@@ -385,7 +370,7 @@ START_TEST(killed_process_tree_reclaimed)
 	ck_assert(tu_exists("%s", root));
 	ck_assert_int_eq(emu_devices_init(), 0);
 	ck_assert(!tu_exists("%s", root));
-	ck_assert_int_eq(tu_count_entries(tmpdir, EMU_SYSFS_PREFIX), 1);
+	ck_assert_int_eq(tu_count_entries(tu_tree_dir, EMU_SYSFS_PREFIX), 1);
 }
 END_TEST
 
@@ -480,7 +465,7 @@ static Suite *suite(void)
 	Suite *s = suite_create("dev_init");
 	TCase *tc = tcase_create("init");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, tu_tree_setup, tu_tree_teardown);
 	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, idempotent);
 	tcase_add_test(tc, wire_endpoint_claim);
