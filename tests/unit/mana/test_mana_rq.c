@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu/mana's receive queue engine (mana_rq.c, mana_wq.c, mana_cqs.c):
+ * receive WQEs written byte by byte, frames delivered into their buffers
+ * and checked byte for byte, receive CQEs read at literal offsets
+ * (Linux mana.h mana_rxcomp_oob: dword 1 VLAN/hash type/checksum bits,
+ * per-packet infos of 12 bytes at 8, rx_wqe_offset at 56).
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mana_qtest.h"
+#include "ut_run.h"
+
+enum { RING = 4096, NCQE = 64, RQ_ID = 0x15, CQ_ID = 0x78, LKEY = 0x200,
+       RO_KEY = 0x201, BUF = 16384 };
+
+static uint8_t *ring, *cqbuf, *buf;
+static uint32_t prod;
+static struct mana_cqs cq;
+static struct mana_rq rq;
+static struct qt_mrs mrs;
+static struct mana_mkeys mk = { qt_check, &mrs };
+static unsigned int events;
+
+static void on_event(void *arg, struct mana_cqs *c)
+{
+	ck_assert_ptr_eq(arg, &events);
+	ck_assert_ptr_eq(c, &cq);
+	events++;
+}
+
+static void setup(void)
+{
+	ring = aligned_alloc(4096, RING);
+	cqbuf = aligned_alloc(4096, NCQE * 64);
+	buf = aligned_alloc(4096, BUF);
+	ck_assert(ring && cqbuf && buf);
+	memset(ring, 0, RING);
+	memset(cqbuf, 0, NCQE * 64);
+	memset(buf, 0xee, BUF);
+	prod = 0;
+	events = 0;
+	memset(&mrs, 0, sizeof(mrs));
+	qt_mr_add(&mrs, LKEY, buf, BUF / 2, true);
+	qt_mr_add(&mrs, RO_KEY, buf + BUF / 2, BUF / 2, false);
+	mana_cqs_init(&cq, cqbuf, NCQE, CQ_ID, on_event, &events);
+	ck_assert_int_eq(mana_rq_init(&rq, ring, RING, RQ_ID, &cq), 0);
+}
+
+static void teardown(void)
+{
+	free(ring);
+	free(cqbuf);
+	free(buf);
+}
+
+/* A receive WQE: the 8-byte OOB zero, the given SGEs. */
+static uint32_t post_rx(const struct qt_sge *sge, unsigned int n)
+{
+	static const uint32_t oob[2];
+
+	return qt_post(ring, RING, &prod, oob, 2, 0, sge, n);
+}
+
+/* A frame of len bytes that is no VLAN frame (ethertype 0x0800). */
+static void frame(uint8_t *f, uint32_t len, uint8_t seed)
+{
+	for (uint32_t i = 0; i < len; i++)
+		f[i] = (uint8_t)(seed + i * 11);
+	f[12] = 0x08;
+	f[13] = 0x00;
+}
+
+static uint32_t ppi_len(const uint8_t *c, unsigned int i)
+{
+	return get32le(c + 8 + 12 * i) & 0xffff;
+}
+
+static uint32_t ppi_hash(const uint8_t *c, unsigned int i)
+{
+	return get32le(c + 8 + 12 * i + 8);
+}
+
+START_TEST(scatter_two_sges)
+{
+	struct qt_sge s[2] = { qt_sge_of(buf, LKEY, 60), qt_sge_of(buf + 1000, LKEY, 100) };
+	struct mana_rx_meta m = { .hash = 0xabcdef01, .hashtype = 0x1b6,
+				  .ip_ok = true, .tcp_ok = true };
+	uint8_t f[100];
+	const uint8_t *c = qt_cqe(cqbuf, 0);
+	uint32_t dw1;
+
+	frame(f, sizeof(f), 1);
+	post_rx(s, 2);
+	post_rx(s, 2);
+	mana_rq_doorbell(&rq, prod);
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), &m, &mk), 0);
+	ck_assert_mem_eq(buf, f, 60);
+	ck_assert_mem_eq(buf + 1000, f + 60, 40);
+	ck_assert_uint_eq(buf[1040], 0xee);
+	ck_assert_uint_eq(qt_cqe_type(c), 1);
+	ck_assert_uint_eq(get32le(c) >> 6 & 3, 1);		/* client_type */
+	ck_assert_uint_eq(qt_cqe_wq(c), RQ_ID);
+	ck_assert_uint_eq(qt_cqe_is_sq(c), 0);
+	ck_assert_uint_eq(qt_cqe_owner(c), 1);
+	dw1 = get32le(c + 4);
+	ck_assert_uint_eq(dw1 & 0x1fff, 0);			/* no VLAN */
+	ck_assert_uint_eq(dw1 >> 16 & 0x1ff, 0x1b6);
+	ck_assert_uint_eq(dw1 >> 25 & 0x3f, 1u | 1u << 2);	/* ip ok, tcp ok */
+	ck_assert_uint_eq(ppi_len(c, 0), 100);
+	ck_assert_uint_eq(ppi_hash(c, 0), 0xabcdef01);
+	for (unsigned int i = 1; i < 4; i++)
+		ck_assert_uint_eq(ppi_len(c, i), 0);
+	ck_assert_uint_eq(get32le(c + 56), 0);
+	/* the second WQE starts two basic units on */
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, 30, &m, &mk), 0);
+	ck_assert_uint_eq(get32le(qt_cqe(cqbuf, 1) + 56), 64);
+	ck_assert_uint_eq(rq.st.packets, 2);
+	ck_assert_uint_eq(rq.head_bu, 4);
+}
+END_TEST
+
+START_TEST(no_wqe_drop)
+{
+	struct qt_sge s = qt_sge_of(buf, LKEY, 200);
+	uint8_t f[60];
+
+	frame(f, sizeof(f), 2);
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), -ENOSPC);
+	/* posted but not rung: still nothing */
+	post_rx(&s, 1);
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), -ENOSPC);
+	ck_assert_uint_eq(rq.st.no_wqe_drops, 2);
+	ck_assert_uint_eq(cq.produced, 0);
+	ck_assert_uint_eq(buf[0], 0xee);
+	mana_rq_doorbell(&rq, prod);
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), 0);
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), -ENOSPC);
+	ck_assert_uint_eq(rq.st.no_wqe_drops, 3);
+	ck_assert_uint_eq(cq.produced, 1);
+}
+END_TEST
+
+START_TEST(truncated)
+{
+	struct qt_sge s = qt_sge_of(buf, LKEY, 50);
+	uint8_t f[100];
+	const uint8_t *c = qt_cqe(cqbuf, 0);
+
+	frame(f, sizeof(f), 3);
+	post_rx(&s, 1);
+	mana_rq_doorbell(&rq, prod);
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), 0);
+	ck_assert_uint_eq(qt_cqe_type(c), 4);
+	ck_assert_uint_eq(ppi_len(c, 0), 100);
+	ck_assert_mem_eq(buf, f, 50);
+	ck_assert_uint_eq(buf[50], 0xee);
+	/* the WQE is consumed */
+	ck_assert_uint_eq(rq.head_bu, 1);
+	ck_assert_uint_eq(rq.st.truncated, 1);
+	ck_assert_uint_eq(rq.st.packets, 0);
+}
+END_TEST
+
+START_TEST(buffer_errors)
+{
+	struct qt_sge s[3] = {
+		qt_sge_of(buf, LKEY + 9, 100),			/* no such key */
+		qt_sge_of(buf + BUF / 2, RO_KEY, 100),		/* read only */
+		qt_sge_of(buf, LKEY, 100),
+	};
+	uint8_t f[64];
+
+	frame(f, sizeof(f), 4);
+	for (int i = 0; i < 3; i++)
+		post_rx(&s[i], 1);
+	mana_rq_doorbell(&rq, prod);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), 0);
+	/* RX_TRUNCATED with the receive SGE ATB vendor errors */
+	ck_assert_uint_eq(qt_cqe_type(qt_cqe(cqbuf, 0)), 4);
+	ck_assert_uint_eq(qt_cqe_verr(qt_cqe(cqbuf, 0)), 0x1c3);
+	ck_assert_uint_eq(qt_cqe_type(qt_cqe(cqbuf, 1)), 4);
+	ck_assert_uint_eq(qt_cqe_verr(qt_cqe(cqbuf, 1)), 0x183);
+	ck_assert_uint_eq(buf[BUF / 2], 0xee);
+	ck_assert_uint_eq(qt_cqe_type(qt_cqe(cqbuf, 2)), 1);
+	ck_assert_uint_eq(qt_cqe_verr(qt_cqe(cqbuf, 2)), 0);
+	ck_assert_uint_eq(rq.st.buf_errors, 2);
+	ck_assert_uint_eq(rq.head_bu, 3);
+}
+END_TEST
+
+START_TEST(vlan_stripped)
+{
+	struct qt_sge s = qt_sge_of(buf, LKEY, 256);
+	uint8_t f[80];
+	const uint8_t *c = qt_cqe(cqbuf, 0);
+
+	frame(f, sizeof(f), 5);
+	memcpy(f + 12, "\x81\x00\xa1\x23\x08\x00", 6);
+	post_rx(&s, 1);
+	post_rx(&s, 1);
+	mana_rq_doorbell(&rq, prod);
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), 0);
+	ck_assert_mem_eq(buf, f, 12);
+	ck_assert_mem_eq(buf + 12, f + 16, 64);
+	ck_assert_uint_eq(buf[76], 0xee);
+	ck_assert_uint_eq(ppi_len(c, 0), 76);
+	/* id 0x123 (the PCP is not reported), present */
+	ck_assert_uint_eq(get32le(c + 4) & 0x1fff, 0x123 | 1 << 12);
+	/* a tag the caller already stripped: the frame as given */
+	struct mana_rx_meta m = { .vlan_present = true, .vlan_tci = 0x2456 };
+
+	ck_assert_int_eq(mana_rq_deliver(&rq, f + 4, 40, &m, &mk), 0);
+	ck_assert_uint_eq(get32le(qt_cqe(cqbuf, 1) + 4) & 0x1fff, 0x456 | 1 << 12);
+	ck_assert_uint_eq(ppi_len(qt_cqe(cqbuf, 1), 0), 40);
+}
+END_TEST
+
+START_TEST(coalesced)
+{
+	unsigned int k = (unsigned int)_i;	/* 1..4 packets */
+	struct qt_sge s[4];
+	uint8_t f[4][64];
+	const uint8_t *fp[4];
+	uint32_t lens[4];
+	struct mana_rx_meta m[4];
+	const uint8_t *c = qt_cqe(cqbuf, 0);
+
+	rq.coalesce = true;
+	for (unsigned int i = 0; i < 4; i++) {
+		s[i] = qt_sge_of(buf + 256 * i, LKEY, 256);
+		post_rx(&s[i], 1);
+		frame(f[i], 64, (uint8_t)(i * 40));
+		fp[i] = f[i];
+		lens[i] = 60 + i;
+		m[i] = (struct mana_rx_meta){ .hash = 0x1000 + i, .hashtype = 0x49,
+					      .ip_ok = true };
+	}
+	mana_rq_doorbell(&rq, prod);
+	ck_assert_uint_eq(mana_rq_deliver_burst(&rq, fp, lens, m, k, &mk), k);
+	ck_assert_uint_eq(cq.produced, 1);
+	ck_assert_uint_eq(qt_cqe_type(c), 2);
+	ck_assert_uint_eq(get32le(c + 4) >> 16 & 0x1ff, 0x49);
+	for (unsigned int i = 0; i < 4; i++) {
+		ck_assert_uint_eq(ppi_len(c, i), i < k ? 60 + i : 0);
+		ck_assert_uint_eq(ppi_hash(c, i), i < k ? 0x1000 + i : 0);
+		if (i < k)
+			ck_assert_mem_eq(buf + 256 * i, f[i], 60 + i);
+	}
+	/* the first packet's WQE */
+	ck_assert_uint_eq(get32le(c + 56), 0);
+	ck_assert_uint_eq(rq.head_bu, k);
+}
+END_TEST
+
+START_TEST(coalesced_split)
+{
+	struct qt_sge s = qt_sge_of(buf, LKEY, 256);
+	uint8_t f[64];
+	const uint8_t *fp[7];
+	uint32_t lens[7];
+	struct mana_rx_meta m[7] = { { 0 } };
+
+	frame(f, sizeof(f), 9);
+	rq.coalesce = true;
+	for (unsigned int i = 0; i < 7; i++) {
+		post_rx(&s, 1);
+		fp[i] = f;
+		lens[i] = 40 + i;
+	}
+	/* the sixth disagrees on the checksum bits: a CQE of its own */
+	m[5].udp_ok = true;
+	mana_rq_doorbell(&rq, prod);
+	ck_assert_uint_eq(mana_rq_deliver_burst(&rq, fp, lens, m, 7, &mk), 7);
+	ck_assert_uint_eq(cq.produced, 4);
+	ck_assert_uint_eq(ppi_len(qt_cqe(cqbuf, 0), 3), 43);
+	ck_assert_uint_eq(ppi_len(qt_cqe(cqbuf, 1), 0), 44);
+	ck_assert_uint_eq(ppi_len(qt_cqe(cqbuf, 1), 1), 0);
+	ck_assert_uint_eq(get32le(qt_cqe(cqbuf, 1) + 56), 4 * 32);
+	ck_assert_uint_eq(ppi_len(qt_cqe(cqbuf, 2), 0), 45);
+	ck_assert_uint_eq(ppi_len(qt_cqe(cqbuf, 3), 0), 46);
+	for (unsigned int j = 0; j < 4; j++)
+		ck_assert_uint_eq(qt_cqe_type(qt_cqe(cqbuf, j)), 2);
+	/* coalescing off: one RX_OKAY per packet */
+	rq.coalesce = false;
+	for (unsigned int i = 0; i < 2; i++)
+		post_rx(&s, 1);
+	mana_rq_doorbell(&rq, prod);
+	ck_assert_uint_eq(mana_rq_deliver_burst(&rq, fp, lens, m, 3, &mk), 2);
+	ck_assert_uint_eq(cq.produced, 6);
+	ck_assert_uint_eq(qt_cqe_type(qt_cqe(cqbuf, 5)), 1);
+	ck_assert_uint_eq(rq.st.no_wqe_drops, 1);
+}
+END_TEST
+
+START_TEST(armed_event_once)
+{
+	struct qt_sge s = qt_sge_of(buf, LKEY, 256);
+	uint8_t f[60];
+
+	frame(f, sizeof(f), 6);
+	for (int i = 0; i < 3; i++)
+		post_rx(&s, 1);
+	mana_rq_doorbell(&rq, prod);
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), 0);
+	ck_assert_uint_eq(events, 0);		/* not armed */
+	mana_cqs_arm(&cq);
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), 0);
+	ck_assert_uint_eq(events, 1);
+	ck_assert(!cq.armed);
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), 0);
+	ck_assert_uint_eq(events, 1);		/* one-shot */
+	ck_assert_uint_eq(cq.produced, 3);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("mana_rq");
+	TCase *tc = tcase_create("rq");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, scatter_two_sges);
+	tcase_add_test(tc, no_wqe_drop);
+	tcase_add_test(tc, truncated);
+	tcase_add_test(tc, buffer_errors);
+	tcase_add_test(tc, vlan_stripped);
+	tcase_add_loop_test(tc, coalesced, 1, 5);
+	tcase_add_test(tc, coalesced_split);
+	tcase_add_test(tc, armed_event_once);
+	suite_add_tcase(s, tc);
+	return ut_run(s) ? 1 : 0;
+}
