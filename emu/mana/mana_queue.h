@@ -69,6 +69,17 @@ enum mana_fetch {
 };
 
 /*
+ * Whether a doorbell's tail (bytes, free running) can be the producer's: at
+ * most the ring's size past the consumer head.  A tail behind head reads as
+ * almost 2^32 past it.
+ */
+static inline bool mana_wq_tail_ok(uint32_t head_bu, uint32_t tail,
+				   uint32_t ring_size)
+{
+	return tail - head_bu * MANA_BU <= ring_size;
+}
+
+/*
  * Copy the WQE at head_bu of an application ring into copy (its SGL
  * unwrapped) and judge it with mana_wqe_read on the copy: w describes the
  * copy (w->off 0), *off is the WQE's byte offset in the ring.

@@ -57,7 +57,7 @@ int mana_rq_init(struct mana_rq *rq, void *ring, uint32_t ring_size,
 void mana_rq_doorbell(struct mana_rq *rq, uint32_t tail)
 {
 	/* as the SQ's: a tail past head + ring size is ignored */
-	if (tail - rq->head_bu * MANA_BU > rq->ring_size) {
+	if (!mana_wq_tail_ok(rq->head_bu, tail, rq->ring_size)) {
 		rq->st.bad_tail++;
 		return;
 	}

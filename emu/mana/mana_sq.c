@@ -80,7 +80,7 @@ void mana_sq_doorbell(struct mana_sq *sq, uint32_t tail)
 	/* More than the ring holds past head (or a tail behind head) names
 	 * WQEs the producer cannot have written: the doorbell is ignored
 	 * and what was posted before it still goes out. */
-	if (tail - sq->head_bu * MANA_BU > sq->ring_size) {
+	if (!mana_wq_tail_ok(sq->head_bu, tail, sq->ring_size)) {
 		sq->st.bad_tail++;
 		return;
 	}

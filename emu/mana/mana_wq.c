@@ -23,7 +23,7 @@ enum mana_fetch mana_wq_fetch(const uint8_t *ring, uint32_t ring_size,
 	uint32_t bytes, first;
 
 	*off = (head_bu * MANA_BU) & (ring_size - 1);
-	if (posted > ring_size)
+	if (!mana_wq_tail_ok(head_bu, tail, ring_size))
 		return MANA_FETCH_BAD_TAIL;
 	if (posted < MANA_BU)
 		return MANA_FETCH_NONE;

@@ -9,6 +9,8 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "mana_qtest.h"
 #include "ut_run.h"
@@ -317,6 +319,57 @@ START_TEST(armed_event_once)
 }
 END_TEST
 
+START_TEST(unmapped_ring)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *r = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t f[60];
+	struct mana_rq q;
+
+	ck_assert_ptr_ne(r, MAP_FAILED);
+	frame(f, sizeof(f), 8);
+	ck_assert_int_eq(mana_rq_init(&q, r, (uint32_t)pg, RQ_ID, &cq), 0);
+	mana_rq_doorbell(&q, 64);
+	ck_assert_int_eq(munmap(r, (size_t)pg), 0);
+	/* the frame is dropped, the RQ stops, no CQE, no crash */
+	ck_assert_int_eq(mana_rq_deliver(&q, f, sizeof(f), NULL, &mk), -EFAULT);
+	ck_assert_int_eq(q.stop, MANA_WQ_STOP_RING_FAULT);
+	ck_assert_int_eq(mana_rq_deliver(&q, f, sizeof(f), NULL, &mk), -EIO);
+	ck_assert_uint_eq(cq.produced, 0);
+	ck_assert_uint_eq(q.head_bu, 0);
+}
+END_TEST
+
+START_TEST(malformed_wqe)
+{
+	struct qt_sge s = qt_sge_of(buf, LKEY, 256);
+	static const uint32_t oob[2];
+	uint8_t f[60];
+
+	frame(f, sizeof(f), 10);
+	/* num_sge 0: skipped, the frame dropped */
+	qt_post(ring, RING, &prod, oob, 2, 0, NULL, 0);
+	post_rx(&s, 1);
+	mana_rq_doorbell(&rq, prod);
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), -EINVAL);
+	ck_assert_uint_eq(rq.head_bu, 1);
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), 0);
+	ck_assert_uint_eq(get32le(qt_cqe(cqbuf, 0) + 56), 32);
+	/* the long OOB size code is no receive OOB: the size is unknown */
+	put32le(ring + prod, 0);
+	put32le(ring + prod + 4, 1 | 6 << 8);
+	prod += 64;
+	post_rx(&s, 1);
+	mana_rq_doorbell(&rq, prod);
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), -EINVAL);
+	ck_assert_int_eq(rq.stop, MANA_WQ_STOP_BAD_WQE);
+	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), -EIO);
+	ck_assert_uint_eq(rq.st.bad_wqes, 2);
+	ck_assert_uint_eq(cq.produced, 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mana_rq");
@@ -331,6 +384,8 @@ int main(void)
 	tcase_add_loop_test(tc, coalesced, 1, 5);
 	tcase_add_test(tc, coalesced_split);
 	tcase_add_test(tc, armed_event_once);
+	tcase_add_test(tc, unmapped_ring);
+	tcase_add_test(tc, malformed_wqe);
 	suite_add_tcase(s, tc);
 	return ut_run(s) ? 1 : 0;
 }

@@ -557,6 +557,31 @@ START_TEST(owner_bits_three_entry_cq)
 }
 END_TEST
 
+START_TEST(too_big_waits_for_tail)
+{
+	struct qt_sge s[40];
+	uint32_t oob[2];
+
+	for (int i = 0; i < 40; i++)
+		s[i] = qt_sge_of(data, LKEY, 1);
+	/* 8 + 8 + 640 bytes: over the 512 a send WQE may have */
+	oob_short(oob, 0, 0);
+	qt_post(ring, RING, &prod, oob, 2, 0, s, 40);
+	ck_assert_uint_eq(prod, 672);
+	/* rung for less than its size: nothing consumed yet */
+	mana_sq_doorbell(&sq, 512);
+	ck_assert_uint_eq(mana_sq_process(&sq, 16, &mk, emit, &nframes), 0);
+	ck_assert_uint_eq(cq.produced, 0);
+	mana_sq_doorbell(&sq, prod);
+	ck_assert_uint_eq(mana_sq_process(&sq, 16, &mk, emit, &nframes), 1);
+	ck_assert_uint_eq(qt_cqe_type(qt_cqe(cqbuf, 0)), 35);
+	ck_assert_uint_eq(qt_cqe_verr(qt_cqe(cqbuf, 0)), 0x201);
+	ck_assert_uint_eq(sq.head_bu * 32, 672);
+	ck_assert_uint_eq(nframes, 0);
+	ck_assert_int_eq(sq.stop, MANA_WQ_RUNNING);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mana_sq");
@@ -578,6 +603,7 @@ int main(void)
 	tcase_add_test(tc, budget_respected);
 	tcase_add_test(tc, bad_tail_ignored);
 	tcase_add_test(tc, malformed_wqes);
+	tcase_add_test(tc, too_big_waits_for_tail);
 	tcase_add_test(tc, unmapped_ring);
 	tcase_add_test(tc, unmapped_data_and_cq);
 	tcase_add_test(tc, owner_bits_three_entry_cq);
