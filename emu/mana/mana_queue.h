@@ -6,8 +6,9 @@
  *
  * Rings, CQEs and data buffers are application memory: every access goes
  * through emu/mem, so memory the application unmapped gives a status, never
- * a crash.  No lock (one caller per queue at a time), no allocation but in
- * mana_sq_init, no syscall per WQE or frame.  Conventions as mana.h:
+ * a crash.  No lock: one caller per queue at a time, and queues sharing a
+ * CQ share that caller.  No allocation but in mana_sq_init, no syscall per
+ * WQE or frame.  Conventions as mana.h:
  * 0 or a negative errno.
  */
 #ifndef MLX5EMU_EMU_MANA_MANA_QUEUE_H
