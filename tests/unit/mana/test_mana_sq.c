@@ -582,6 +582,72 @@ START_TEST(too_big_waits_for_tail)
 }
 END_TEST
 
+START_TEST(ipv6_tcp_checksum_completion)
+{
+	uint8_t *f = data;
+	uint8_t *ip = f + 14, *tcp = f + 54;
+	uint32_t oob[2], l4len = 20 + 77, len = 54 + l4len, ph;
+	struct qt_sge sg = qt_sge_of(f, LKEY, len);
+
+	memset(f, 0, len);
+	memcpy(f, "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x02\x86\xdd", 14);
+	ip[0] = 0x60;
+	qt_put16(ip + 4, (uint16_t)l4len);
+	ip[6] = 6;
+	ip[7] = 64;
+	for (int i = 0; i < 32; i++)
+		ip[8 + i] = (uint8_t)(0x20 + i * 3);
+	qt_put16(tcp, 1234);
+	qt_put16(tcp + 2, 80);
+	tcp[12] = 5 << 4;
+	tcp[13] = 0x10;
+	for (uint32_t i = 20; i < l4len; i++)
+		tcp[i] = (uint8_t)(i * 5 + 1);
+	/* RFC 8200 8.1 pseudo header: addresses, length, next header */
+	ph = qt_sum(0, ip + 8, 32) + l4len + 6;
+	qt_put16(tcp + 16, qt_fold(ph));
+	oob_short(oob, 1 << 3 | F_TCPCS, 54);
+	qt_post(ring, RING, &prod, oob, 2, 0, &sg, 1);
+	mana_sq_doorbell(&sq, prod);
+	ck_assert_uint_eq(mana_sq_process(&sq, 16, &mk, emit, &nframes), 1);
+	ck_assert_uint_eq(flen[0], len);
+	ck_assert_uint_eq(qt_fold(qt_sum(ph, frames[0] + 54, l4len)), 0xffff);
+	ck_assert_mem_eq(frames[0], f, 70);
+	ck_assert_mem_eq(frames[0] + 72, f + 72, len - 72);
+}
+END_TEST
+
+START_TEST(lso_with_vlan)
+{
+	uint8_t *f = data;
+	uint32_t oob[6] = { 0 };
+	struct qt_sge sg[2] = { qt_sge_of(f, LKEY, 54), qt_sge_of(f + 54, LKEY, 1500) };
+
+	ck_assert_uint_eq(qt_frame4(f, true, 1500), 54 + 1500);
+	qt_put16(f + 16, 0);
+	qt_put16(f + 50, qt_fold(qt_pseudo4(f + 14, 6, 0)));
+	oob_short(oob, F_IPV4 | F_IPCS | F_TCPCS, 34);
+	oob[0] |= 1;				/* long format */
+	oob[2] = 1u << 3 | 0x00au << 20;	/* VLAN 10, pcp 0 */
+	qt_post(ring, RING, &prod, oob, 6, 1000, sg, 2);
+	mana_sq_doorbell(&sq, prod);
+	ck_assert_uint_eq(mana_sq_process(&sq, 16, &mk, emit, &nframes), 1);
+	ck_assert_uint_eq(nframes, 2);
+	ck_assert_uint_eq(flen[0], 4 + 54 + 1000);
+	ck_assert_uint_eq(flen[1], 4 + 54 + 500);
+	for (unsigned int k = 0; k < 2; k++) {
+		uint8_t untagged[1100];
+
+		ck_assert_mem_eq(frames[k] + 12, "\x81\x00\x00\x0a\x08\x00", 6);
+		/* without its tag the segment is a valid IPv4/TCP frame */
+		memcpy(untagged, frames[k], 12);
+		memcpy(untagged + 12, frames[k] + 16, flen[k] - 16);
+		assert_csums(untagged, flen[k] - 4, 6);
+		ck_assert_uint_eq(qt_be32(untagged + 38), 1000 + 1000 * k);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mana_sq");
@@ -599,6 +665,8 @@ int main(void)
 	tcase_add_test(tc, udp_checksum_completion);
 	tcase_add_test(tc, vlan_insertion);
 	tcase_add_test(tc, lso_three_segments);
+	tcase_add_test(tc, ipv6_tcp_checksum_completion);
+	tcase_add_test(tc, lso_with_vlan);
 	tcase_add_test(tc, mtu_drop);
 	tcase_add_test(tc, budget_respected);
 	tcase_add_test(tc, bad_tail_ignored);
