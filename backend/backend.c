@@ -14,11 +14,17 @@
  *   auto  hw when rdma-core loads and lists at least one mlx5 device,
  *         silently emu otherwise.
  * A bad configuration keeps emu, whose device initialisation reports it.
+ *
+ * MANA devices (backend/mana.h) exist only with emu: real MANA hardware is
+ * driven by the stock libmana and kernel, so with hw the process lists none.
  */
 #include <pthread.h>
 
+#include <errno.h>
+
 #include "backend/backend.h"
 #include "backend/backend_impl.h"
+#include "backend/mana.h"
 
 static pthread_once_t mlx5be_once = PTHREAD_ONCE_INIT;
 static const struct mlx5be_ops *mlx5be_bound;
@@ -58,4 +64,22 @@ const struct mlx5be_ops *mlx5be_get(void)
 {
 	pthread_once(&mlx5be_once, mlx5be_select);
 	return mlx5be_bound;
+}
+
+static int manabe_none_devices(struct mlx5be_device_info *infos, int max)
+{
+	(void)infos;
+	(void)max;
+	return 0;
+}
+
+static const struct manabe_ops manabe_none_ops = {
+	.name = "none",
+	.get_devices = manabe_none_devices,
+};
+
+const struct manabe_ops *manabe_get(void)
+{
+	return mlx5be_get() == &mlx5be_emu_ops ? &manabe_emu_ops :
+						 &manabe_none_ops;
 }

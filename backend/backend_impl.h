@@ -39,6 +39,8 @@
 
 extern const struct mlx5be_ops mlx5be_emu_ops;	/* emu/kernel/kern_backend.c */
 extern const struct mlx5be_ops mlx5be_hw_ops;	/* backend/hw/ */
+struct manabe_ops;
+extern const struct manabe_ops manabe_emu_ops;	/* emu/mana/kern/ */
 
 /*
  * Loads rdma-core (the system's; with @libdir, the libibverbs.so.1 and

@@ -142,10 +142,12 @@ uint32_t mfw_destroy_pd(struct mana_fw *fw, const uint8_t *req, size_t len,
 		return MANA_FW_ST_BAD_HANDLE;
 	if (fw->objs[slot].pd.users)
 		return MANA_FW_ST_IN_USE;
+	/* The kernel never undoes MANA_CONFIG_VPORT_TX (mana_uncfg_vport only
+	 * counts): the PD's going takes the vPort's TX configuration along. */
 	for (int i = 0; i < MANA_FW_MAX_PORTS; i++)
 		if (fw->vports[i].tx_configured &&
 		    fw->vports[i].pd_id == fw->objs[slot].pd.id)
-			return MANA_FW_ST_IN_USE;
+			fw->vports[i].tx_configured = false;
 	mfw_obj_free(fw, (uint32_t)slot);
 	return 0;
 }

@@ -269,8 +269,6 @@ START_TEST(raw_send_queue_objects)
 	/* the regions belong to the object now */
 	ck_assert_uint_eq(destroy(27, sq_rg), 0xe0000005u);
 	ck_assert_uint_eq(create_wq(vp, 1, sq_rg, cq_rg, 8192, 4096, r), 0xe0000003u);
-	/* the PD configured the vPort */
-	ck_assert_uint_eq(destroy(30, pd), 0xe0000005u);
 
 	/* DESTROY_WQ_OBJ names its type */
 	uint8_t q[56] = { 0 }, s[32];
@@ -285,13 +283,27 @@ START_TEST(raw_send_queue_objects)
 	ck_assert_int_eq(mana_fw_wq_by_id(fw, 1, sq_id, &w), -ENOENT);
 	ck_assert_uint_eq(destroy(27, sq_rg), 0xe0000002u);
 
+	/* the doorbell page the vPort uses stays; the PD that configured the
+	 * vPort may go and takes its TX configuration along */
+	uint8_t d[56] = { 0 }, ds[32];
+
+	hdr(d, 24, 52, 32);
+	put32le(d + 40, 27);
+	put32le(d + 44, 1);
+	put32le(d + 48, db);
+	ck_assert_uint_eq(run(d, 52, ds, 32), 0xe0000005u);
+	ck_assert_uint_eq(destroy(30, pd), 0);
+	ck_assert_int_eq(mana_fw_vport_get(fw, 0, &v), 0);
+	ck_assert(!v.tx_configured);
+	ck_assert_uint_eq(run(d, 52, ds, 32), 0);
+
 	struct mana_fw_counts c;
 
 	mana_fw_counts(fw, &c);
 	ck_assert_uint_eq(c.wqs, 0);
 	ck_assert_uint_eq(c.regions, 0);
-	ck_assert_uint_eq(c.pds, 1);
-	ck_assert_uint_eq(c.db_pages, 1);
+	ck_assert_uint_eq(c.pds, 0);
+	ck_assert_uint_eq(c.db_pages, 0);
 }
 END_TEST
 
