@@ -3,6 +3,7 @@
 #ifndef MLX5EMU_PROVIDER_CORE_DEVICE_H
 #define MLX5EMU_PROVIDER_CORE_DEVICE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,6 +12,7 @@
 struct prov_device {
 	struct ibv_device ibdev;
 	int be_index;		/* index in the backend's enumeration */
+	bool mana;		/* a MANA device (backend/mana.h's list) */
 	__be64 node_guid;
 };
 
@@ -20,7 +22,7 @@ static inline struct prov_device *to_prov_device(struct ibv_device *ibdev)
 				      offsetof(struct prov_device, ibdev));
 }
 
-/* The device the backend enumerates at @index (scanning if needed). */
+/* The mlx5 device the backend enumerates at @index (scanning if needed). */
 struct prov_device *prov_device_by_index(int index);
 
 #endif /* MLX5EMU_PROVIDER_CORE_DEVICE_H */

@@ -14,6 +14,7 @@
 
 #include "shell/abi_export.h"
 #include "backend/backend.h"
+#include "backend/mana.h"
 #include "provider/core/device.h"
 #include "provider/core/fork_mem.h"
 
@@ -63,13 +64,9 @@ static struct prov_device *prov_device_create(int index,
 
 /* Brings the process's device table up to date with the backend; 0 or
  * an errno. */
-static int prov_devices_scan(void)
+static int prov_devices_add(const struct mlx5be_device_info *infos, int n,
+			    bool mana)
 {
-	struct mlx5be_device_info infos[PROV_MAX_DEVICES];
-	int n = mlx5be_get()->get_devices(infos, PROV_MAX_DEVICES);
-
-	if (n < 0)
-		return -n;
 	for (int i = 0; i < n; i++) {
 		struct prov_device *dev = prov_device_find(infos[i].name);
 
@@ -82,9 +79,28 @@ static int prov_devices_scan(void)
 		dev = prov_device_create(i, &infos[i]);
 		if (!dev)
 			return ENOMEM;
+		dev->mana = mana;
 		devices[num_devices++] = dev;
 	}
 	return 0;
+}
+
+/* The mlx5 devices, then the MANA ones (backend/mana.h). */
+static int prov_devices_scan(void)
+{
+	struct mlx5be_device_info infos[PROV_MAX_DEVICES];
+	int n = mlx5be_get()->get_devices(infos, PROV_MAX_DEVICES);
+	int ret;
+
+	if (n < 0)
+		return -n;
+	ret = prov_devices_add(infos, n, false);
+	if (ret)
+		return ret;
+	n = manabe_get()->get_devices(infos, PROV_MAX_DEVICES);
+	if (n < 0)
+		return -n;
+	return prov_devices_add(infos, n, true);
 }
 
 struct prov_device *prov_device_by_index(int index)
@@ -94,7 +110,7 @@ struct prov_device *prov_device_by_index(int index)
 	pthread_mutex_lock(&devices_lock);
 	if (!prov_devices_scan())
 		for (int i = 0; i < num_devices; i++)
-			if (devices[i]->be_index == index)
+			if (!devices[i]->mana && devices[i]->be_index == index)
 				dev = devices[i];
 	pthread_mutex_unlock(&devices_lock);
 	return dev;
@@ -165,5 +181,12 @@ __be64 mlx5emu_abi_ibv_get_device_guid(struct ibv_device *device)
 MLX5EMU_ABI(ibv_get_device_index);
 int mlx5emu_abi_ibv_get_device_index(struct ibv_device *device)
 {
-	return to_prov_device(device)->be_index;
+	struct prov_device *dev = to_prov_device(device);
+	int slot;
+
+	/* The kernel numbers all devices together: a MANA device's index is
+	 * its uverbs number, after the mlx5 ones. */
+	if (dev->mana && sscanf(device->dev_name, "uverbs%d", &slot) == 1)
+		return slot;
+	return dev->be_index;
 }

@@ -39,6 +39,7 @@
 #include "provider/verbs/cq.h"
 #include "provider/verbs/events.h"
 #include "provider/verbs/qp.h"
+#include "provider/mana/mana_prov.h"
 
 /* What travels through the pipe (ib_uverbs_async_event_desc's shape). */
 struct prov_async_record {
@@ -256,6 +257,8 @@ MLX5EMU_ABI(ibv_get_async_event);
 int mlx5emu_abi_ibv_get_async_event(struct ibv_context *context,
 				    struct ibv_async_event *event)
 {
+	if (prov_mana_is(context))
+		return prov_mana_get_async_event(context, event);
 	bool progressed = false;
 	struct prov_context *pctx;
 

@@ -22,6 +22,7 @@
 #include "provider/verbs/qp.h"
 #include "provider/verbs/query.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "provider/mana/mana_prov.h"
 #include "shell/abi_export.h"
 
 /* Each area adds its ops here: prov_<area>_set_ops(pctx). */
@@ -127,6 +128,8 @@ static struct ibv_context *prov_context_open(struct prov_device *dev, bool devx,
 MLX5EMU_ABI(ibv_open_device);
 struct ibv_context *mlx5emu_abi_ibv_open_device(struct ibv_device *device)
 {
+	if (to_prov_device(device)->mana)
+		return prov_mana_open(to_prov_device(device));
 	/* rdma-core 44's libmlx5 asks the kernel for a DEVX uid anyway. */
 	return prov_context_open(to_prov_device(device), false, NULL);
 }
@@ -153,6 +156,11 @@ struct ibv_context *mlx5emu_abi_mlx5dv_open_device(struct ibv_device *device,
 	const struct prov_fd_arr *fds = NULL;
 	bool devx = false;
 
+	/* mlx5dv_open_device(): not an mlx5 device */
+	if (device && to_prov_device(device)->mana) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	if (attr) {
 		const struct prov_dv_context_attr_57 *a = (const void *)attr;
 
@@ -202,6 +210,8 @@ struct ibv_context *mlx5emu_abi_ibv_import_device(int cmd_fd)
 MLX5EMU_ABI(ibv_close_device);
 int mlx5emu_abi_ibv_close_device(struct ibv_context *context)
 {
+	if (prov_mana_is(context))
+		return prov_mana_close(context);
 	struct prov_context *pctx = to_prov_context(context);
 
 	prov_context_fini_areas(pctx);
@@ -212,6 +222,5 @@ int mlx5emu_abi_ibv_close_device(struct ibv_context *context)
 MLX5EMU_ABI(mlx5dv_is_supported);
 bool mlx5emu_abi_mlx5dv_is_supported(struct ibv_device *device)
 {
-	/* Every device this library lists is an mlx5 device. */
-	return device != NULL;
+	return device != NULL && !to_prov_device(device)->mana;
 }

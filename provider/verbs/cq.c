@@ -50,6 +50,7 @@
 #include "provider/verbs/pd.h"
 #include "provider/verbs/query.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "provider/mana/mana_prov.h"
 
 /* libmlx5's MLX5_DV_CREATE_CQ_SUP_COMP_MASK. */
 #define PROV_CQ_DV_COMP_MASK                                                  \
@@ -455,6 +456,14 @@ struct ibv_cq *mlx5emu_abi_ibv_create_cq(struct ibv_context *context, int cqe,
 	};
 	struct prov_cq *cq;
 
+	if (context && prov_mana_is(context)) {
+		struct ibv_cq *mcq = prov_mana_create_cq(context, cqe, channel,
+							 comp_vector);
+
+		if (mcq)
+			mcq->cq_context = cq_context;
+		return mcq;
+	}
 	if (!context || cqe <= 0) {
 		errno = EINVAL;
 		return NULL;
@@ -500,6 +509,8 @@ struct ibv_cq_ex *mlx5emu_abi_mlx5dv_create_cq(struct ibv_context *context,
 MLX5EMU_ABI(ibv_destroy_cq);
 int mlx5emu_abi_ibv_destroy_cq(struct ibv_cq *ibcq)
 {
+	if (ibcq && prov_mana_is(ibcq->context))
+		return prov_mana_destroy_cq(ibcq);
 	struct ibv_comp_channel *channel;
 	struct prov_cq *cq;
 	int expected = 0;

@@ -63,6 +63,7 @@
 #include "provider/verbs/mr.h"
 #include "provider/verbs/pd.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "provider/mana/mana_prov.h"
 
 #define PROV_PAGE_SIZE 4096u
 
@@ -278,6 +279,8 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	struct ibv_mr *mr;
 	int err;
 
+	if (pd && prov_mana_is(pd->context))
+		return prov_mana_reg_mr(pd, addr, length, iova, (int)access);
 	if (!pd) {
 		errno = EINVAL;
 		return NULL;
@@ -505,6 +508,8 @@ int mlx5emu_abi_ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd,
 MLX5EMU_ABI(ibv_dereg_mr);
 int mlx5emu_abi_ibv_dereg_mr(struct ibv_mr *ibmr)
 {
+	if (ibmr && prov_mana_is(ibmr->context))
+		return prov_mana_dereg_mr(ibmr);
 	struct prov_context *pctx;
 	struct prov_mr *mr;
 	int err;

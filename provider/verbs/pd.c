@@ -39,6 +39,7 @@
 #include "provider/core/context.h"
 #include "provider/verbs/pd.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "provider/mana/mana_prov.h"
 
 uint32_t prov_pd_pdn(struct ibv_pd *pd)
 {
@@ -167,6 +168,8 @@ static void pd_handle_del(struct prov_context *pctx, struct prov_pd *pd)
 MLX5EMU_ABI(ibv_alloc_pd);
 struct ibv_pd *mlx5emu_abi_ibv_alloc_pd(struct ibv_context *context)
 {
+	if (prov_mana_is(context))
+		return prov_mana_alloc_pd(context);
 	uint8_t in[PRM_ST_SZ_BYTES(alloc_pd_in)] = { 0 };
 	uint8_t out[PRM_ST_SZ_BYTES(alloc_pd_out)] = { 0 };
 	struct prov_context *pctx;
@@ -282,6 +285,8 @@ void prov_pd_set_ops(struct prov_context *pctx)
 MLX5EMU_ABI(ibv_dealloc_pd);
 int mlx5emu_abi_ibv_dealloc_pd(struct ibv_pd *pd)
 {
+	if (pd && prov_mana_is(pd->context))
+		return prov_mana_dealloc_pd(pd);
 	struct prov_pd *ppd;
 	int expected = 0;
 	int ret;

@@ -32,6 +32,7 @@
 #include "provider/verbs/sq.h"
 #include "provider/verbs/verbs_ctx.h"
 #include "provider/verbs/wq.h"
+#include "provider/mana/mana_prov.h"
 
 /* ---- CQ polling callbacks ---- */
 
@@ -436,6 +437,8 @@ MLX5EMU_ABI(ibv_create_qp);
 struct ibv_qp *mlx5emu_abi_ibv_create_qp(struct ibv_pd *pd,
 					 struct ibv_qp_init_attr *attr)
 {
+	if (pd && prov_mana_is(pd->context))
+		return prov_mana_create_qp(pd, attr);
 	struct ibv_qp_init_attr_ex ax;
 	struct ibv_qp *qp;
 

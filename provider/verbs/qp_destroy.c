@@ -20,6 +20,7 @@
 #include "provider/verbs/qp_int.h"
 #include "provider/verbs/verbs_ctx.h"
 #include "provider/verbs/wq.h"
+#include "provider/mana/mana_prov.h"
 
 void prov_qp_drop_uses(struct prov_qp *qp)
 {
@@ -117,6 +118,8 @@ static void qp_put_real(struct prov_qp *real)
 MLX5EMU_ABI(ibv_destroy_qp);
 int mlx5emu_abi_ibv_destroy_qp(struct ibv_qp *ibqp)
 {
+	if (ibqp && prov_mana_is(ibqp->context))
+		return prov_mana_destroy_qp(ibqp);
 	struct prov_qp *qp;
 	int err;
 

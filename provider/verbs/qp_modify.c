@@ -53,6 +53,7 @@
 #include "provider/verbs/qp_int.h"
 #include "provider/verbs/query.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "provider/mana/mana_prov.h"
 
 /* IB_QP_ATTR_STANDARD_BITS: IB_QP_STATE .. IB_QP_DEST_QPN. */
 #define PROV_QP_STANDARD_BITS ((IBV_QP_DEST_QPN << 1) - 1)
@@ -424,6 +425,8 @@ MLX5EMU_ABI(ibv_modify_qp);
 int mlx5emu_abi_ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 			      int attr_mask)
 {
+	if (ibqp && prov_mana_is(ibqp->context))
+		return EOPNOTSUPP;	/* libmana 44: no QP state machine */
 	struct prov_qp *qp;
 	int err;
 

@@ -32,6 +32,7 @@
 #include "provider/verbs/cq.h"
 #include "provider/verbs/query.h"
 #include "provider/core/sysfs.h"
+#include "provider/mana/mana_prov.h"
 
 #define PROV_OFFSETOFEND(type, member) \
 	(offsetof(type, member) + sizeof(((type *)0)->member))
@@ -494,6 +495,8 @@ MLX5EMU_ABI(ibv_query_device);
 int mlx5emu_abi_ibv_query_device(struct ibv_context *context,
 				 struct ibv_device_attr *device_attr)
 {
+	if (prov_mana_is(context))
+		return prov_mana_query_device(context, device_attr);
 	/* libibverbs: the op with the legacy size. */
 	return prov_query_device_ex(context, NULL,
 				    (struct ibv_device_attr_ex *)device_attr,

@@ -11,6 +11,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "provider/mana/mana_prov.h"
 #include "shell/abi_export.h"
 #include "provider/core/caps.h"
 #include "provider/core/context.h"
@@ -114,6 +115,10 @@ MLX5EMU_ABI(ibv_query_port);
 int mlx5emu_abi_ibv_query_port(struct ibv_context *context, uint8_t port_num,
 			       struct _compat_ibv_port_attr *port_attr)
 {
+	if (prov_mana_is(context))
+		return verbs_get_ctx(context)->query_port(context, port_num,
+				(struct ibv_port_attr *)port_attr,
+				sizeof(*port_attr));
 	return prov_query_port_op(context, port_num,
 				  (struct ibv_port_attr *)port_attr,
 				  sizeof(*port_attr));
