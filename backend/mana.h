@@ -68,6 +68,10 @@ struct manabe_ops {
 	 * context's doorbell page (also from another process given the fd). */
 	int (*open)(int index, struct manabe_ctx **ctx, int *cmd_fd);
 	void (*close)(struct manabe_ctx *ctx);
+	/* The doorbell page as this process's libmana hands it out (the
+	 * mapping the device sees every store to), or NULL: then libmana maps
+	 * cmd_fd offset 0 itself, as rdma-core's does. */
+	void *(*doorbell_page)(struct manabe_ctx *ctx);
 	int (*query_device)(struct manabe_ctx *ctx, struct manabe_device_attr *attr);
 	int (*query_port)(struct manabe_ctx *ctx, uint32_t port,
 			  struct mlx5be_port_attr *attr);

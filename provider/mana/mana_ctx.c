@@ -163,9 +163,13 @@ struct ibv_context *prov_mana_open(struct prov_device *dev)
 		ret = errno;
 		goto close_be;
 	}
-	/* mana_alloc_context(): the doorbell page; a failure is ENOENT */
-	m->db_page = mmap(NULL, MANA_DB_PAGE_SIZE, PROT_WRITE, MAP_SHARED,
-			  cmd_fd, 0);
+	/* mana_alloc_context(): the doorbell page; a failure is ENOENT.  The
+	 * emulated device gives the mapping it watches. */
+	m->db_page = m->be->doorbell_page ? m->be->doorbell_page(m->bectx) : NULL;
+	m->own_db_page = !m->db_page;
+	if (m->own_db_page)
+		m->db_page = mmap(NULL, MANA_DB_PAGE_SIZE, PROT_WRITE, MAP_SHARED,
+				  cmd_fd, 0);
 	if (m->db_page == MAP_FAILED) {
 		close(pipefd[0]);
 		close(pipefd[1]);
@@ -202,7 +206,8 @@ int prov_mana_close(struct ibv_context *context)
 {
 	struct prov_mana_context *m = to_prov_mana(context);
 
-	munmap(m->db_page, MANA_DB_PAGE_SIZE);
+	if (m->own_db_page)
+		munmap(m->db_page, MANA_DB_PAGE_SIZE);
 	m->be->close(m->bectx);
 	close(context->cmd_fd);
 	close(context->async_fd);

@@ -26,6 +26,7 @@ struct prov_mana_context {
 	struct manabe_ctx *bectx;
 	struct manadv_ctx_allocators extern_alloc;
 	void *db_page;			/* cmd_fd offset 0, handed out */
+	bool own_db_page;		/* mapped here (else the backend's) */
 	int async_wr_fd;		/* the write end of async_fd's pipe */
 	struct verbs_context vctx;	/* must hold ibv_context last */
 };

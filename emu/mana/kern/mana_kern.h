@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "backend/mana.h"
+#include "emu/mana/dev/mana_edev.h"
 #include "emu/mana/fw/mana_fw.h"
 
 /* mana_ib's limits (drivers/infiniband/hw/mana/mana_ib.h) */
@@ -44,6 +45,7 @@ enum {
 struct mana_kdev {
 	int index;			/* mana_<index> */
 	struct mana_fw *fw;
+	struct mana_edev *edev;		/* runs the queues */
 	pthread_mutex_t lock;		/* the objects' links and counts */
 	int num_ports;
 	/* mana_en's vport_use_count: the one PD whose raw QPs own a port */
@@ -57,6 +59,8 @@ struct manabe_ctx {
 	int memfd;			/* cmd_fd: offset 0 is the doorbell page */
 	void *db_page;			/* the device's own view of it */
 	uint32_t db_page_id;
+	struct mana_edev_ctx *ectx;	/* the trapped mapping libmana hands out */
+	void *app_page;
 };
 
 struct manabe_obj {
@@ -91,6 +95,7 @@ struct manabe_obj {
 		struct {
 			struct manabe_obj *pd, *cq, *ind;
 			int port;		/* 0-based */
+			uint32_t sqid;
 		} qp;
 	};
 };
@@ -131,7 +136,9 @@ int mk_create_qp_rss(struct manabe_obj *pd, uint32_t port,
 		     struct manabe_rss_entry *entries);
 int mk_obj_destroy(struct manabe_obj *obj);
 int mk_qp_destroy(struct manabe_obj *qp);	/* under the device's lock */
-/* The WQ object of an SQ or RQ, destroyed with its regions. */
-void mk_wq_obj_destroy(struct mana_kdev *d, uint32_t type, uint64_t obj);
+/* The WQ object of an SQ or RQ (ids @wq_id, @cq_id), destroyed with its
+ * regions once the engine has let go of the queues. */
+void mk_wq_obj_destroy(struct mana_kdev *d, uint32_t type, uint64_t obj,
+		       uint32_t wq_id, uint32_t cq_id);
 
 #endif /* MLX5EMU_EMU_MANA_KERN_MANA_KERN_H */

@@ -50,6 +50,11 @@ static struct mana_kdev *mk_dev_get(int index, int *err)
 			free(d);
 			d = NULL;
 			*err = -ENOMEM;
+		} else if ((*err = mana_edev_create(id, d->fw, &d->edev))) {
+			/* the firmware stays unused: a later open tries again */
+			mana_fw_destroy(d->fw);
+			free(d);
+			d = NULL;
 		} else {
 			d->index = index;
 			d->num_ports = id->num_ports;
@@ -205,6 +210,12 @@ static int mk_open(int index, struct manabe_ctx **out, int *cmd_fd)
 		ret = -errno;
 		goto fail;
 	}
+	ret = mana_edev_ctx_create(d->edev, ctx->memfd, &ctx->app_page,
+				   &ctx->ectx);
+	if (ret) {
+		munmap(ctx->db_page, MK_PAGE);
+		goto fail;
+	}
 	*out = ctx;
 	*cmd_fd = ctx->memfd;
 	return 0;
@@ -220,6 +231,7 @@ static void mk_close(struct manabe_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	mana_edev_ctx_destroy(ctx->ectx);
 	mk_db_page_free(ctx->dev, ctx->db_page_id);
 	munmap(ctx->db_page, MK_PAGE);
 	/* The application owns cmd_fd and closes it (ibv_close_device). */
@@ -284,6 +296,11 @@ static int mk_query_port(struct manabe_ctx *ctx, uint32_t port,
 	return 0;
 }
 
+static void *mk_doorbell_page(struct manabe_ctx *ctx)
+{
+	return ctx->app_page;
+}
+
 static int mk_obj_destroy_op(struct manabe_obj *o)
 {
 	return mk_obj_destroy(o);
@@ -294,6 +311,7 @@ const struct manabe_ops manabe_emu_ops = {
 	.get_devices = mk_get_devices,
 	.open = mk_open,
 	.close = mk_close,
+	.doorbell_page = mk_doorbell_page,
 	.query_device = mk_query_device,
 	.query_port = mk_query_port,
 	.alloc_pd = mk_alloc_pd,

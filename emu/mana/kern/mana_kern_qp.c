@@ -51,14 +51,19 @@ static int mk_wq_obj_create(struct mana_kdev *d, int port, uint32_t type,
 	return 0;
 }
 
-void mk_wq_obj_destroy(struct mana_kdev *d, uint32_t type, uint64_t obj)
+void mk_wq_obj_destroy(struct mana_kdev *d, uint32_t type, uint64_t obj,
+		       uint32_t wq_id, uint32_t cq_id)
 {
 	uint8_t req[PRM_LE_ST_SZ_BYTES(mana_destroy_wqobj_req)] = { 0 };
 	uint8_t resp[PRM_LE_ST_SZ_BYTES(gdma_resp_hdr)];
 
+	mana_edev_lock(d->edev);
+	mana_edev_forget(d->edev, type, wq_id, cq_id);
+
 	PRM_LE_SET(mana_destroy_wqobj_req, req, wq_type, type);
 	PRM_LE_SET64(mana_destroy_wqobj_req, req, wq_obj_handle, obj);
 	(void)mk_hwc(d, MANA_MSG_MANA_DESTROY_WQ_OBJ, req, sizeof(req), resp, sizeof(resp));
+	mana_edev_unlock(d->edev);
 }
 
 /* mana_ib_cfg_vport(): the first raw QP of a PD configures the port. */
@@ -136,6 +141,7 @@ static int mk_raw_locked(struct manabe_obj *pd, uint32_t port,
 	qp->qp.pd = pd;
 	qp->qp.cq = cq;
 	qp->qp.port = (int)port - 1;
+	qp->qp.sqid = sqid;
 	mk_obj_hold(pd);
 	mk_obj_hold(cq);
 	resp->sqid = sqid;
@@ -237,6 +243,7 @@ static int mk_rss_locked(struct manabe_obj *pd, uint32_t port,
 	ret = mk_cfg_steering(d, (int)port - 1, t, k);
 	if (ret)
 		goto undo;
+	mana_edev_rx_changed(d->edev, (int)port - 1);
 	qp = mk_obj_new(pd->ctx, MK_QP_RSS);
 	if (!qp) {
 		ret = -ENOMEM;
@@ -253,8 +260,11 @@ undo:
 	/* The queues' regions went with their objects, as in the kernel's
 	 * failure path: those WQs cannot be bound again. */
 	while (i-- > 0) {
-		mk_wq_obj_destroy(d, MANA_FW_GDMA_RQ, t->ind.wqs[i]->wq.obj);
-		t->ind.wqs[i]->wq.obj = 0;
+		struct manabe_obj *wq = t->ind.wqs[i];
+
+		mk_wq_obj_destroy(d, MANA_FW_GDMA_RQ, wq->wq.obj, wq->wq.id,
+				  wq->wq.cq->cq.id);
+		wq->wq.obj = 0;
 	}
 	return ret;
 }
@@ -280,18 +290,23 @@ int mk_qp_destroy(struct manabe_obj *qp)
 	struct mana_kdev *d = qp->ctx->dev;
 
 	if (qp->type == MK_QP_RAW) {
-		mk_wq_obj_destroy(d, MANA_FW_GDMA_SQ, qp->handle);
+		mk_wq_obj_destroy(d, MANA_FW_GDMA_SQ, qp->handle, qp->qp.sqid,
+				  qp->qp.cq->cq.id);
 		mk_uncfg_vport(d, qp->qp.pd);
 		mk_obj_put(qp->qp.cq);
 	} else {
 		struct manabe_obj *t = qp->qp.ind;
 
 		for (uint32_t i = 0; i < t->ind.n; i++) {
-			if (!t->ind.wqs[i]->wq.obj)
+			struct manabe_obj *wq = t->ind.wqs[i];
+
+			if (!wq->wq.obj)
 				continue;	/* a WQ listed twice */
-			mk_wq_obj_destroy(d, MANA_FW_GDMA_RQ, t->ind.wqs[i]->wq.obj);
-			t->ind.wqs[i]->wq.obj = 0;
+			mk_wq_obj_destroy(d, MANA_FW_GDMA_RQ, wq->wq.obj,
+					  wq->wq.id, wq->wq.cq->cq.id);
+			wq->wq.obj = 0;
 		}
+		mana_edev_rx_changed(d->edev, qp->qp.port);
 		mk_obj_put(t);
 	}
 	mk_obj_put(qp->qp.pd);

@@ -40,7 +40,7 @@ END_TEST
 START_TEST(identity_and_tree)
 {
 	const struct emu_dev_identity *m, *x;
-	char mac[18], *uevent, want[64];
+	char mac[24], *uevent, want[64];
 
 	setenv("MLX5EMU_MANA_DEVICES", "2", 1);
 	setenv("MLX5EMU_NUM_PORTS", "2", 1);

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Frames through an emulated MANA device the way DPDK's mana PMD moves
+ * them: queues made with libmana, then only WQEs written into the rings,
+ * 64-bit stores to the shared doorbell page and CQEs polled by their owner
+ * bits -- no verbs on the data path.  Port 1's raw send queue sends to
+ * port 2's MAC (read where the PMD reads it, the net device under the PCI
+ * function), port 2's RSS QP spreads the frames over two receive queues.
+ * Every receive queue is rung back to back at start, as the PMD does: a
+ * lost doorbell would leave a queue without buffers for good.
+ *
+ * The oracles are bytes at the offsets of Linux's gdma.h and mana.h,
+ * written here.
+ */
+#include <check.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/manadv.h>
+#include <infiniband/verbs.h>
+
+#include "ut_run.h"
+
+enum { NRQ = 2, RQ_DEPTH = 64, SQ_DEPTH = 64, BUF = 2048, NFRAMES = 32 };
+
+static void *t_alloc(size_t size, void *priv)
+{
+	void *p = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
+
+	(void)priv;
+	memset(p, 0, size);
+	return p;
+}
+
+static void t_free(void *p, void *priv)
+{
+	(void)priv;
+	free(p);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint32_t get32(const volatile uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static void read_mac(struct ibv_context *ctx, int port, uint8_t mac[6])
+{
+	char path[512];
+	unsigned int m[6];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/device/net/mana0p%d/address",
+		 ctx->device->ibdev_path, port);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2],
+				&m[3], &m[4], &m[5]), 6);
+	fclose(f);
+	for (int i = 0; i < 6; i++)
+		mac[i] = (uint8_t)m[i];
+}
+
+/* A 32-byte WQE: 8-byte OOB (zero for an RQ), one SGE. */
+static void wqe(uint8_t *w, const uint8_t oob[8], uint64_t addr, uint32_t key,
+		uint32_t len)
+{
+	memset(w, 0, 32);
+	put32(w + 4, 1u | 2u << 8);	/* num_sge 1, inline_oob_size_div4 2 */
+	if (oob)
+		memcpy(w + 8, oob, 8);
+	put64(w + 16, addr);
+	put32(w + 24, key);
+	put32(w + 28, len);
+}
+
+static void doorbell(void *page, unsigned int off, uint32_t qid, uint32_t tail)
+{
+	*(volatile uint64_t *)((char *)page + off) = (uint64_t)tail << 32 | qid;
+}
+
+/* The CQE a consumer at @head (free running from 0) sees, or NULL. */
+static const volatile uint8_t *cqe_at(const uint8_t *ring, uint32_t n,
+				      uint32_t head)
+{
+	const volatile uint8_t *c = ring + 64 * (head % n);
+	uint32_t owner = get32(c + 60) >> 29;
+
+	if (owner != ((head / n + 1) & 7))
+		return NULL;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return c;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* An IPv4/UDP frame to dst from src, with the UDP ports given. */
+static uint32_t udp_frame(uint8_t *f, const uint8_t dst[6], const uint8_t src[6],
+			  uint16_t sport, uint16_t dport)
+{
+	static const uint8_t ip[20] = { 0x45, 0, 0, 46, 0, 1, 0, 0, 64, 17, 0, 0,
+					198, 18, 0, 1, 198, 18, 0, 2 };
+	uint32_t sum = 0;
+
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	memcpy(f + 14, ip, 20);
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t)(f[14 + i] << 8 | f[15 + i]);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	f[24] = (uint8_t)(~sum >> 8);
+	f[25] = (uint8_t)~sum;
+	f[34] = (uint8_t)(sport >> 8);
+	f[35] = (uint8_t)sport;
+	f[36] = (uint8_t)(dport >> 8);
+	f[37] = (uint8_t)dport;
+	f[38] = 0;
+	f[39] = 26;
+	f[40] = f[41] = 0;		/* no UDP checksum */
+	for (int i = 0; i < 18; i++)
+		f[42 + i] = (uint8_t)(0xa0 + i);
+	return 60;
+}
+
+START_TEST(tx_to_rss_through_the_fabric)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	int n;
+
+	list = ibv_get_device_list(&n);
+	for (int i = 0; i < n && !ctx; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), "mana_0"))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	ck_assert_ptr_nonnull(ctx);
+	struct manadv_ctx_allocators al = { t_alloc, t_free, NULL };
+
+	ck_assert_int_eq(manadv_set_context_attr(ctx, MANADV_CTX_ATTR_BUF_ALLOCATORS,
+						 &al), 0);
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = pd, .comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+	};
+	pa.pd_context = (void *)1;
+	struct ibv_pd *tx_pd = ibv_alloc_parent_domain(ctx, &pa);
+	pa.pd_context = (void *)2;
+	struct ibv_pd *rx_pd = ibv_alloc_parent_domain(ctx, &pa);
+	ck_assert_ptr_nonnull(tx_pd);
+	ck_assert_ptr_nonnull(rx_pd);
+
+	/* TX first, as the PMD starts */
+	struct ibv_cq *tcq = ibv_create_cq(ctx, SQ_DEPTH, NULL, NULL, 0);
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RAW_PACKET, .send_cq = tcq, .recv_cq = tcq,
+		.cap = { .max_send_wr = SQ_DEPTH, .max_send_sge = 1 },
+	};
+	struct ibv_qp *sq = ibv_create_qp(tx_pd, &qa);
+
+	ck_assert_ptr_nonnull(sq);
+	struct ibv_cq *rcq[NRQ];
+	struct ibv_wq *rwq[NRQ];
+
+	for (int i = 0; i < NRQ; i++) {
+		struct ibv_wq_init_attr wa = { .wq_type = IBV_WQT_RQ,
+					       .max_wr = RQ_DEPTH, .max_sge = 1,
+					       .pd = rx_pd };
+
+		rcq[i] = ibv_create_cq(ctx, RQ_DEPTH, NULL, NULL, 0);
+		wa.cq = rcq[i];
+		rwq[i] = ibv_create_wq(ctx, &wa);
+		ck_assert_ptr_nonnull(rwq[i]);
+	}
+	struct ibv_rwq_ind_table_init_attr ta = { .log_ind_tbl_size = 1,
+						  .ind_tbl = rwq };
+	struct ibv_rwq_ind_table *tbl = ibv_create_rwq_ind_table(ctx, &ta);
+	uint8_t key[40];
+
+	for (int i = 0; i < 40; i++)
+		key[i] = (uint8_t)(0x6d + 31 * i);
+	struct ibv_qp_init_attr_ex xa = {
+		.qp_type = IBV_QPT_RAW_PACKET,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_RX_HASH |
+			     IBV_QP_INIT_ATTR_IND_TABLE,
+		.pd = rx_pd, .rwq_ind_tbl = tbl,
+		.rx_hash_conf = { .rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ,
+				  .rx_hash_key_len = 40, .rx_hash_key = key },
+	};
+	struct ibv_qp *rss = ibv_create_qp_ex(ctx, &xa);
+
+	ck_assert_ptr_nonnull(rss);
+
+	/* what the PMD learns */
+	struct manadv_qp dq;
+	struct manadv_cq dtc, drc[NRQ];
+	struct manadv_rwq drw[NRQ];
+	struct manadv_obj o = { .qp = { sq, &dq }, .cq = { tcq, &dtc } };
+
+	ck_assert_int_eq(manadv_init_obj(&o, MANADV_OBJ_QP | MANADV_OBJ_CQ), 0);
+	for (int i = 0; i < NRQ; i++) {
+		struct manadv_obj r = { .cq = { rcq[i], &drc[i] },
+					.rwq = { rwq[i], &drw[i] } };
+
+		ck_assert_int_eq(manadv_init_obj(&r, MANADV_OBJ_CQ | MANADV_OBJ_RWQ), 0);
+	}
+
+	/* buffers: RX_DEPTH per RQ, then the frames to send */
+	size_t bytes = (size_t)(NRQ * RQ_DEPTH + NFRAMES) * BUF;
+	uint8_t *mem = aligned_alloc(4096, bytes);
+
+	memset(mem, 0, bytes);
+	struct ibv_mr *mr = ibv_reg_mr(pd, mem, bytes, IBV_ACCESS_LOCAL_WRITE);
+
+	ck_assert_ptr_nonnull(mr);
+
+	/* every RQ filled and rung back to back */
+	for (int q = 0; q < NRQ; q++) {
+		for (int i = 0; i < RQ_DEPTH; i++)
+			wqe((uint8_t *)drw[q].buf + 32 * i, NULL,
+			    (uintptr_t)(mem + (size_t)(q * RQ_DEPTH + i) * BUF),
+			    mr->lkey, BUF);
+	}
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (int q = 0; q < NRQ; q++)
+		doorbell(drw[q].db_page, 0x400, drw[q].wq_id, 32 * RQ_DEPTH);
+
+	/* the frames: one UDP flow each */
+	uint8_t dmac[6], smac[6];
+	uint32_t flen = 0;
+
+	read_mac(ctx, 1, dmac);
+	read_mac(ctx, 0, smac);
+	for (int i = 0; i < NFRAMES; i++) {
+		uint8_t *f = mem + (size_t)(NRQ * RQ_DEPTH + i) * BUF;
+		uint8_t oob[8] = { 0 };
+
+		flen = udp_frame(f, dmac, smac, (uint16_t)(1000 + 7 * i), 5000);
+		/* short OOB: vcq_num, vsq_frame, short_vp_offset */
+		put32(oob, dtc.cq_id << 8);
+		put32(oob + 4, (dq.sq_id >> 10) << 10 | dq.tx_vp_offset << 24);
+		wqe((uint8_t *)dq.sq_buf + 32 * i, oob, (uintptr_t)f, mr->lkey,
+		    flen);
+	}
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	doorbell(dq.db_page, 0x000, dq.sq_id, 32 * NFRAMES);
+
+	/* every send completes with TX_OKAY on the send CQ */
+	uint64_t until = now_ms() + 5000;
+
+	for (uint32_t h = 0; h < NFRAMES; h++) {
+		const volatile uint8_t *c;
+
+		while (!(c = cqe_at(dtc.buf, dtc.count, h)) && now_ms() < until)
+			sched_yield();
+		ck_assert_msg(c, "TX CQE %u never came", h);
+		ck_assert_uint_eq(get32(c) & 0x3f, 32);		/* TX_OKAY */
+		ck_assert_uint_eq(get32(c + 60) & 0xffffff, dq.sq_id);
+		ck_assert_uint_eq(get32(c + 60) >> 24 & 1, 1);	/* is_sq */
+	}
+
+	/* and arrives, spread by the hash, on the receive CQs */
+	uint32_t got[NRQ] = { 0 };
+
+	while (got[0] + got[1] < NFRAMES && now_ms() < until) {
+		bool any = false;
+
+		for (int q = 0; q < NRQ; q++) {
+			const volatile uint8_t *c = cqe_at(drc[q].buf, drc[q].count,
+							   got[q]);
+			uint32_t wqe_off, len;
+
+			if (!c)
+				continue;
+			any = true;
+			ck_assert_uint_eq(get32(c) & 0x3f, 1);	/* RX_OKAY */
+			ck_assert_uint_eq(get32(c + 60) & 0xffffff, drw[q].wq_id);
+			ck_assert_uint_eq(get32(c + 60) >> 24 & 1, 0);
+			/* rx_hashtype: exactly MANA_HASH_L4 for UDP over IPv4 */
+			ck_assert_uint_eq(get32(c + 4) >> 16 & 0x1ff, 0x1b6);
+			len = get32(c + 8) & 0xffff;
+			ck_assert_uint_eq(len, flen);
+			ck_assert_uint_eq(get32(c + 20) & 0xffff, 0);	/* ppi[1] */
+			wqe_off = get32(c + 56);
+			ck_assert_uint_eq(wqe_off, 32 * got[q]);
+			ck_assert_mem_eq(mem + (size_t)(q * RQ_DEPTH + got[q]) * BUF,
+					 dmac, 6);
+			got[q]++;
+		}
+		if (!any)
+			sched_yield();
+	}
+	ck_assert_uint_eq(got[0] + got[1], NFRAMES);
+	ck_assert_uint_gt(got[0], 0);
+	ck_assert_uint_gt(got[1], 0);
+
+	ck_assert_int_eq(ibv_destroy_qp(sq), 0);
+	ck_assert_int_eq(ibv_destroy_cq(tcq), 0);
+	ck_assert_int_eq(ibv_destroy_qp(rss), 0);
+	ck_assert_int_eq(ibv_destroy_rwq_ind_table(tbl), 0);
+	for (int i = 0; i < NRQ; i++) {
+		ck_assert_int_eq(ibv_destroy_wq(rwq[i]), 0);
+		ck_assert_int_eq(ibv_destroy_cq(rcq[i]), 0);
+	}
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(tx_pd), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(rx_pd), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+	free(mem);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("mana_traffic");
+	TCase *tc = tcase_create("fabric");
+
+	setenv("MLX5EMU_MANA_DEVICES", "1", 1);
+	setenv("MLX5EMU_NUM_PORTS", "2", 1);
+	tcase_add_test(tc, tx_to_rss_through_the_fabric);
+	suite_add_tcase(s, tc);
+	return ut_run(s);
+}
