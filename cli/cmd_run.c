@@ -95,12 +95,13 @@ static char *join_faults(char **rules, int n)
 }
 
 enum {
-	OPT_DEVICES = 256, OPT_PORTS, OPT_TRACE, OPT_FAULT, OPT_CONFIG,
+	OPT_DEVICES = 256, OPT_MANA, OPT_PORTS, OPT_TRACE, OPT_FAULT, OPT_CONFIG,
 	OPT_DEV_NODES, OPT_BACKEND, OPT_DETERMINISTIC, OPT_STATS,
 };
 
 static const struct option run_opts[] = {
 	{ "devices", required_argument, NULL, OPT_DEVICES },
+	{ "mana", required_argument, NULL, OPT_MANA },
 	{ "ports", required_argument, NULL, OPT_PORTS },
 	{ "trace", optional_argument, NULL, OPT_TRACE },
 	{ "fault", required_argument, NULL, OPT_FAULT },
@@ -116,7 +117,7 @@ static const struct option run_opts[] = {
 
 int cmd_run(int argc, char **argv)
 {
-	const char *devices = NULL, *ports = NULL, *trace = NULL,
+	const char *devices = NULL, *mana = NULL, *ports = NULL, *trace = NULL,
 		   *config = NULL, *backend = NULL, *seed = NULL,
 		   *stats = NULL;
 	bool dev_nodes = false, verbose = false, deterministic = false;
@@ -138,6 +139,9 @@ int cmd_run(int argc, char **argv)
 		switch (c) {
 		case OPT_DEVICES:
 			devices = optarg;
+			break;
+		case OPT_MANA:
+			mana = optarg;
 			break;
 		case OPT_PORTS:
 			ports = optarg;
@@ -187,6 +191,7 @@ int cmd_run(int argc, char **argv)
 		return CLI_EXIT_RUN_FAIL;
 	}
 	if ((devices && cli_check_count(RUN, "--devices", devices, 0, 16)) ||
+	    (mana && cli_check_count(RUN, "--mana", mana, 0, 4)) ||
 	    (ports && cli_check_count(RUN, "--ports", ports, 1, 2)))
 		goto fail;
 	for (int i = 0; i < nfaults; i++)
@@ -222,6 +227,8 @@ int cmd_run(int argc, char **argv)
 	if (c)
 		goto fail;
 	if (devices && set("MLX5EMU_NUM_DEVICES", devices, verbose))
+		goto fail;
+	if (mana && set("MLX5EMU_MANA_DEVICES", mana, verbose))
 		goto fail;
 	if (ports && set("MLX5EMU_NUM_PORTS", ports, verbose))
 		goto fail;
