@@ -3,11 +3,13 @@
  * Frames through an emulated MANA device the way DPDK's mana PMD moves
  * them: queues made with libmana, then only WQEs written into the rings,
  * 64-bit stores to the shared doorbell page and CQEs polled by their owner
- * bits -- no verbs on the data path.  Port 1's raw send queue sends to
- * port 2's MAC (read where the PMD reads it, the net device under the PCI
- * function), port 2's RSS QP spreads the frames over two receive queues.
- * Every receive queue is rung back to back at start, as the PMD does: a
- * lost doorbell would leave a queue without buffers for good.
+ * bits -- no verbs on the data path.  Port 1's raw send queues, one per
+ * thread as the PMD has one per lcore, send bursts to port 2's MAC (read
+ * where the PMD reads it, the net device under the PCI function), each
+ * burst one doorbell to the page all of them share; port 2's RSS QP
+ * spreads the frames over two receive queues.  Every receive queue is rung
+ * back to back at start, as the PMD does: a lost doorbell would leave a
+ * queue without buffers for good.
  *
  * The oracles are bytes at the offsets of Linux's gdma.h and mana.h,
  * written here.
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 
 #include <infiniband/manadv.h>
@@ -26,7 +29,8 @@
 
 #include "ut_run.h"
 
-enum { NRQ = 2, RQ_DEPTH = 64, SQ_DEPTH = 64, BUF = 2048, NFRAMES = 32 };
+enum { NRQ = 2, RQ_DEPTH = 256, NSQ = 4, SQ_DEPTH = 64, BURST = 8,
+       PER_SQ = 32, NFRAMES = NSQ * PER_SQ, BUF = 2048 };
 
 static void *t_alloc(size_t size, void *priv)
 {
@@ -148,6 +152,50 @@ static uint32_t udp_frame(uint8_t *f, const uint8_t dst[6], const uint8_t src[6]
 	return 60;
 }
 
+/* One sending lcore: its queue, its frames, what went wrong. */
+struct lcore {
+	struct manadv_qp dq;
+	struct manadv_cq dtc;
+	uint8_t *frames;		/* PER_SQ buffers of BUF bytes */
+	uint32_t lkey, flen;
+	int bad;			/* CQEs missing or not TX_OKAY */
+};
+
+static void *lcore_tx(void *arg)
+{
+	struct lcore *l = arg;
+	uint64_t until = now_ms() + 10000;
+
+	for (uint32_t b = 0; b < PER_SQ / BURST; b++) {
+		for (uint32_t i = b * BURST; i < (b + 1) * BURST; i++) {
+			uint8_t oob[8] = { 0 };
+
+			/* short OOB: vcq_num, vsq_frame, short_vp_offset */
+			put32(oob, l->dtc.cq_id << 8);
+			put32(oob + 4, (l->dq.sq_id >> 10) << 10 |
+				       l->dq.tx_vp_offset << 24);
+			wqe((uint8_t *)l->dq.sq_buf + 32 * i, oob,
+			    (uintptr_t)(l->frames + (size_t)i * BUF), l->lkey,
+			    l->flen);
+		}
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		doorbell(l->dq.db_page, 0x000, l->dq.sq_id, 32 * (b + 1) * BURST);
+		/* every send completes with TX_OKAY on the queue's CQ */
+		for (uint32_t h = b * BURST; h < (b + 1) * BURST; h++) {
+			const volatile uint8_t *c;
+
+			while (!(c = cqe_at(l->dtc.buf, l->dtc.count, h)) &&
+			       now_ms() < until)
+				sched_yield();
+			if (!c || (get32(c) & 0x3f) != 32 ||
+			    (get32(c + 60) & 0xffffff) != l->dq.sq_id ||
+			    !(get32(c + 60) >> 24 & 1))
+				l->bad++;
+		}
+	}
+	return NULL;
+}
+
 START_TEST(tx_to_rss_through_the_fabric)
 {
 	struct ibv_device **list;
@@ -176,14 +224,28 @@ START_TEST(tx_to_rss_through_the_fabric)
 	ck_assert_ptr_nonnull(rx_pd);
 
 	/* TX first, as the PMD starts */
-	struct ibv_cq *tcq = ibv_create_cq(ctx, SQ_DEPTH, NULL, NULL, 0);
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RAW_PACKET, .send_cq = tcq, .recv_cq = tcq,
-		.cap = { .max_send_wr = SQ_DEPTH, .max_send_sge = 1 },
-	};
-	struct ibv_qp *sq = ibv_create_qp(tx_pd, &qa);
+	struct ibv_cq *tcq[NSQ];
+	struct ibv_qp *sq[NSQ];
+	struct lcore lc[NSQ];
 
-	ck_assert_ptr_nonnull(sq);
+	memset(lc, 0, sizeof(lc));
+	for (int i = 0; i < NSQ; i++) {
+		struct ibv_qp_init_attr qa = {
+			.qp_type = IBV_QPT_RAW_PACKET,
+			.cap = { .max_send_wr = SQ_DEPTH, .max_send_sge = 1 },
+		};
+		struct manadv_obj o = { .qp = { NULL, &lc[i].dq },
+					.cq = { NULL, &lc[i].dtc } };
+
+		tcq[i] = ibv_create_cq(ctx, SQ_DEPTH, NULL, NULL, 0);
+		qa.send_cq = qa.recv_cq = tcq[i];
+		sq[i] = ibv_create_qp(tx_pd, &qa);
+		ck_assert_ptr_nonnull(sq[i]);
+		o.qp.in = sq[i];
+		o.cq.in = tcq[i];
+		ck_assert_int_eq(manadv_init_obj(&o, MANADV_OBJ_QP | MANADV_OBJ_CQ), 0);
+	}
+	ck_assert_ptr_eq(lc[0].dq.db_page, lc[NSQ - 1].dq.db_page);
 	struct ibv_cq *rcq[NRQ];
 	struct ibv_wq *rwq[NRQ];
 
@@ -216,13 +278,10 @@ START_TEST(tx_to_rss_through_the_fabric)
 
 	ck_assert_ptr_nonnull(rss);
 
-	/* what the PMD learns */
-	struct manadv_qp dq;
-	struct manadv_cq dtc, drc[NRQ];
+	/* what the PMD learns of its receive side */
+	struct manadv_cq drc[NRQ];
 	struct manadv_rwq drw[NRQ];
-	struct manadv_obj o = { .qp = { sq, &dq }, .cq = { tcq, &dtc } };
 
-	ck_assert_int_eq(manadv_init_obj(&o, MANADV_OBJ_QP | MANADV_OBJ_CQ), 0);
 	for (int i = 0; i < NRQ; i++) {
 		struct manadv_obj r = { .cq = { rcq[i], &drc[i] },
 					.rwq = { rwq[i], &drw[i] } };
@@ -253,36 +312,22 @@ START_TEST(tx_to_rss_through_the_fabric)
 	/* the frames: one UDP flow each */
 	uint8_t dmac[6], smac[6];
 	uint32_t flen = 0;
+	pthread_t th[NSQ];
+	uint64_t until = now_ms() + 10000;
 
 	read_mac(ctx, 1, dmac);
 	read_mac(ctx, 0, smac);
-	for (int i = 0; i < NFRAMES; i++) {
-		uint8_t *f = mem + (size_t)(NRQ * RQ_DEPTH + i) * BUF;
-		uint8_t oob[8] = { 0 };
-
-		flen = udp_frame(f, dmac, smac, (uint16_t)(1000 + 7 * i), 5000);
-		/* short OOB: vcq_num, vsq_frame, short_vp_offset */
-		put32(oob, dtc.cq_id << 8);
-		put32(oob + 4, (dq.sq_id >> 10) << 10 | dq.tx_vp_offset << 24);
-		wqe((uint8_t *)dq.sq_buf + 32 * i, oob, (uintptr_t)f, mr->lkey,
-		    flen);
+	for (int q = 0; q < NSQ; q++) {
+		lc[q].frames = mem + (size_t)(NRQ * RQ_DEPTH + q * PER_SQ) * BUF;
+		lc[q].lkey = mr->lkey;
+		for (int i = 0; i < PER_SQ; i++)
+			flen = udp_frame(lc[q].frames + (size_t)i * BUF, dmac, smac,
+					 (uint16_t)(1000 + 7 * (q * PER_SQ + i)),
+					 5000);
+		lc[q].flen = flen;
 	}
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	doorbell(dq.db_page, 0x000, dq.sq_id, 32 * NFRAMES);
-
-	/* every send completes with TX_OKAY on the send CQ */
-	uint64_t until = now_ms() + 5000;
-
-	for (uint32_t h = 0; h < NFRAMES; h++) {
-		const volatile uint8_t *c;
-
-		while (!(c = cqe_at(dtc.buf, dtc.count, h)) && now_ms() < until)
-			sched_yield();
-		ck_assert_msg(c, "TX CQE %u never came", h);
-		ck_assert_uint_eq(get32(c) & 0x3f, 32);		/* TX_OKAY */
-		ck_assert_uint_eq(get32(c + 60) & 0xffffff, dq.sq_id);
-		ck_assert_uint_eq(get32(c + 60) >> 24 & 1, 1);	/* is_sq */
-	}
+	for (int q = 0; q < NSQ; q++)
+		ck_assert_int_eq(pthread_create(&th[q], NULL, lcore_tx, &lc[q]), 0);
 
 	/* and arrives, spread by the hash, on the receive CQs */
 	uint32_t got[NRQ] = { 0 };
@@ -315,12 +360,18 @@ START_TEST(tx_to_rss_through_the_fabric)
 		if (!any)
 			sched_yield();
 	}
+	for (int q = 0; q < NSQ; q++) {
+		pthread_join(th[q], NULL);
+		ck_assert_int_eq(lc[q].bad, 0);
+	}
 	ck_assert_uint_eq(got[0] + got[1], NFRAMES);
 	ck_assert_uint_gt(got[0], 0);
 	ck_assert_uint_gt(got[1], 0);
 
-	ck_assert_int_eq(ibv_destroy_qp(sq), 0);
-	ck_assert_int_eq(ibv_destroy_cq(tcq), 0);
+	for (int q = 0; q < NSQ; q++) {
+		ck_assert_int_eq(ibv_destroy_qp(sq[q]), 0);
+		ck_assert_int_eq(ibv_destroy_cq(tcq[q]), 0);
+	}
 	ck_assert_int_eq(ibv_destroy_qp(rss), 0);
 	ck_assert_int_eq(ibv_destroy_rwq_ind_table(tbl), 0);
 	for (int i = 0; i < NRQ; i++) {
