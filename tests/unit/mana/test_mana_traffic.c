@@ -27,99 +27,11 @@
 #include <infiniband/manadv.h>
 #include <infiniband/verbs.h>
 
+#include "mana_pmd.h"
 #include "ut_run.h"
 
 enum { NRQ = 2, RQ_DEPTH = 256, NSQ = 4, SQ_DEPTH = 64, BURST = 8,
        PER_SQ = 32, NFRAMES = NSQ * PER_SQ, BUF = 2048 };
-
-static void *t_alloc(size_t size, void *priv)
-{
-	void *p = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
-
-	(void)priv;
-	memset(p, 0, size);
-	return p;
-}
-
-static void t_free(void *p, void *priv)
-{
-	(void)priv;
-	free(p);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
-}
-
-static uint32_t get32(const volatile uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static void read_mac(struct ibv_context *ctx, int port, uint8_t mac[6])
-{
-	char path[512];
-	unsigned int m[6];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/device/net/mana0p%d/address",
-		 ctx->device->ibdev_path, port);
-	f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fscanf(f, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2],
-				&m[3], &m[4], &m[5]), 6);
-	fclose(f);
-	for (int i = 0; i < 6; i++)
-		mac[i] = (uint8_t)m[i];
-}
-
-/* A 32-byte WQE: 8-byte OOB (zero for an RQ), one SGE. */
-static void wqe(uint8_t *w, const uint8_t oob[8], uint64_t addr, uint32_t key,
-		uint32_t len)
-{
-	memset(w, 0, 32);
-	put32(w + 4, 1u | 2u << 8);	/* num_sge 1, inline_oob_size_div4 2 */
-	if (oob)
-		memcpy(w + 8, oob, 8);
-	put64(w + 16, addr);
-	put32(w + 24, key);
-	put32(w + 28, len);
-}
-
-static void doorbell(void *page, unsigned int off, uint32_t qid, uint32_t tail)
-{
-	*(volatile uint64_t *)((char *)page + off) = (uint64_t)tail << 32 | qid;
-}
-
-/* The CQE a consumer at @head (free running from 0) sees, or NULL. */
-static const volatile uint8_t *cqe_at(const uint8_t *ring, uint32_t n,
-				      uint32_t head)
-{
-	const volatile uint8_t *c = ring + 64 * (head % n);
-	uint32_t owner = get32(c + 60) >> 29;
-
-	if (owner != ((head / n + 1) & 7))
-		return NULL;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return c;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* An IPv4/UDP frame to dst from src, with the UDP ports given. */
 static uint32_t udp_frame(uint8_t *f, const uint8_t dst[6], const uint8_t src[6],
@@ -164,32 +76,30 @@ struct lcore {
 static void *lcore_tx(void *arg)
 {
 	struct lcore *l = arg;
-	uint64_t until = now_ms() + 10000;
+	uint64_t until = mp_now_ms() + 10000;
 
 	for (uint32_t b = 0; b < PER_SQ / BURST; b++) {
 		for (uint32_t i = b * BURST; i < (b + 1) * BURST; i++) {
-			uint8_t oob[8] = { 0 };
+			uint8_t oob[8];
 
-			/* short OOB: vcq_num, vsq_frame, short_vp_offset */
-			put32(oob, l->dtc.cq_id << 8);
-			put32(oob + 4, (l->dq.sq_id >> 10) << 10 |
-				       l->dq.tx_vp_offset << 24);
-			wqe((uint8_t *)l->dq.sq_buf + 32 * i, oob,
+			mp_tx_oob(oob, l->dtc.cq_id, l->dq.sq_id,
+				  l->dq.tx_vp_offset);
+			mp_wqe((uint8_t *)l->dq.sq_buf + 32 * i, oob,
 			    (uintptr_t)(l->frames + (size_t)i * BUF), l->lkey,
 			    l->flen);
 		}
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		doorbell(l->dq.db_page, 0x000, l->dq.sq_id, 32 * (b + 1) * BURST);
+		mp_doorbell(l->dq.db_page, 0x000, l->dq.sq_id, 32 * (b + 1) * BURST);
 		/* every send completes with TX_OKAY on the queue's CQ */
 		for (uint32_t h = b * BURST; h < (b + 1) * BURST; h++) {
 			const volatile uint8_t *c;
 
-			while (!(c = cqe_at(l->dtc.buf, l->dtc.count, h)) &&
-			       now_ms() < until)
+			while (!(c = mp_cqe_at(l->dtc.buf, l->dtc.count, h)) &&
+			       mp_now_ms() < until)
 				sched_yield();
-			if (!c || (get32(c) & 0x3f) != 32 ||
-			    (get32(c + 60) & 0xffffff) != l->dq.sq_id ||
-			    !(get32(c + 60) >> 24 & 1))
+			if (!c || (mp_get32(c) & 0x3f) != 32 ||
+			    (mp_get32(c + 60) & 0xffffff) != l->dq.sq_id ||
+			    !(mp_get32(c + 60) >> 24 & 1))
 				l->bad++;
 		}
 	}
@@ -198,17 +108,8 @@ static void *lcore_tx(void *arg)
 
 START_TEST(tx_to_rss_through_the_fabric)
 {
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int n;
-
-	list = ibv_get_device_list(&n);
-	for (int i = 0; i < n && !ctx; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), "mana_0"))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	ck_assert_ptr_nonnull(ctx);
-	struct manadv_ctx_allocators al = { t_alloc, t_free, NULL };
+	struct ibv_context *ctx = mp_open("mana_0");
+	struct manadv_ctx_allocators al = mp_allocators;
 
 	ck_assert_int_eq(manadv_set_context_attr(ctx, MANADV_CTX_ATTR_BUF_ALLOCATORS,
 						 &al), 0);
@@ -301,22 +202,22 @@ START_TEST(tx_to_rss_through_the_fabric)
 	/* every RQ filled and rung back to back */
 	for (int q = 0; q < NRQ; q++) {
 		for (int i = 0; i < RQ_DEPTH; i++)
-			wqe((uint8_t *)drw[q].buf + 32 * i, NULL,
+			mp_wqe((uint8_t *)drw[q].buf + 32 * i, NULL,
 			    (uintptr_t)(mem + (size_t)(q * RQ_DEPTH + i) * BUF),
 			    mr->lkey, BUF);
 	}
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	for (int q = 0; q < NRQ; q++)
-		doorbell(drw[q].db_page, 0x400, drw[q].wq_id, 32 * RQ_DEPTH);
+		mp_doorbell(drw[q].db_page, 0x400, drw[q].wq_id, 32 * RQ_DEPTH);
 
 	/* the frames: one UDP flow each */
 	uint8_t dmac[6], smac[6];
 	uint32_t flen = 0;
 	pthread_t th[NSQ];
-	uint64_t until = now_ms() + 10000;
+	uint64_t until = mp_now_ms() + 10000;
 
-	read_mac(ctx, 1, dmac);
-	read_mac(ctx, 0, smac);
+	mp_port_mac(ctx, 1, dmac);
+	mp_port_mac(ctx, 0, smac);
 	for (int q = 0; q < NSQ; q++) {
 		lc[q].frames = mem + (size_t)(NRQ * RQ_DEPTH + q * PER_SQ) * BUF;
 		lc[q].lkey = mr->lkey;
@@ -332,26 +233,26 @@ START_TEST(tx_to_rss_through_the_fabric)
 	/* and arrives, spread by the hash, on the receive CQs */
 	uint32_t got[NRQ] = { 0 };
 
-	while (got[0] + got[1] < NFRAMES && now_ms() < until) {
+	while (got[0] + got[1] < NFRAMES && mp_now_ms() < until) {
 		bool any = false;
 
 		for (int q = 0; q < NRQ; q++) {
-			const volatile uint8_t *c = cqe_at(drc[q].buf, drc[q].count,
+			const volatile uint8_t *c = mp_cqe_at(drc[q].buf, drc[q].count,
 							   got[q]);
 			uint32_t wqe_off, len;
 
 			if (!c)
 				continue;
 			any = true;
-			ck_assert_uint_eq(get32(c) & 0x3f, 1);	/* RX_OKAY */
-			ck_assert_uint_eq(get32(c + 60) & 0xffffff, drw[q].wq_id);
-			ck_assert_uint_eq(get32(c + 60) >> 24 & 1, 0);
+			ck_assert_uint_eq(mp_get32(c) & 0x3f, 1);	/* RX_OKAY */
+			ck_assert_uint_eq(mp_get32(c + 60) & 0xffffff, drw[q].wq_id);
+			ck_assert_uint_eq(mp_get32(c + 60) >> 24 & 1, 0);
 			/* rx_hashtype: exactly MANA_HASH_L4 for UDP over IPv4 */
-			ck_assert_uint_eq(get32(c + 4) >> 16 & 0x1ff, 0x1b6);
-			len = get32(c + 8) & 0xffff;
+			ck_assert_uint_eq(mp_get32(c + 4) >> 16 & 0x1ff, 0x1b6);
+			len = mp_get32(c + 8) & 0xffff;
 			ck_assert_uint_eq(len, flen);
-			ck_assert_uint_eq(get32(c + 20) & 0xffff, 0);	/* ppi[1] */
-			wqe_off = get32(c + 56);
+			ck_assert_uint_eq(mp_get32(c + 20) & 0xffff, 0);	/* ppi[1] */
+			wqe_off = mp_get32(c + 56);
 			ck_assert_uint_eq(wqe_off, 32 * got[q]);
 			ck_assert_mem_eq(mem + (size_t)(q * RQ_DEPTH + got[q]) * BUF,
 					 dmac, 6);

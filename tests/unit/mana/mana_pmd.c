@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* The MANA program tests' mini-PMD (mana_pmd.h). */
+#include <check.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mana_pmd.h"
+
+static void *mp_alloc(size_t size, void *priv)
+{
+	void *p = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
+
+	(void)priv;
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+static void mp_free(void *p, void *priv)
+{
+	(void)priv;
+	free(p);
+}
+
+const struct manadv_ctx_allocators mp_allocators = { mp_alloc, mp_free, NULL };
+
+struct ibv_context *mp_open(const char *name)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	int n;
+
+	list = ibv_get_device_list(&n);
+	ck_assert_ptr_nonnull(list);
+	for (int i = 0; i < n && !ctx; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	ck_assert_msg(ctx, "cannot open %s", name);
+	return ctx;
+}
+
+void mp_port_mac(struct ibv_context *ctx, int dev_port, uint8_t mac[6])
+{
+	char path[512];
+	unsigned int m[6];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/device/net/%sp%d/address",
+		 ctx->device->ibdev_path, "mana0", dev_port);
+	f = fopen(path, "r");
+	ck_assert_msg(f, "cannot read %s", path);
+	ck_assert_int_eq(fscanf(f, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2],
+				&m[3], &m[4], &m[5]), 6);
+	fclose(f);
+	for (int i = 0; i < 6; i++)
+		mac[i] = (uint8_t)m[i];
+}
+
+uint64_t mp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void mp_put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+uint32_t mp_get32(const volatile uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+void mp_wqe(uint8_t *w, const uint8_t oob[8], uint64_t addr, uint32_t key,
+	    uint32_t len)
+{
+	memset(w, 0, 32);
+	mp_put32(w + 4, 1u | 2u << 8);	/* num_sge 1, inline_oob_size_div4 2 */
+	if (oob)
+		memcpy(w + 8, oob, 8);
+	mp_put32(w + 16, (uint32_t)addr);
+	mp_put32(w + 20, (uint32_t)(addr >> 32));
+	mp_put32(w + 24, key);
+	mp_put32(w + 28, len);
+}
+
+void mp_tx_oob(uint8_t oob[8], uint32_t cq_id, uint32_t sq_id,
+	       uint32_t vp_offset)
+{
+	memset(oob, 0, 8);
+	mp_put32(oob, cq_id << 8);			/* vcq_num */
+	mp_put32(oob + 4, (sq_id >> 10) << 10 |	/* vsq_frame */
+			  vp_offset << 24);		/* short_vp_offset */
+}
+
+void mp_doorbell(void *page, unsigned int off, uint32_t qid, uint32_t tail)
+{
+	*(volatile uint64_t *)((char *)page + off) = (uint64_t)tail << 32 | qid;
+}
+
+const volatile uint8_t *mp_cqe_at(const void *ring, uint32_t n, uint32_t head)
+{
+	const volatile uint8_t *c = (const uint8_t *)ring + 64 * (head % n);
+
+	if (mp_get32(c + 60) >> 29 != ((head / n + 1) & 7))
+		return NULL;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return c;
+}
+
+const volatile uint8_t *mp_cqe_wait(const void *ring, uint32_t n, uint32_t head)
+{
+	uint64_t until = mp_now_ms() + 5000;
+	const volatile uint8_t *c;
+
+	while (!(c = mp_cqe_at(ring, n, head)) && mp_now_ms() < until)
+		sched_yield();
+	return c;
+}

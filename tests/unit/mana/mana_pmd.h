@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the MANA program tests share: the pieces of a MANA PMD's data path
+ * written from the sources (Linux gdma.h/mana.h offsets, DPDK's owner-bit
+ * rule), and the setup such a program does first.  Never the project's
+ * own code: these are the tests' oracle.
+ */
+#ifndef MLX5EMU_TESTS_UNIT_MANA_MANA_PMD_H
+#define MLX5EMU_TESTS_UNIT_MANA_MANA_PMD_H
+
+#include <stdint.h>
+
+#include <infiniband/manadv.h>
+#include <infiniband/verbs.h>
+
+/* Page-aligned, zeroed buffers, as DPDK's rte_zmalloc gives them. */
+extern const struct manadv_ctx_allocators mp_allocators;
+
+/* Opens the device @name; asserts. */
+struct ibv_context *mp_open(const char *name);
+/* Port @dev_port's MAC (0-based) from the net directory of the PCI
+ * function <ibdev_path>/device leads to, where the
+ * PMD reads it; asserts. */
+void mp_port_mac(struct ibv_context *ctx, int dev_port, uint8_t mac[6]);
+uint64_t mp_now_ms(void);
+
+void mp_put32(uint8_t *p, uint32_t v);
+uint32_t mp_get32(const volatile uint8_t *p);
+
+/* A 32-byte WQE at @w: an 8-byte inline OOB (NULL: zeros), one SGE. */
+void mp_wqe(uint8_t *w, const uint8_t oob[8], uint64_t addr, uint32_t key,
+	    uint32_t len);
+/* A short TX OOB naming the SQ's CQ, the SQ and its vPort offset. */
+void mp_tx_oob(uint8_t oob[8], uint32_t cq_id, uint32_t sq_id,
+	       uint32_t vp_offset);
+/* One 64-bit doorbell store: (qid, tail) at @off of the page. */
+void mp_doorbell(void *page, unsigned int off, uint32_t qid, uint32_t tail);
+/* The CQE a consumer at @head (free running from 0) of a ring of @n sees,
+ * or NULL; mp_cqe_wait waits up to 5 s for it. */
+const volatile uint8_t *mp_cqe_at(const void *ring, uint32_t n, uint32_t head);
+const volatile uint8_t *mp_cqe_wait(const void *ring, uint32_t n,
+				    uint32_t head);
+
+#endif /* MLX5EMU_TESTS_UNIT_MANA_MANA_PMD_H */
