@@ -108,7 +108,6 @@ int mana_fw_create(const struct mana_fw_config *cfg, struct mana_fw **out)
 		v->tx_vport_offset = (uint16_t)(0x10 + i);
 	}
 	fw->next_pd_id = 1;
-	fw->next_key = 0x100;
 	*out = fw;
 	return 0;
 }

@@ -54,7 +54,6 @@ struct mana_fw {
 	/* ids in use: SQ, RQ, CQ (MANA_FW_MAX_QUEUES each) */
 	bool ids[3][MANA_FW_MAX_QUEUES];
 	uint32_t next_pd_id;
-	uint32_t next_key;
 };
 
 enum { FW_ID_SQ, FW_ID_RQ, FW_ID_CQ };

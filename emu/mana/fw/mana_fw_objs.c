@@ -303,7 +303,9 @@ uint32_t mfw_create_mr(struct mana_fw *fw, const uint8_t *req, size_t len,
 	o->mr.va = va;
 	o->mr.length = fw->objs[rg].region.length;
 	o->mr.access = access;
-	o->mr.lkey = fw->next_key++ << 8 | 0x5a;	/* emulator-assigned */
+	/* Emulator-assigned: the slot names the MR, so the data path finds
+	 * it without a search; the generation's low byte tells reuses apart. */
+	o->mr.lkey = (uint32_t)(slot + 1) << 8 | (o->gen & 0xff);
 	fw->objs[rg].region.owned = true;
 	fw->objs[pd].pd.users++;
 	PRM_LE_SET64(gdma_create_mr_resp, resp, mr_handle,
@@ -335,23 +337,23 @@ uint32_t mfw_destroy_mr(struct mana_fw *fw, const uint8_t *req, size_t len,
 int mana_fw_mr_check(struct mana_fw *fw, uint32_t lkey, uint64_t addr,
 		     uint64_t len, bool write)
 {
+	uint32_t slot = (lkey >> 8) - 1;
+	const struct mana_fw_obj *o;
 	int ret = -ENOENT;
 
+	if (slot >= MANA_FW_MAX_OBJS)
+		return -ENOENT;
 	pthread_mutex_lock(&fw->lock);
-	for (int i = 0; i < MANA_FW_MAX_OBJS; i++) {
-		const struct mana_fw_obj *o = &fw->objs[i];
-
-		if (o->type != FW_OBJ_MR || o->mr.lkey != lkey)
-			continue;
-		if (addr < o->mr.va || len > o->mr.length ||
-		    addr - o->mr.va > o->mr.length - len)
-			ret = -ERANGE;
-		else if (write && !(o->mr.access & MANA_FW_ACCESS_LOCAL_WRITE))
-			ret = -EACCES;
-		else
-			ret = 0;
-		break;
-	}
+	o = &fw->objs[slot];
+	if (o->type != FW_OBJ_MR || o->mr.lkey != lkey)
+		ret = -ENOENT;
+	else if (addr < o->mr.va || len > o->mr.length ||
+		 addr - o->mr.va > o->mr.length - len)
+		ret = -ERANGE;
+	else if (write && !(o->mr.access & MANA_FW_ACCESS_LOCAL_WRITE))
+		ret = -EACCES;
+	else
+		ret = 0;
 	pthread_mutex_unlock(&fw->lock);
 	return ret;
 }
