@@ -82,9 +82,13 @@ struct manabe_ops {
 		      uint64_t iova, unsigned int access,
 		      struct manabe_obj **mr, uint32_t *lkey, uint32_t *rkey);
 	/* A CQ of @cqe entries in the application's @buf; its id is
-	 * assigned when a QP or RSS QP binds it (0 until then). */
+	 * assigned when a QP or RSS QP binds it (0 until then).  Its
+	 * completion events (a CQE on a CQ the application armed through the
+	 * doorbell page) are 8-byte @cookie writes to @event_fd, the write
+	 * end of the completion channel's pipe (-1: no channel); the device
+	 * holds its own duplicate of it while the CQ lives. */
 	int (*create_cq)(struct manabe_ctx *ctx, void *buf, uint32_t cqe,
-			 struct manabe_obj **cq);
+			 int event_fd, uint64_t cookie, struct manabe_obj **cq);
 	int (*create_wq)(struct manabe_obj *pd, struct manabe_obj *cq,
 			 void *buf, uint32_t buf_size, uint32_t max_wr,
 			 uint32_t max_sge, struct manabe_obj **wq);

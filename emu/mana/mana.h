@@ -112,6 +112,9 @@ struct mana_cq_ring {
 	uint64_t produced;	/* CQEs written so far (j of the next one) */
 };
 
+/* The owner field's width: a consumer's head runs modulo count << 3. */
+enum { MANA_CQE_OWNER_BITS = 3 };
+
 /* Slot and owner value of the j-th CQE ever written to a ring of count. */
 static inline uint32_t mana_cq_slot(uint32_t count, uint64_t j)
 {

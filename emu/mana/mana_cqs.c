@@ -12,7 +12,12 @@
  * breaks the CQ, as a DMA error would put a hardware CQ in error; nothing is
  * written to it afterwards, so no later entry can be mistaken for the lost
  * one.  Arming is one-shot, as the CQ doorbell's arm bit is: the event
- * fires for the first CQE after the arm and disarms.
+ * fires for the first CQE after the arm and disarms.  The arm doorbell
+ * carries the consumer's head modulo the owner-bit lap (count << 3, as
+ * DPDK's PMD and mana_en ring it); an arm behind CQEs already written
+ * fires at once, as a ConnectX's arm with its consumer index does, so an
+ * application that arms after its last empty poll never sleeps on a CQE
+ * that landed in between (no public source settles this for GDMA).
  */
 #include <errno.h>
 #include <string.h>
@@ -32,8 +37,16 @@ void mana_cqs_init(struct mana_cqs *cq, void *ring, uint32_t count, uint32_t id,
 	cq->event_arg = event_arg;
 }
 
-void mana_cqs_arm(struct mana_cqs *cq)
+void mana_cqs_arm(struct mana_cqs *cq, uint32_t head)
 {
+	uint64_t lap = (uint64_t)cq->count << MANA_CQE_OWNER_BITS;
+
+	if (lap && cq->produced % lap != head % lap) {
+		cq->armed = false;
+		if (cq->event)
+			cq->event(cq->event_arg, cq);
+		return;
+	}
 	cq->armed = true;
 }
 

@@ -50,8 +50,10 @@ struct mana_cqs {
 
 void mana_cqs_init(struct mana_cqs *cq, void *ring, uint32_t count, uint32_t id,
 		   mana_cq_event_fn event, void *event_arg);
-/* Arm for one event (the CQ doorbell's arm bit). */
-void mana_cqs_arm(struct mana_cqs *cq);
+/* Arm for one event (the CQ doorbell's arm bit) at the consumer's @head
+ * (modulo count << MANA_CQE_OWNER_BITS): fires at once when CQEs past
+ * @head were written already. */
+void mana_cqs_arm(struct mana_cqs *cq, uint32_t head);
 /*
  * Write the next CQE: 60 bytes of client data and the info dword, the
  * byte holding the owner bits last (emu_mem_publish).  -EFAULT when the

@@ -183,6 +183,7 @@ struct ibv_context *prov_mana_open(struct prov_device *dev)
 	ctx->async_fd = pipefd[0];
 	ctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->mutex, NULL);
+	pthread_mutex_init(&m->cq_lock, NULL);
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
 	m->vctx.sz = sizeof(m->vctx);
 	ctx->ops.poll_cq = mana_poll_cq;
@@ -213,6 +214,7 @@ int prov_mana_close(struct ibv_context *context)
 	close(context->async_fd);
 	close(m->async_wr_fd);
 	pthread_mutex_destroy(&context->mutex);
+	pthread_mutex_destroy(&m->cq_lock);
 	free(m);
 	return 0;
 }

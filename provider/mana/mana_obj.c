@@ -138,6 +138,8 @@ struct ibv_cq *prov_mana_create_cq(struct ibv_context *context, int cqe,
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
+	pthread_mutex_init(&cq->ibcq.mutex, NULL);
+	pthread_cond_init(&cq->ibcq.cond, NULL);
 	size = prov_mana_hw_size((uint64_t)(cqe > 0 ? cqe : 0) * MANA_CQE_SIZE);
 	cq->buf = m->extern_alloc.alloc(size, m->extern_alloc.data);
 	if (!cq->buf) {
@@ -146,9 +148,12 @@ struct ibv_cq *prov_mana_create_cq(struct ibv_context *context, int cqe,
 		return NULL;
 	}
 	cq->cqe = (uint32_t)cqe;
+	prov_mana_cq_link(m, cq);
 	ret = cqe < 1 ? -EINVAL : m->be->create_cq(m->bectx, cq->buf, cq->cqe,
-						  &cq->obj);
+						  prov_mana_channel_wr_fd(channel),
+						  cq->cookie, &cq->obj);
 	if (ret) {
+		prov_mana_cq_unlink(m, cq);
 		m->extern_alloc.free(cq->buf, m->extern_alloc.data);
 		free(cq);
 		errno = -ret;
@@ -157,8 +162,12 @@ struct ibv_cq *prov_mana_create_cq(struct ibv_context *context, int cqe,
 	cq->ibcq.context = context;
 	cq->ibcq.channel = channel;
 	cq->ibcq.cqe = cqe;
-	pthread_mutex_init(&cq->ibcq.mutex, NULL);
-	pthread_cond_init(&cq->ibcq.cond, NULL);
+	/* verbs_init_cq: the channel counts its CQs */
+	if (channel) {
+		pthread_mutex_lock(&context->mutex);
+		channel->refcnt++;
+		pthread_mutex_unlock(&context->mutex);
+	}
 	return &cq->ibcq;
 }
 
@@ -173,7 +182,16 @@ int prov_mana_destroy_cq(struct ibv_cq *ibcq)
 	ret = m->be->obj_destroy(cq->obj);
 	if (ret)
 		return -ret;
+	prov_mana_cq_unlink(m, cq);
+	/* ibv_destroy_cq */
+	if (ibcq->channel) {
+		pthread_mutex_lock(&ibcq->context->mutex);
+		ibcq->channel->refcnt--;
+		pthread_mutex_unlock(&ibcq->context->mutex);
+	}
 	m->extern_alloc.free(cq->buf, m->extern_alloc.data);
+	pthread_cond_destroy(&ibcq->cond);
+	pthread_mutex_destroy(&ibcq->mutex);
 	free(cq);
 	return 0;
 }

@@ -33,6 +33,9 @@ struct prov_mana_cq {
 	void *buf;
 	uint32_t cqe;
 	uint32_t cqid;
+	uint64_t cookie;		/* its name in channel events */
+	uint32_t reported;		/* events ibv_get_cq_event returned */
+	struct prov_mana_cq *next;	/* the context's CQs */
 };
 
 struct prov_mana_wq {

@@ -28,6 +28,9 @@ struct prov_mana_context {
 	void *db_page;			/* cmd_fd offset 0, handed out */
 	bool own_db_page;		/* mapped here (else the backend's) */
 	int async_wr_fd;		/* the write end of async_fd's pipe */
+	pthread_mutex_t cq_lock;	/* cqs, cq_serial */
+	struct prov_mana_cq *cqs;	/* live CQs, by channel cookie */
+	uint64_t cq_serial;
 	struct verbs_context vctx;	/* must hold ibv_context last */
 };
 
@@ -50,6 +53,18 @@ int prov_mana_query_device(struct ibv_context *context,
 			   struct ibv_device_attr *attr);
 int prov_mana_get_async_event(struct ibv_context *context,
 			      struct ibv_async_event *event);
+
+/* mana_chan.c: completion channels and CQ events */
+struct prov_mana_cq;
+struct ibv_comp_channel *prov_mana_create_comp_channel(struct ibv_context *context);
+int prov_mana_destroy_comp_channel(struct ibv_comp_channel *channel);
+int prov_mana_get_cq_event(struct ibv_comp_channel *channel,
+			   struct ibv_cq **cq, void **cq_context);
+/* The write end the device writes a CQ's events to (-1: no channel). */
+int prov_mana_channel_wr_fd(struct ibv_comp_channel *channel);
+/* A CQ named for events; unlinking waits for its events' acknowledgement. */
+void prov_mana_cq_link(struct prov_mana_context *m, struct prov_mana_cq *cq);
+void prov_mana_cq_unlink(struct prov_mana_context *m, struct prov_mana_cq *cq);
 
 /* mana_obj.c, mana_qp.c */
 struct ibv_pd *prov_mana_alloc_pd(struct ibv_context *context);

@@ -34,6 +34,7 @@
 #include "shell/abi_export.h"
 #include "prm/prm_cmd.h"
 #include "provider/core/context.h"
+#include "provider/mana/mana_prov.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/events.h"
 #include "provider/verbs/verbs_ctx.h"
@@ -119,6 +120,8 @@ struct ibv_comp_channel *mlx5emu_abi_ibv_create_comp_channel(struct ibv_context 
 	struct prov_comp_channel *ch;
 	int err;
 
+	if (context && prov_mana_is(context))
+		return prov_mana_create_comp_channel(context);
 	ch = prov_event_channel_alloc(context, sizeof(*ch),
 				      MLX5BE_EVENT_CHANNEL_OMIT_DATA, &be);
 	if (!ch)
@@ -148,6 +151,8 @@ int mlx5emu_abi_ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 		return EINVAL;
 	}
 	context = channel->context;
+	if (prov_mana_is(context))
+		return prov_mana_destroy_comp_channel(channel);
 	pthread_mutex_lock(&context->mutex);
 	if (channel->refcnt) {
 		pthread_mutex_unlock(&context->mutex);
@@ -232,6 +237,8 @@ int mlx5emu_abi_ibv_get_cq_event(struct ibv_comp_channel *channel,
 		errno = EINVAL;
 		return -1;
 	}
+	if (prov_mana_is(channel->context))
+		return prov_mana_get_cq_event(channel, cq, cq_context);
 	ch = to_prov_channel(channel);
 	for (;;) {
 		int err = channel_next(ch, &cookie);

@@ -25,14 +25,19 @@ int edev_mr_check(void *arg, uint32_t lkey, uint64_t addr, uint64_t len,
 	return mana_fw_mr_check(e->fw, lkey, addr, len, write);
 }
 
-/* A CQE on an armed CQ: completion channels are not wired to MANA CQs
- * yet, so the arm is only counted. */
+/* A CQE on an armed CQ: the completion event, through the channel the
+ * CQ was created with (the kernel's comp_handler); a CQ without one only
+ * counts it.  A full channel loses the event, as an overrun event queue
+ * would; one event per arm keeps that far off. */
 static void edev_cq_event(void *arg, struct mana_cqs *cq)
 {
 	struct mana_edev *e = arg;
+	const struct mana_edev_notify *n = &e->notify[cq->id];
 
-	(void)cq;
 	e->st.cq_events++;
+	if (n->fd >= 0 &&
+	    write(n->fd, &n->cookie, sizeof(n->cookie)) != sizeof(n->cookie))
+		e->st.pub.events_lost++;
 }
 
 struct mana_cqs *edev_cq(struct mana_edev *e, uint32_t id)
@@ -131,7 +136,7 @@ static void edev_doorbell(void *arg, enum mana_dbmbox_kind kind, uint32_t qid,
 	case MANA_DBMBOX_CQ:
 		cq = arm ? edev_cq(e, qid) : NULL;
 		if (cq)
-			mana_cqs_arm(cq);
+			mana_cqs_arm(cq, tail);
 		break;
 	default:
 		break;
@@ -227,6 +232,8 @@ int mana_edev_create(const struct emu_dev_identity *id, struct mana_fw *fw,
 	if (!e)
 		return -ENOMEM;
 	pthread_mutex_init(&e->lock, NULL);
+	for (int i = 0; i < MANA_FW_MAX_QUEUES; i++)
+		e->notify[i].fd = -1;
 	e->fw = fw;
 	e->id = id;
 	e->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -343,7 +350,19 @@ void mana_edev_forget(struct mana_edev *e, uint32_t type, uint32_t wq_id,
 	if (cq_id < MANA_FW_MAX_QUEUES) {
 		free(e->cq[cq_id]);
 		e->cq[cq_id] = NULL;
+		e->notify[cq_id].fd = -1;
 	}
+}
+
+void mana_edev_cq_notify(struct mana_edev *e, uint32_t cq_id, int fd,
+			 uint64_t cookie)
+{
+	if (cq_id >= MANA_FW_MAX_QUEUES)
+		return;
+	pthread_mutex_lock(&e->lock);
+	e->notify[cq_id].fd = fd;
+	e->notify[cq_id].cookie = cookie;
+	pthread_mutex_unlock(&e->lock);
 }
 
 void mana_edev_rx_changed(struct mana_edev *e, int vport)

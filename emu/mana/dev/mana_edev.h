@@ -55,12 +55,20 @@ void mana_edev_unlock(struct mana_edev *e);
 void mana_edev_forget(struct mana_edev *e, uint32_t type, uint32_t wq_id,
 		      uint32_t cq_id);
 void mana_edev_rx_changed(struct mana_edev *e, int vport);
+/*
+ * CQ @cq_id's completion events: one 8-byte @cookie written to @fd (a
+ * non-blocking pipe's write end; -1: none) for each CQE on an armed CQ,
+ * until mana_edev_forget lets the CQ go.  Takes the engine's lock.
+ */
+void mana_edev_cq_notify(struct mana_edev *e, uint32_t cq_id, int fd,
+			 uint64_t cookie);
 
 struct mana_edev_stats {
 	uint64_t doorbells, tx_frames, rx_frames, rx_delivered;
 	uint64_t rx_filtered;		/* not for the vPort's MAC */
 	uint64_t rx_no_queue;		/* RX not configured, or no queue */
 	uint64_t rx_no_wqe;		/* the queue had no WQE posted */
+	uint64_t events_lost;		/* a completion channel was full */
 };
 void mana_edev_stats(struct mana_edev *e, struct mana_edev_stats *s);
 

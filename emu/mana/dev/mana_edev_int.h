@@ -32,6 +32,13 @@ struct mana_edev_port {
 	struct mana_rss rss;
 };
 
+/* Where a CQ's completion events go: a channel's write end and the
+ * provider's name for the CQ (fd -1: none). */
+struct mana_edev_notify {
+	int fd;
+	uint64_t cookie;
+};
+
 struct mana_edev {
 	pthread_mutex_t lock;		/* everything below */
 	pthread_t thread;
@@ -45,6 +52,7 @@ struct mana_edev {
 	struct mana_sq *sq[MANA_FW_MAX_QUEUES];
 	struct mana_rq *rq[MANA_FW_MAX_QUEUES];
 	struct mana_cqs *cq[MANA_FW_MAX_QUEUES];
+	struct mana_edev_notify notify[MANA_FW_MAX_QUEUES];
 	bool sq_rung[MANA_FW_MAX_QUEUES];
 	int sq_port[MANA_FW_MAX_QUEUES];
 	bool more;			/* work left for another turn */

@@ -81,6 +81,8 @@ struct manabe_obj {
 		struct {
 			uint32_t cqe;
 			uint32_t id;		/* 0 until a QP binds it */
+			int event_fd;		/* our duplicate, or -1 */
+			uint64_t cookie;
 		} cq;
 		struct {
 			struct manabe_obj *pd, *cq;
@@ -119,7 +121,7 @@ int mk_reg_mr(struct manabe_obj *pd, void *addr, size_t length, uint64_t iova,
 	      unsigned int access, struct manabe_obj **mr, uint32_t *lkey,
 	      uint32_t *rkey);
 int mk_create_cq(struct manabe_ctx *ctx, void *buf, uint32_t cqe,
-		 struct manabe_obj **cq);
+		 int event_fd, uint64_t cookie, struct manabe_obj **cq);
 int mk_create_wq(struct manabe_obj *pd, struct manabe_obj *cq, void *buf,
 		 uint32_t buf_size, uint32_t max_wr, uint32_t max_sge,
 		 struct manabe_obj **wq);

@@ -9,8 +9,10 @@
  * object"), and the kernel then forgets it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
@@ -126,7 +128,7 @@ fail:
 }
 
 int mk_create_cq(struct manabe_ctx *ctx, void *buf, uint32_t cqe,
-		 struct manabe_obj **out)
+		 int event_fd, uint64_t cookie, struct manabe_obj **out)
 {
 	struct manabe_obj *cq;
 	int ret;
@@ -137,9 +139,22 @@ int mk_create_cq(struct manabe_ctx *ctx, void *buf, uint32_t cqe,
 	cq = mk_obj_new(ctx, MK_CQ);
 	if (!cq)
 		return -ENOMEM;
+	cq->cq.event_fd = -1;
+	/* ib_uverbs_create_cq: the channel must be a completion channel */
+	if (event_fd >= 0) {
+		cq->cq.event_fd = fcntl(event_fd, F_DUPFD_CLOEXEC, 0);
+		if (cq->cq.event_fd < 0) {
+			ret = errno == EBADF ? -EINVAL : -errno;
+			free(cq);
+			return ret;
+		}
+		cq->cq.cookie = cookie;
+	}
 	ret = mk_region_create(ctx->dev, buf, (size_t)cqe * MK_CQE_SIZE, true,
 			       &cq->region);
 	if (ret) {
+		if (cq->cq.event_fd >= 0)
+			close(cq->cq.event_fd);
 		free(cq);
 		return ret;
 	}
@@ -226,6 +241,8 @@ static int mk_destroy_locked(struct manabe_obj *o)
 		break;
 	case MK_CQ:
 		mk_region_destroy(d, o->region);
+		if (o->cq.event_fd >= 0)
+			close(o->cq.event_fd);
 		break;
 	case MK_WQ:
 		mk_region_destroy(d, o->region);

@@ -46,6 +46,11 @@ static int mk_wq_obj_create(struct mana_kdev *d, int port, uint32_t type,
 	q->region = 0;
 	cq->region = 0;
 	cq->cq.id = PRM_LE_GET(mana_create_wqobj_resp, resp, cq_id);
+	/* mana_ib attaches the CQ to an EQ whose handler calls the CQ's
+	 * comp_handler: its completion events reach the channel */
+	if (cq->cq.event_fd >= 0)
+		mana_edev_cq_notify(d->edev, cq->cq.id, cq->cq.event_fd,
+				    cq->cq.cookie);
 	*wq_id = PRM_LE_GET(mana_create_wqobj_resp, resp, wq_id);
 	*obj = PRM_LE_GET64(mana_create_wqobj_resp, resp, wq_obj);
 	return 0;

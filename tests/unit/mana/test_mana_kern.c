@@ -93,9 +93,9 @@ START_TEST(raw_send_qp)
 	ck_assert_int_eq(be->alloc_pd(ctx, &pd, &pdn), 0);
 	ck_assert_int_eq(be->alloc_pd(ctx, &pd2, &pdn2), 0);
 	ck_assert_uint_ne(pdn, pdn2);
-	ck_assert_int_eq(be->create_cq(ctx, cqb, 257, &cq), -EINVAL);
-	ck_assert_int_eq(be->create_cq(ctx, cqb, 64, &cq), 0);
-	ck_assert_int_eq(be->create_cq(ctx, cqb2, 64, &cq2), 0);
+	ck_assert_int_eq(be->create_cq(ctx, cqb, 257, -1, 0, &cq), -EINVAL);
+	ck_assert_int_eq(be->create_cq(ctx, cqb, 64, -1, 0, &cq), 0);
+	ck_assert_int_eq(be->create_cq(ctx, cqb2, 64, -1, 0, &cq2), 0);
 
 	/* mana_ib_create_qp_raw()'s checks, in order */
 	ck_assert_int_eq(be->create_qp_raw(pd, 0, cq, sq, 8192, 64, 1, &qp, &r), -EINVAL);
@@ -158,7 +158,7 @@ START_TEST(unpinnable_buffers)
 	ck_assert_ptr_ne(p, MAP_FAILED);
 	munmap((char *)p + 4096, 4096);
 	ck_assert_int_eq(be->alloc_pd(ctx, &pd, &pdn), 0);
-	ck_assert_int_eq(be->create_cq(ctx, p, 128, &cq), -EFAULT);
+	ck_assert_int_eq(be->create_cq(ctx, p, 128, -1, 0, &cq), -EFAULT);
 	ck_assert_int_eq(be->reg_mr(pd, p, 8192, (uintptr_t)p, 0, &mr, &lkey, &rkey), -EFAULT);
 	mprotect(p, 4096, PROT_READ);
 	ck_assert_int_eq(be->reg_mr(pd, p, 64, (uintptr_t)p,
@@ -191,7 +191,7 @@ START_TEST(rss_qp)
 	for (int i = 0; i < 3; i++) {
 		bufs[2 * i] = buf(4096);
 		bufs[2 * i + 1] = buf(4096);
-		ck_assert_int_eq(be->create_cq(ctx, bufs[2 * i], 64, &cq[i]), 0);
+		ck_assert_int_eq(be->create_cq(ctx, bufs[2 * i], 64, -1, 0, &cq[i]), 0);
 		ck_assert_int_eq(be->create_wq(pd, cq[i], bufs[2 * i + 1], 4096, 64, 1,
 					       &wq[i]), 0);
 	}

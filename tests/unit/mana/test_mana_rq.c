@@ -309,13 +309,23 @@ START_TEST(armed_event_once)
 	mana_rq_doorbell(&rq, prod);
 	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), 0);
 	ck_assert_uint_eq(events, 0);		/* not armed */
-	mana_cqs_arm(&cq);
+	mana_cqs_arm(&cq, 0);			/* the consumer is behind */
+	ck_assert_uint_eq(events, 1);		/* fires at once */
+	ck_assert(!cq.armed);
+	events = 0;
+	mana_cqs_arm(&cq, 8 * cq.count + 1);	/* caught up, a lap later */
+	ck_assert_uint_eq(events, 0);
+	ck_assert(cq.armed);
+	mana_cqs_arm(&cq, 1);
 	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), 0);
 	ck_assert_uint_eq(events, 1);
 	ck_assert(!cq.armed);
 	ck_assert_int_eq(mana_rq_deliver(&rq, f, sizeof(f), NULL, &mk), 0);
 	ck_assert_uint_eq(events, 1);		/* one-shot */
 	ck_assert_uint_eq(cq.produced, 3);
+	mana_cqs_arm(&cq, 3);			/* caught up */
+	ck_assert_uint_eq(events, 1);
+	ck_assert(cq.armed);
 }
 END_TEST
 
