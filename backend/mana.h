@@ -60,13 +60,24 @@ struct manabe_rss_entry {
 	uint32_t cqid, wqid;
 };
 
+/* One asynchronous event of a context: type an enum ibv_event_type
+ * (PORT_ERR, PORT_ACTIVE with the 1-based port; DEVICE_FATAL). */
+struct manabe_event {
+	uint32_t type;
+	uint32_t port;
+};
+
 struct manabe_ops {
 	const char *name;
 	/* Devices and contexts. */
 	int (*get_devices)(struct mlx5be_device_info *infos, int max);
 	/* A context of device @index and its cmd_fd, whose offset 0 maps the
-	 * context's doorbell page (also from another process given the fd). */
-	int (*open)(int index, struct manabe_ctx **ctx, int *cmd_fd);
+	 * context's doorbell page (also from another process given the fd).
+	 * The device writes the context's asynchronous events to @event_fd
+	 * (-1: none) as struct manabe_event records; it keeps its own
+	 * duplicate of the descriptor while the context lives. */
+	int (*open)(int index, int event_fd, struct manabe_ctx **ctx,
+		    int *cmd_fd);
 	void (*close)(struct manabe_ctx *ctx);
 	/* The doorbell page as this process's libmana hands it out (the
 	 * mapping the device sees every store to), or NULL: then libmana maps

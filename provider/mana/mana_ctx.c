@@ -153,15 +153,19 @@ struct ibv_context *prov_mana_open(struct prov_device *dev)
 	}
 	m->dev = dev;
 	m->be = manabe_get();
-	ret = m->be->open(dev->be_index, &m->bectx, &cmd_fd);
+	/* async_fd: the device's events, read as the kernel's event file */
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		free(m);
+		return NULL;
+	}
+	(void)fcntl(pipefd[1], F_SETFL, O_NONBLOCK);
+	ret = m->be->open(dev->be_index, pipefd[1], &m->bectx, &cmd_fd);
 	if (ret) {
+		close(pipefd[0]);
+		close(pipefd[1]);
 		free(m);
 		errno = -ret;
 		return NULL;
-	}
-	if (pipe2(pipefd, O_CLOEXEC)) {
-		ret = errno;
-		goto close_be;
 	}
 	/* mana_alloc_context(): the doorbell page; a failure is ENOENT.  The
 	 * emulated device gives the mapping it watches. */
@@ -222,13 +226,19 @@ int prov_mana_close(struct ibv_context *context)
 int prov_mana_get_async_event(struct ibv_context *context,
 			      struct ibv_async_event *event)
 {
-	ssize_t n = read(context->async_fd, event, sizeof(*event));
+	struct manabe_event ev;
+	ssize_t n = read(context->async_fd, &ev, sizeof(ev));
 
-	if (n == (ssize_t)sizeof(*event))
-		return 0;
-	if (n >= 0)
-		errno = EIO;
-	return -1;
+	if (n != (ssize_t)sizeof(ev)) {
+		if (n >= 0)
+			errno = EIO;
+		return -1;
+	}
+	memset(event, 0, sizeof(*event));
+	event->event_type = (enum ibv_event_type)ev.type;
+	if (ev.type != IBV_EVENT_DEVICE_FATAL)
+		event->element.port_num = (int)ev.port;
+	return 0;
 }
 
 MLX5EMU_ABI(manadv_set_context_attr);

@@ -175,6 +175,19 @@ static void edev_run_tx(struct mana_edev *e)
 	}
 }
 
+/* A doorbell to a device that died: taken off the mailbox, nothing more. */
+static void edev_doorbell_dead(void *arg, enum mana_dbmbox_kind kind,
+			       uint32_t qid, uint32_t tail, bool arm)
+{
+	struct mana_edev *e = arg;
+
+	(void)kind;
+	(void)qid;
+	(void)tail;
+	(void)arm;
+	e->st.pub.dead_doorbells++;
+}
+
 /* One turn: doorbells, sends, what the wire brought. */
 static void edev_turn(struct mana_edev *e)
 {
@@ -184,7 +197,12 @@ static void edev_turn(struct mana_edev *e)
 		return;
 	e->more = false;
 	for (struct mana_edev_ctx *c = e->ctxs; c; c = c->next)
-		mana_dbmbox_take(&c->mbox, edev_doorbell, e);
+		mana_dbmbox_take(&c->mbox, e->fatal ? edev_doorbell_dead :
+				 edev_doorbell, e);
+	if (e->fatal) {
+		edev_run_rx(e);		/* drained, dropped */
+		return;
+	}
 	edev_run_tx(e);
 	for (int p = 0; p < e->nports; p++)
 		emu_wire_tx_flush(e->ports[p].wp, 0);
@@ -369,6 +387,20 @@ void mana_edev_rx_changed(struct mana_edev *e, int vport)
 {
 	if (vport >= 0 && vport < e->nports)
 		e->ports[vport].rx_dirty = true;
+}
+
+void mana_edev_port_link(struct mana_edev *e, int vport, bool up)
+{
+	if (vport >= 0 && vport < e->nports)
+		__atomic_store_n(&e->ports[vport].link_up, up, __ATOMIC_RELEASE);
+}
+
+void mana_edev_fatal(struct mana_edev *e)
+{
+	pthread_mutex_lock(&e->lock);
+	e->fatal = true;
+	pthread_mutex_unlock(&e->lock);
+	edev_kick(e);
 }
 
 void mana_edev_stats(struct mana_edev *e, struct mana_edev_stats *s)

@@ -63,12 +63,22 @@ void mana_edev_rx_changed(struct mana_edev *e, int vport);
 void mana_edev_cq_notify(struct mana_edev *e, uint32_t cq_id, int fd,
 			 uint64_t cookie);
 
+/*
+ * A vPort's carrier (@vport 0-based): while down its wire port neither
+ * sends nor receives (send queues still complete their WQEs, as a NIC
+ * without carrier does).  A fatal error stops the device for good: no
+ * doorbell, WQE or frame is taken any more, no CQE written.
+ */
+void mana_edev_port_link(struct mana_edev *e, int vport, bool up);
+void mana_edev_fatal(struct mana_edev *e);
+
 struct mana_edev_stats {
 	uint64_t doorbells, tx_frames, rx_frames, rx_delivered;
 	uint64_t rx_filtered;		/* not for the vPort's MAC */
 	uint64_t rx_no_queue;		/* RX not configured, or no queue */
 	uint64_t rx_no_wqe;		/* the queue had no WQE posted */
 	uint64_t events_lost;		/* a completion channel was full */
+	uint64_t dead_doorbells;	/* rung after a fatal error */
 };
 void mana_edev_stats(struct mana_edev *e, struct mana_edev_stats *s);
 

@@ -26,6 +26,7 @@ struct mana_edev_port {
 	struct emu_wire_port *wp;
 	uint8_t mac[6];
 	uint32_t mtu;
+	bool link_up;			/* the carrier (atomic): the wire reads it */
 	/* RX steering, from the firmware when rx_dirty */
 	bool rx_dirty;
 	bool rx_enable;
@@ -56,6 +57,7 @@ struct mana_edev {
 	bool sq_rung[MANA_FW_MAX_QUEUES];
 	int sq_port[MANA_FW_MAX_QUEUES];
 	bool more;			/* work left for another turn */
+	bool fatal;			/* stopped for good: nothing runs */
 	struct {
 		struct mana_edev_stats pub;
 		uint64_t cq_events;

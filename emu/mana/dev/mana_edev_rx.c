@@ -54,6 +54,8 @@ static bool edev_rx_eth(void *arg, struct emu_wire_port *wp,
 
 	(void)wp;
 	e->st.pub.rx_frames++;
+	if (e->fatal)
+		return true;
 	if (len < 14 || (memcmp(f, p->mac, 6) && memcmp(f, bcast, 6))) {
 		e->st.pub.rx_filtered++;
 		return false;
@@ -113,6 +115,13 @@ void edev_run_rx(struct mana_edev *e)
 	}
 }
 
+static bool edev_port_link_up(void *arg)
+{
+	struct mana_edev_port *p = arg;
+
+	return __atomic_load_n(&p->link_up, __ATOMIC_ACQUIRE);
+}
+
 /* A port as the mlx5 ports are made, UDP only: the same-host fast path's
  * rings are not read by this engine yet (its frames would wait in a ring
  * nobody drains), and a peer that finds no listener for this endpoint
@@ -124,11 +133,12 @@ static int edev_port_create(struct mana_edev *e, int i,
 	struct mana_edev_port *p = &e->ports[i];
 	struct epoll_event ev = { .events = EPOLLIN };
 
-	p->wp = emu_dev_wire_port(e->id, i, cfg, false, NULL, NULL);
-	if (!p->wp)
-		return -errno;
 	p->e = e;
 	p->index = i;
+	p->link_up = true;
+	p->wp = emu_dev_wire_port(e->id, i, cfg, false, edev_port_link_up, p);
+	if (!p->wp)
+		return -errno;
 	memcpy(p->mac, pi->mac, 6);
 	p->mtu = pi->netdev_mtu;
 	p->rx_dirty = true;

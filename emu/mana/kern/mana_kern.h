@@ -50,6 +50,10 @@ struct mana_kdev {
 	int num_ports;
 	/* mana_en's vport_use_count: the one PD whose raw QPs own a port */
 	struct manabe_obj *port_owner[MANA_FW_MAX_PORTS];
+	struct manabe_ctx *ctxs;		/* open contexts, for events */
+	bool link_down[MANA_FW_MAX_PORTS];	/* the netdev's carrier lost */
+	bool fatal;			/* atomic: gone for good */
+	uint64_t events_lost;
 };
 
 enum mk_obj_type { MK_PD, MK_MR, MK_CQ, MK_WQ, MK_IND, MK_QP_RAW, MK_QP_RSS };
@@ -61,6 +65,8 @@ struct manabe_ctx {
 	uint32_t db_page_id;
 	struct mana_edev_ctx *ectx;	/* the trapped mapping libmana hands out */
 	void *app_page;
+	int event_fd;			/* our duplicate of it, or -1 */
+	struct manabe_ctx *next;	/* the device's contexts */
 };
 
 struct manabe_obj {
@@ -102,7 +108,23 @@ struct manabe_obj {
 	};
 };
 
+/* mana_kern_event.c */
+void mk_ctx_link(struct manabe_ctx *ctx);
+void mk_ctx_unlink(struct manabe_ctx *ctx);
+/* Whether the device died (every command but a destroy is -EIO), and a
+ * vPort's (0-based) carrier. */
+bool mk_fatal(const struct mana_kdev *d);
+bool mk_link_up(struct mana_kdev *d, int vport);
+/*
+ * A fault rule's event on mana_<index>: MLX5EMU_FAULT_PORT_DOWN/_UP of
+ * @port (1-based; 0 is 1) or _DEVICE_FATAL.  0, -ENODEV (never opened),
+ * -EINVAL (no such port), -EOPNOTSUPP (an event MANA has not).
+ */
+int mana_kern_inject(int index, uint32_t action, uint32_t port);
+
 /* mana_kern_dev.c */
+/* mana_<index> if a context opened it already, else NULL. */
+struct mana_kdev *mk_dev_find(int index);
 /* A control message to the device's firmware: the request header filled
  * for @type, then 0, or -EPROTO for a refusal as mana_ib reports it. */
 int mk_hwc(struct mana_kdev *d, uint32_t type, void *req, size_t req_len,

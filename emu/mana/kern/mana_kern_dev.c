@@ -6,6 +6,7 @@
  * use; and backend/mana.h's ops table.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,18 @@ static struct mana_kdev *mk_dev_get(int index, int *err)
 			mk_devs[index] = d;
 		}
 	}
+	pthread_mutex_unlock(&mk_devs_lock);
+	return d;
+}
+
+struct mana_kdev *mk_dev_find(int index)
+{
+	struct mana_kdev *d = NULL;
+
+	if (index < 0 || index >= EMU_MAX_MANA_DEVICES)
+		return NULL;
+	pthread_mutex_lock(&mk_devs_lock);
+	d = mk_devs[index];
 	pthread_mutex_unlock(&mk_devs_lock);
 	return d;
 }
@@ -172,7 +185,8 @@ static void mk_db_page_free(struct mana_kdev *d, uint32_t id)
 	(void)mk_hwc(d, MANA_MSG_GDMA_DESTROY_RESOURCE_RANGE, req, sizeof(req), resp, sizeof(resp));
 }
 
-static int mk_open(int index, struct manabe_ctx **out, int *cmd_fd)
+static int mk_open(int index, int event_fd, struct manabe_ctx **out,
+		   int *cmd_fd)
 {
 	uint8_t req[PRM_LE_ST_SZ_BYTES(gdma_allocate_resource_range_req)] = { 0 };
 	uint8_t resp[PRM_LE_ST_SZ_BYTES(gdma_allocate_resource_range_resp)] = { 0 };
@@ -183,10 +197,21 @@ static int mk_open(int index, struct manabe_ctx **out, int *cmd_fd)
 	d = mk_dev_get(index, &ret);
 	if (!d)
 		return ret;
+	if (mk_fatal(d))
+		return -EIO;
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
 	ctx->dev = d;
+	ctx->event_fd = -1;
+	if (event_fd >= 0) {
+		ctx->event_fd = fcntl(event_fd, F_DUPFD_CLOEXEC, 0);
+		if (ctx->event_fd < 0) {
+			ret = -errno;
+			free(ctx);
+			return ret;
+		}
+	}
 	/* mana_ib_alloc_ucontext(): one doorbell page per context */
 	PRM_LE_SET(gdma_allocate_resource_range_req, req, resource_type,
 		   MANA_FW_RESOURCE_DOORBELL_PAGE);
@@ -216,12 +241,15 @@ static int mk_open(int index, struct manabe_ctx **out, int *cmd_fd)
 		munmap(ctx->db_page, MK_PAGE);
 		goto fail;
 	}
+	mk_ctx_link(ctx);
 	*out = ctx;
 	*cmd_fd = ctx->memfd;
 	return 0;
 fail:
 	if (ctx->memfd >= 0)
 		close(ctx->memfd);
+	if (ctx->event_fd >= 0)
+		close(ctx->event_fd);
 	mk_db_page_free(d, ctx->db_page_id);
 	free(ctx);
 	return ret;
@@ -231,6 +259,9 @@ static void mk_close(struct manabe_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	mk_ctx_unlink(ctx);
+	if (ctx->event_fd >= 0)
+		close(ctx->event_fd);
 	mana_edev_ctx_destroy(ctx->ectx);
 	mk_db_page_free(ctx->dev, ctx->db_page_id);
 	munmap(ctx->db_page, MK_PAGE);
@@ -247,6 +278,8 @@ static int mk_query_device(struct manabe_ctx *ctx, struct manabe_device_attr *a)
 
 	if (!id)
 		return -ENODEV;
+	if (mk_fatal(ctx->dev))
+		return -EIO;
 	memset(a, 0, sizeof(*a));
 	a->node_guid = htobe64(id->node_guid);
 	a->sys_image_guid = htobe64(id->sys_image_guid);
@@ -280,9 +313,16 @@ static int mk_query_port(struct manabe_ctx *ctx, uint32_t port,
 		return -EINVAL;
 	p = &id->ports[port - 1];
 	memset(attr, 0, sizeof(*attr));
+	if (mk_fatal(ctx->dev))
+		return -EIO;
 	/* mana_ib_query_port(): the netdev's carrier and MTU, 4096 at most */
-	attr->state = IBV_PORT_ACTIVE;
-	attr->phys_state = 5;			/* LinkUp */
+	if (mk_link_up(ctx->dev, (int)port - 1)) {
+		attr->state = IBV_PORT_ACTIVE;
+		attr->phys_state = 5;		/* LinkUp */
+	} else {
+		attr->state = IBV_PORT_DOWN;
+		attr->phys_state = 3;		/* Disabled */
+	}
 	attr->link_layer = IBV_LINK_LAYER_ETHERNET;
 	attr->max_mtu = IBV_MTU_4096;
 	attr->active_mtu = p->netdev_mtu >= 4096 ? IBV_MTU_4096 :

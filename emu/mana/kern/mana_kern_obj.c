@@ -52,6 +52,11 @@ int mk_alloc_pd(struct manabe_ctx *ctx, struct manabe_obj **out, uint32_t *pdn)
 
 	if (!pd)
 		return -ENOMEM;
+	/* ib_uverbs on a disassociated device */
+	if (mk_fatal(ctx->dev)) {
+		free(pd);
+		return -EIO;
+	}
 	ret = mk_hwc(ctx->dev, MANA_MSG_GDMA_CREATE_PD, req, sizeof(req), resp, sizeof(resp));
 	if (ret) {
 		free(pd);
@@ -90,6 +95,9 @@ int mk_reg_mr(struct manabe_obj *pd, void *addr, size_t length, uint64_t iova,
 	uint64_t region;
 	int ret;
 
+	/* ib_uverbs on a disassociated device */
+	if (mk_fatal(pd->ctx->dev))
+		return -EIO;
 	/* mana_ib_reg_user_mr(): VALID_MR_FLAGS */
 	if (access & ~(unsigned int)(IBV_ACCESS_LOCAL_WRITE |
 				     IBV_ACCESS_REMOTE_WRITE |
@@ -133,6 +141,9 @@ int mk_create_cq(struct manabe_ctx *ctx, void *buf, uint32_t cqe,
 	struct manabe_obj *cq;
 	int ret;
 
+	/* ib_uverbs on a disassociated device */
+	if (mk_fatal(ctx->dev))
+		return -EIO;
 	/* mana_ib_create_cq() */
 	if (!cqe || cqe > MK_MAX_WR)
 		return -EINVAL;
@@ -170,6 +181,9 @@ int mk_create_wq(struct manabe_obj *pd, struct manabe_obj *cq, void *buf,
 	struct manabe_obj *wq;
 	int ret;
 
+	/* ib_uverbs on a disassociated device */
+	if (mk_fatal(pd->ctx->dev))
+		return -EIO;
 	(void)max_sge;
 	if (!cq || cq->type != MK_CQ || pd->type != MK_PD || !max_wr)
 		return -EINVAL;
@@ -197,6 +211,9 @@ int mk_create_ind_table(struct manabe_ctx *ctx, struct manabe_obj *const *wqs,
 	uint32_t n = 1u << (log_size & 31);
 	struct manabe_obj *t;
 
+	/* ib_uverbs on a disassociated device */
+	if (mk_fatal(ctx->dev))
+		return -EIO;
 	/* ib_uverbs_ex_create_rwq_ind_table(): the size, then each WQ */
 	if (log_size > MK_MAX_LOG_IND_TBL)
 		return -EINVAL;

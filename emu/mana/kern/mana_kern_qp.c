@@ -119,6 +119,9 @@ static int mk_raw_locked(struct manabe_obj *pd, uint32_t port,
 	uint32_t sqid;
 	int ret;
 
+	/* ib_uverbs on a disassociated device */
+	if (mk_fatal(d))
+		return -EIO;
 	if (pd->type != MK_PD || !cq || cq->type != MK_CQ)
 		return -EINVAL;
 	/* IB ports start with 1, MANA's with 0 */
@@ -222,6 +225,9 @@ static int mk_rss_locked(struct manabe_obj *pd, uint32_t port,
 	uint32_t i;
 	int ret;
 
+	/* ib_uverbs on a disassociated device */
+	if (mk_fatal(d))
+		return -EIO;
 	if (pd->type != MK_PD || !t || t->type != MK_IND)
 		return -EINVAL;
 	if (max_recv_wr > MK_MAX_WR || max_recv_sge > MK_MAX_RECV_SGE ||

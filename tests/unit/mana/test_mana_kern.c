@@ -7,6 +7,8 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -17,6 +19,7 @@
 #include "backend/backend_impl.h"
 #include "backend/mana.h"
 #include "emu/mana/kern/mana_kern.h"
+#include "mlx5emu/mlx5emu.h"
 
 #include "ut_env.h"
 #include "ut_run.h"
@@ -36,7 +39,7 @@ static void *buf(size_t len)
 
 static void setup(void)
 {
-	ck_assert_int_eq(be->open(0, &ctx, &cmd_fd), 0);
+	ck_assert_int_eq(be->open(0, -1, &ctx, &cmd_fd), 0);
 }
 
 static void teardown(void)
@@ -232,6 +235,101 @@ START_TEST(rss_qp)
 }
 END_TEST
 
+/* The next event record on @fd, within a second. */
+static struct manabe_event next_event(int fd)
+{
+	struct manabe_event ev = { 0 };
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	ck_assert_int_eq(poll(&p, 1, 1000), 1);
+	ck_assert_int_eq(read(fd, &ev, sizeof(ev)), (ssize_t)sizeof(ev));
+	return ev;
+}
+
+/* A vPort's carrier: the port query and PORT_ERR / PORT_ACTIVE to every
+ * context, once per change; events MANA has not are refused. */
+START_TEST(carrier_events)
+{
+	struct manabe_ctx *c2;
+	struct mlx5be_port_attr pa;
+	struct manabe_event ev;
+	int p[2], fd2;
+
+	ck_assert_int_eq(pipe2(p, O_NONBLOCK), 0);
+	ck_assert_int_eq(be->open(0, p[1], &c2, &fd2), 0);
+	ck_assert_int_eq(mana_kern_inject(1, MLX5EMU_FAULT_PORT_DOWN, 1), -ENODEV);
+	ck_assert_int_eq(mana_kern_inject(0, MLX5EMU_FAULT_PORT_DOWN, 3), -EINVAL);
+	ck_assert_int_eq(mana_kern_inject(0, MLX5EMU_FAULT_QP_FATAL, 0), -EOPNOTSUPP);
+
+	ck_assert_int_eq(mana_kern_inject(0, MLX5EMU_FAULT_PORT_DOWN, 2), 0);
+	ev = next_event(p[0]);
+	ck_assert_uint_eq(ev.type, IBV_EVENT_PORT_ERR);
+	ck_assert_uint_eq(ev.port, 2);
+	ck_assert_int_eq(be->query_port(c2, 2, &pa), 0);
+	ck_assert_int_eq(pa.state, IBV_PORT_DOWN);
+	ck_assert_int_eq(pa.phys_state, 3);		/* Disabled */
+	ck_assert_int_eq(be->query_port(c2, 1, &pa), 0);
+	ck_assert_int_eq(pa.state, IBV_PORT_ACTIVE);
+	/* down again: no change, no event */
+	ck_assert_int_eq(mana_kern_inject(0, MLX5EMU_FAULT_PORT_DOWN, 2), 0);
+	ck_assert_int_eq(mana_kern_inject(0, MLX5EMU_FAULT_PORT_UP, 2), 0);
+	ev = next_event(p[0]);
+	ck_assert_uint_eq(ev.type, IBV_EVENT_PORT_ACTIVE);
+	ck_assert_uint_eq(ev.port, 2);
+	ck_assert_int_eq(be->query_port(c2, 2, &pa), 0);
+	ck_assert_int_eq(pa.state, IBV_PORT_ACTIVE);
+	ck_assert_int_eq(pa.phys_state, 5);
+	ck_assert_int_eq(read(p[0], &ev, sizeof(ev)), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	be->close(c2);
+	close(fd2);
+	/* a closed context hears nothing, and its descriptor is not kept */
+	ck_assert_int_eq(mana_kern_inject(0, MLX5EMU_FAULT_PORT_DOWN, 1), 0);
+	close(p[1]);
+	ck_assert_int_eq(read(p[0], &ev, sizeof(ev)), 0);	/* EOF */
+	close(p[0]);
+}
+END_TEST
+
+/* A fatal error: DEVICE_FATAL, every command but a destroy is EIO, the
+ * destroys still release what they name. */
+START_TEST(device_fatal)
+{
+	struct manabe_obj *pd, *cq, *mr;
+	struct manabe_ctx *c2;
+	struct manabe_device_attr a;
+	struct mlx5be_port_attr pa;
+	struct manabe_event ev;
+	void *cqb = buf(4096);
+	uint32_t pdn, lkey, rkey;
+	int p[2], fd2;
+
+	ck_assert_int_eq(pipe2(p, O_NONBLOCK), 0);
+	ck_assert_int_eq(be->open(0, p[1], &c2, &fd2), 0);
+	close(p[1]);
+	ck_assert_int_eq(be->alloc_pd(c2, &pd, &pdn), 0);
+	ck_assert_int_eq(be->create_cq(c2, cqb, 64, -1, 0, &cq), 0);
+	ck_assert_int_eq(mana_kern_inject(0, MLX5EMU_FAULT_DEVICE_FATAL, 0), 0);
+	ev = next_event(p[0]);
+	ck_assert_uint_eq(ev.type, IBV_EVENT_DEVICE_FATAL);
+	ck_assert_int_eq(mana_kern_inject(0, MLX5EMU_FAULT_DEVICE_FATAL, 0), 0);
+	ck_assert_int_eq(read(p[0], &ev, sizeof(ev)), -1);	/* only once */
+
+	ck_assert_int_eq(be->alloc_pd(c2, &pd, &pdn), -EIO);
+	ck_assert_int_eq(be->reg_mr(pd, cqb, 4096, (uintptr_t)cqb, 0, &mr,
+				    &lkey, &rkey), -EIO);
+	ck_assert_int_eq(be->query_device(c2, &a), -EIO);
+	ck_assert_int_eq(be->query_port(c2, 1, &pa), -EIO);
+	ck_assert_int_eq(be->open(0, -1, &c2, &fd2), -EIO);
+	ck_assert_int_eq(be->obj_destroy(cq), 0);
+	ck_assert_int_eq(be->obj_destroy(pd), 0);
+	be->close(c2);
+	close(fd2);
+	close(p[0]);
+	free(cqb);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mana_kern");
@@ -246,6 +344,8 @@ int main(void)
 	tcase_add_test(tc, raw_send_qp);
 	tcase_add_test(tc, unpinnable_buffers);
 	tcase_add_test(tc, rss_qp);
+	tcase_add_test(tc, carrier_events);
+	tcase_add_test(tc, device_fatal);
 	suite_add_tcase(s, tc);
 	return ut_run(s);
 }
