@@ -15,7 +15,12 @@
 #include "emu/mana/dev/mana_edev_int.h"
 #include "emu/mem/storetrap.h"
 
-enum { EDEV_PAGE = 4096, EDEV_SQ_BUDGET = 256 };
+enum {
+	EDEV_PAGE = 4096,
+	EDEV_SQ_BUDGET = 256,
+	EDEV_DETECT_MS = 50,		/* looking for untrapped doorbells */
+	EDEV_SAMPLE_MS = 1,		/* sampling once they were seen */
+};
 
 int edev_mr_check(void *arg, uint32_t lkey, uint64_t addr, uint64_t len,
 		  bool write)
@@ -196,9 +201,15 @@ static void edev_turn(struct mana_edev *e)
 	if (read(e->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		return;
 	e->more = false;
-	for (struct mana_edev_ctx *c = e->ctxs; c; c = c->next)
+	for (struct mana_edev_ctx *c = e->ctxs; c; c = c->next) {
+		/* What untrapped mappings (another process's) stored: the
+		 * trapped one never writes the page, so anything there is
+		 * theirs. */
+		if (mana_dbmbox_sample(&c->mbox, c->page))
+			e->sampling = true;
 		mana_dbmbox_take(&c->mbox, e->fatal ? edev_doorbell_dead :
 				 edev_doorbell, e);
+	}
 	if (e->fatal) {
 		edev_run_rx(e);		/* drained, dropped */
 		return;
@@ -215,7 +226,10 @@ static void *edev_thread(void *arg)
 
 	for (;;) {
 		struct epoll_event ev[8];
-		int timeout = -1;
+		/* Asleep until a kick or a frame, but for the look at the
+		 * pages: seldom until another process's store shows up there,
+		 * then at epoll's finest. */
+		int timeout = e->sampling ? EDEV_SAMPLE_MS : EDEV_DETECT_MS;
 
 		pthread_mutex_lock(&e->lock);
 		edev_turn(e);

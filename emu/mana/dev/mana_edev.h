@@ -8,8 +8,9 @@
  * context's mailbox (emu/mana/mana_dbmbox.h), which keeps the latest tail
  * of every queue and kicks the engine through an eventfd.  No doorbell is
  * lost however many queues ring between two looks.  A mapping made by
- * another process from cmd_fd cannot be trapped: nothing reads it (a
- * DPDK secondary's doorbells are not seen; see emu/mana/README.md).
+ * another process from cmd_fd (a DPDK secondary) cannot be trapped: the
+ * engine samples the page, which only such mappings write, and may lose
+ * some of their doorbells (docs/mana.md).
  *
  * The engine: one thread per device, asleep in epoll_wait on the kick
  * and the ports' wire descriptors.  Awake, it takes the mailboxes, runs

@@ -58,6 +58,7 @@ struct mana_edev {
 	int sq_port[MANA_FW_MAX_QUEUES];
 	bool more;			/* work left for another turn */
 	bool fatal;			/* stopped for good: nothing runs */
+	bool sampling;			/* a page had untrapped stores */
 	struct {
 		struct mana_edev_stats pub;
 		uint64_t cq_events;
