@@ -126,3 +126,76 @@ const volatile uint8_t *mp_cqe_wait(const void *ring, uint32_t n, uint32_t head)
 		sched_yield();
 	return c;
 }
+
+void mp_txq_open(struct mp_txq *t, bool channel)
+{
+	struct manadv_ctx_allocators al = mp_allocators;
+
+	memset(t, 0, sizeof(*t));
+	t->ctx = mp_open("mana_0");
+	ck_assert_int_eq(manadv_set_context_attr(t->ctx,
+				MANADV_CTX_ATTR_BUF_ALLOCATORS, &al), 0);
+	t->pd = ibv_alloc_pd(t->ctx);
+	ck_assert_ptr_nonnull(t->pd);
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = t->pd, .comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.pd_context = (void *)1,
+	};
+	t->ppd = ibv_alloc_parent_domain(t->ctx, &pa);
+	ck_assert_ptr_nonnull(t->ppd);
+	if (channel) {
+		t->ch = ibv_create_comp_channel(t->ctx);
+		ck_assert_ptr_nonnull(t->ch);
+	}
+	t->cq = ibv_create_cq(t->ctx, 64, t, t->ch, 0);
+	ck_assert_ptr_nonnull(t->cq);
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RAW_PACKET, .send_cq = t->cq, .recv_cq = t->cq,
+		.cap = { .max_send_wr = 64, .max_send_sge = 1 },
+	};
+	t->qp = ibv_create_qp(t->ppd, &qa);
+	ck_assert_ptr_nonnull(t->qp);
+	t->mem = aligned_alloc(4096, 4096);
+	memset(t->mem, 0, 4096);
+	memset(t->mem, 0xff, 12);
+	t->mem[12] = 0x88;
+	t->mem[13] = 0xb5;
+	t->mr = ibv_reg_mr(t->pd, t->mem, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(t->mr);
+	struct manadv_obj o = { .qp = { t->qp, &t->dq }, .cq = { t->cq, &t->dc } };
+
+	ck_assert_int_eq(manadv_init_obj(&o, MANADV_OBJ_QP | MANADV_OBJ_CQ), 0);
+}
+
+void mp_txq_post(struct mp_txq *t, uint32_t len)
+{
+	uint8_t oob[8];
+
+	mp_tx_oob(oob, t->dc.cq_id, t->dq.sq_id, t->dq.tx_vp_offset);
+	mp_wqe((uint8_t *)t->dq.sq_buf + 32 * (t->posted % (t->dq.sq_size / 32)),
+	       oob, (uintptr_t)t->mem, t->mr->lkey, len);
+	t->posted++;
+}
+
+void mp_txq_send(struct mp_txq *t)
+{
+	mp_txq_post(t, 60);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	mp_doorbell(t->dq.db_page, 0, t->dq.sq_id, 32 * t->posted);
+	ck_assert(mp_cqe_wait(t->dc.buf, t->dc.count, t->posted - 1) != NULL);
+}
+
+void mp_txq_close(struct mp_txq *t, bool objects)
+{
+	if (objects) {
+		ck_assert_int_eq(ibv_destroy_qp(t->qp), 0);
+		ck_assert_int_eq(ibv_destroy_cq(t->cq), 0);
+	}
+	if (t->ch)
+		ck_assert_int_eq(ibv_destroy_comp_channel(t->ch), 0);
+	ck_assert_int_eq(ibv_dereg_mr(t->mr), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(t->ppd), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(t->pd), 0);
+	ck_assert_int_eq(ibv_close_device(t->ctx), 0);
+	free(t->mem);
+}

@@ -8,6 +8,7 @@
 #ifndef MLX5EMU_TESTS_UNIT_MANA_MANA_PMD_H
 #define MLX5EMU_TESTS_UNIT_MANA_MANA_PMD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <infiniband/manadv.h>
@@ -40,5 +41,32 @@ void mp_doorbell(void *page, unsigned int off, uint32_t qid, uint32_t tail);
 const volatile uint8_t *mp_cqe_at(const void *ring, uint32_t n, uint32_t head);
 const volatile uint8_t *mp_cqe_wait(const void *ring, uint32_t n,
 				    uint32_t head);
+
+/*
+ * A raw send queue on port 1 of mana_0, as the PMD builds one (a parent
+ * domain, a CQ, the QP, an MR over one 4 KiB buffer whose first frame is
+ * a broadcast of EtherType 0x88b5), its ids from manadv_init_obj; with a
+ * completion channel when @channel, the CQ's context the mp_txq.
+ */
+struct mp_txq {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd, *ppd;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	struct manadv_qp dq;
+	struct manadv_cq dc;
+	uint8_t *mem;
+	uint32_t posted;
+};
+void mp_txq_open(struct mp_txq *t, bool channel);
+/* One WQE of the buffer's first @len bytes written (not rung). */
+void mp_txq_post(struct mp_txq *t, uint32_t len);
+/* One frame posted, rung, and its CQE seen. */
+void mp_txq_send(struct mp_txq *t);
+/* Everything the open made, destroyed; @objects false: the QP and CQ are
+ * gone already. */
+void mp_txq_close(struct mp_txq *t, bool objects);
 
 #endif /* MLX5EMU_TESTS_UNIT_MANA_MANA_PMD_H */
