@@ -32,13 +32,15 @@
 #include "prm/prm.h"
 #include "prm/prm_cmd.h"
 
+#include "probe_frames.h"
+
+
 #define MEM (256 * 1024)
 #define RX_OFF (128 * 1024)
 #define RX_BUF 2048
 #define LOG_SQ 6
 #define LOG_RQ 5
 #define LOG_CQ 7
-#define OWN_IP "198.18.0.1"
 
 struct probe {
 	struct ibv_context *ctx;
@@ -373,30 +375,11 @@ static const uint8_t *poll_cq(struct probe *p, double secs)
 	}
 }
 
-static void wr16(uint8_t *q, uint16_t v)
-{
-	q[0] = (uint8_t)(v >> 8);
-	q[1] = (uint8_t)v;
-}
-
-/* Ethernet, IPv4 (id, proto) and zeroed checksums; the IP header. */
+/* Ethernet and IPv4 from this port's MAC; the IP header. */
 static uint8_t *l2l3(struct probe *p, const uint8_t dmac[6], const char *dst,
 		     uint8_t proto, uint16_t l4len)
 {
-	uint8_t *f = p->mem, *ip = f + 14;
-
-	memcpy(f, dmac, 6);
-	memcpy(f + 6, p->mac, 6);
-	wr16(f + 12, 0x0800);
-	memset(ip, 0, 20);
-	ip[0] = 0x45;
-	wr16(ip + 2, (uint16_t)(20 + l4len));
-	wr16(ip + 4, 0x4242);
-	ip[8] = 64;
-	ip[9] = proto;
-	inet_pton(AF_INET, OWN_IP, ip + 12);
-	inet_pton(AF_INET, dst, ip + 16);
-	return ip;
+	return probe_l2l3(p->mem, dmac, p->mac, dst, proto, l4len, 0x4242);
 }
 
 static int cmd_udp(struct probe *p, const char *dst, const uint8_t dmac[6],
@@ -408,20 +391,14 @@ static int cmd_udp(struct probe *p, const char *dst, const uint8_t dmac[6],
 		uint8_t *ip = l2l3(p, dmac, dst, 17, (uint16_t)(8 + n)), *u = ip + 20;
 		const uint8_t *c;
 
-		wr16(u, 40000);
-		wr16(u + 2, dport);
-		wr16(u + 4, (uint16_t)(8 + n));
+		probe_wr16(u, 40000);
+		probe_wr16(u + 2, dport);
+		probe_wr16(u + 4, (uint16_t)(8 + n));
 		memcpy(u + 8, msg, (size_t)n);
 		if (bad) {
 			/* The IP header right, the UDP checksum wrong. */
-			uint32_t s = 0;
-
-			for (int k = 0; k < 20; k += 2)
-				s += (uint32_t)ip[k] << 8 | ip[k + 1];
-			while (s >> 16)
-				s = (s & 0xffff) + (s >> 16);
-			wr16(ip + 10, (uint16_t)~s);
-			wr16(u + 6, 0x1234);
+			probe_ip_csum(ip);
+			probe_wr16(u + 6, 0x1234);
 		}
 		post_send(p, 14 + 20 + 8 + (uint32_t)n, 18,
 			  bad ? 0 : MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM,
@@ -472,13 +449,7 @@ static int cmd_tso(struct probe *p, const char *dst, const uint8_t dmac[6],
 	unsigned int segs = (len + mss - 1) / mss, rsts = 0;
 	const uint8_t *c;
 
-	wr16(t, 40001);
-	wr16(t + 2, dport);
-	t[4] = 0x10;			/* sequence 0x10000000 */
-	t[12] = 5 << 4;
-	t[13] = 0x18;			/* PSH ACK: a closed port answers RST */
-	for (uint32_t i = 0; i < len; i++)
-		t[20 + i] = (uint8_t)i;
+	probe_tcp_psh(t, dport, len);	/* a closed port answers RST */
 	post_send(p, 54 + len, 54, 0, mss);
 	c = poll_cq(p, 5);
 	if (!c || (c[63] >> 4) != MLX5_CQE_REQ) {
@@ -495,17 +466,6 @@ static int cmd_tso(struct probe *p, const char *dst, const uint8_t dmac[6],
 	}
 	printf("rst %u of %u segments\n", rsts, segs);
 	return rsts == segs ? 0 : 1;
-}
-
-static void parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned int m[6];
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4],
-		   &m[5]) != 6)
-		die("MAC");
-	for (int i = 0; i < 6; i++)
-		mac[i] = (uint8_t)m[i];
 }
 
 int main(int argc, char **argv)
@@ -536,7 +496,8 @@ int main(int argc, char **argv)
 		return cmd_recv(&p, atoi(argv[2]));
 	if (argc < 6)
 		die("usage");
-	parse_mac(argv[3], dmac);
+	if (probe_parse_mac(argv[3], dmac))
+		die("MAC");
 	if (!strcmp(argv[1], "udp"))
 		return cmd_udp(&p, argv[2], dmac, (uint16_t)atoi(argv[4]),
 			       atoi(argv[5]), argc > 6 && !strcmp(argv[6], "bad"));

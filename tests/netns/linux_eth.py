@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Ethernet frames of a DEVX program judged by the Linux stack, through a vxlan netdev.
 
-    linux_eth.py --dropin DIR --probe PATH [--keep DIR]
+    linux_eth.py --dropin DIR --probe PATH [--mana] [--keep DIR]
 
 The namespaces, veth pair and vx0 of linux_vxlan.py (its setup()); the
 emulated side runs eth_probe, a DEVX-only program with its own SQ, RQ, TIR
@@ -17,6 +17,10 @@ and after:
 4. frames the kernel sends (a UDP datagram from a socket, an ICMP echo
    request from a raw socket, as ping sends it) land in the RQ with the CQE's IPv4, UDP and
    checksum-ok fields set.
+
+With --mana the probe is mana_probe, a manadv(7) program on an emulated
+MANA port (mana_0, no mlx5 device), judged the same way; its CQEs report
+the checksum bits of a MANA RX completion.
 
 Exit 0 on success, 1 on a failure, 77 (skipped) without root or without
 network namespaces and vxlan.  Nothing outlives the script.
@@ -80,8 +84,9 @@ def probe(args, env, emu_ns, *argv, timeout=60, background=False):
         return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-    print("eth_probe %s (exit %d):\n%s%s" % (" ".join(map(str, argv)), r.returncode,
-                                               r.stdout, r.stderr))
+    print("%s %s (exit %d):\n%s%s" % (os.path.basename(args.probe),
+                                       " ".join(map(str, argv)), r.returncode,
+                                       r.stdout, r.stderr))
     return r
 
 
@@ -96,6 +101,9 @@ def run(args, work, emu_ns, lnx_ns):
     env = compat_common.dropin_env(args.dropin)
     # The emulated port is the point: the emu backend also where the rest
     # of the suite runs on hw.
+    if args.mana:
+        env.update({"MLX5EMU_NUM_DEVICES": "0", "MLX5EMU_MANA_DEVICES": "1"})
+    word = "mana" if args.mana else "eth"
     env.update({"MLX5EMU_BACKEND": "emu",
                 "MLX5EMU_IP_BASE": lv.EMU_IP, "MLX5EMU_WIRE_ENDPOINT": lv.EMU_UNDERLAY,
                 "MLX5EMU_WIRE_PEERS": lv.LNX_UNDERLAY,
@@ -112,7 +120,7 @@ def run(args, work, emu_ns, lnx_ns):
     if r.returncode:
         failed.append("the offloaded datagrams were not sent")
     for i in range(COUNT):
-        if "got 'eth udp %d' from %s:40000" % (i, lv.EMU_IP) not in out:
+        if "got '%s udp %d' from %s:40000" % (word, i, lv.EMU_IP) not in out:
             failed.append("datagram %d did not reach the socket" % i)
     mid = lv.kernel_csum_errors(lnx_ns)
     for k, v in before.items():
@@ -148,9 +156,15 @@ def run(args, work, emu_ns, lnx_ns):
     print("eth_probe recv (exit %d):\n%s%s" % (rcv.returncode, line, out))
     if rcv.returncode:
         failed.append("the kernel's frames did not arrive")
-    if not re.search(r"proto 17 l3_type 2 l4_type 2 l3_ok 1 l4_ok 1", out):
+    if args.mana:
+        udp_ok = r"proto 17 ip_ok 1 ip_fail 0 tcp_ok 0 udp_ok 1"
+        icmp_ok = r"proto 1 ip_ok 1 ip_fail 0 tcp_ok 0 udp_ok 0"
+    else:
+        udp_ok = r"proto 17 l3_type 2 l4_type 2 l3_ok 1 l4_ok 1"
+        icmp_ok = r"proto 1 l3_type 2 l4_type 0 l3_ok 1"
+    if not re.search(udp_ok, out):
         failed.append("no UDP frame with IPv4, UDP and both checksums ok in a CQE")
-    if not re.search(r"proto 1 l3_type 2 l4_type 0 l3_ok 1", out):
+    if not re.search(icmp_ok, out):
         failed.append("no ICMP frame with IPv4 and the IP checksum ok in a CQE")
     if args.keep:
         shutil.copytree(os.path.join(work, "emu"), os.path.join(args.keep, "emu"),
@@ -165,7 +179,8 @@ def main():
     ap.add_argument("--listen", nargs=3, type=int, help=argparse.SUPPRESS)
     ap.add_argument("--send", action="store_true", help=argparse.SUPPRESS)
     compat_common.add_dropin_arg(ap)
-    ap.add_argument("--probe", metavar="PATH", help="the eth_probe program")
+    ap.add_argument("--probe", metavar="PATH", help="the eth_probe (mana_probe) program")
+    ap.add_argument("--mana", action="store_true", help="the probe is mana_probe")
     ap.add_argument("--keep", metavar="DIR", help="copy the captures there")
     args = ap.parse_args()
     if args.listen:
@@ -174,7 +189,8 @@ def main():
         return sender()
     if not args.probe and not lv.usable():
         ap.error("--probe is required")
-    return lv.in_namespaces(TAG, "m5t", lambda work, emu_ns, lnx_ns, vb:
+    return lv.in_namespaces("linux_mana" if args.mana else TAG,
+                            "m5m" if args.mana else "m5t", lambda work, emu_ns, lnx_ns, vb:
                             run(args, work, emu_ns, lnx_ns), args)
 
 
