@@ -108,9 +108,15 @@ void edev_run_rx(struct mana_edev *e)
 	static const struct emu_wire_rx_ops ops = { edev_rx_roce, edev_rx_eth };
 
 	for (int p = 0; p < e->nports; p++) {
+		struct emu_wire_port *wp = e->ports[p].wp;
+
+		/* the same-host rings, then the sockets (which also take a
+		 * new peer's rendezvous) */
 		for (int t = 0; t < EDEV_RX_TURNS; t++)
-			if (emu_wire_rx(e->ports[p].wp, &ops, &e->ports[p],
-					EDEV_RX_BUDGET, 0, true) < EDEV_RX_BUDGET)
+			if (emu_wire_rx(wp, &ops, &e->ports[p], EDEV_RX_BUDGET, 0,
+					false) +
+			    emu_wire_rx(wp, &ops, &e->ports[p], EDEV_RX_BUDGET, 0,
+					true) < EDEV_RX_BUDGET)
 				break;
 	}
 }
@@ -122,10 +128,8 @@ static bool edev_port_link_up(void *arg)
 	return __atomic_load_n(&p->link_up, __ATOMIC_ACQUIRE);
 }
 
-/* A port as the mlx5 ports are made, UDP only: the same-host fast path's
- * rings are not read by this engine yet (its frames would wait in a ring
- * nobody drains), and a peer that finds no listener for this endpoint
- * uses UDP too. */
+/* A port as the mlx5 ports are made: UDP, and the same-host fast path
+ * when the setting allows it. */
 static int edev_port_create(struct mana_edev *e, int i,
 			    const struct emu_config *cfg)
 {
@@ -136,7 +140,7 @@ static int edev_port_create(struct mana_edev *e, int i,
 	p->e = e;
 	p->index = i;
 	p->link_up = true;
-	p->wp = emu_dev_wire_port(e->id, i, cfg, false, edev_port_link_up, p);
+	p->wp = emu_dev_wire_port(e->id, i, cfg, true, edev_port_link_up, p);
 	if (!p->wp)
 		return -errno;
 	memcpy(p->mac, pi->mac, 6);
