@@ -67,7 +67,7 @@ struct mana_edev {
 
 /* mana_edev.c */
 /* The firmware's MR check, as struct mana_mkeys wants it (arg: the engine;
- * one lookup under the firmware's lock per SGE). */
+ * lock-free, one slot read per SGE). */
 int edev_mr_check(void *arg, uint32_t lkey, uint64_t addr, uint64_t len,
 		  bool write);
 struct mana_cqs *edev_cq(struct mana_edev *e, uint32_t id);

@@ -19,8 +19,9 @@
  * with) and its RX steering (enable, RSS, Toeplitz key, the 64-entry
  * indirection table of RQ objects, the default RQ, CQE coalescing).
  *
- * Threads: every entry point takes the firmware's lock; the control path
- * is not a hot path.  The data path reads queue and steering state through
+ * Threads: every entry point takes the firmware's lock (the control path
+ * is not a hot path) but mana_fw_mr_check, which the data path calls per
+ * SGE and which reads a sequence-counted copy of the MRs instead.  The data path reads queue and steering state through
  * the snapshots below, also under that lock, when a doorbell names a queue
  * it has not seen yet or steering changed (mana_fw_rx_gen).
  */
@@ -123,7 +124,8 @@ struct mana_fw_vport {
 int mana_fw_vport_get(struct mana_fw *fw, int vport, struct mana_fw_vport *out);
 
 /* An MR covering [addr, addr + len) with key lkey and, for write, local
- * write access: 0, -ENOENT (no such key), -EACCES, -ERANGE. */
+ * write access: 0, -ENOENT (no such key), -EACCES, -ERANGE.  No lock, no
+ * search: the lkey names the slot (mana_fw_mkey.c). */
 int mana_fw_mr_check(struct mana_fw *fw, uint32_t lkey, uint64_t addr,
 		     uint64_t len, bool write);
 

@@ -4,6 +4,7 @@
 #define MLX5EMU_EMU_MANA_FW_MANA_FW_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "emu/mana/fw/mana_fw.h"
 #include "prm/prm_le.h"
@@ -42,12 +43,21 @@ struct mana_fw_obj {
 	uint32_t wq_region_slot, cq_region_slot;	/* FW_OBJ_WQ */
 };
 
+/* What an lkey covers, for the data path (mana_fw_mkey.c). */
+struct mana_fw_mkey {
+	_Atomic uint32_t seq;		/* odd while the firmware writes */
+	_Atomic uint32_t lkey;		/* 0: no MR in the slot */
+	_Atomic uint32_t access;
+	_Atomic uint64_t va, length;
+};
+
 struct mana_fw {
 	pthread_mutex_t lock;
 	struct mana_fw_config cfg;
 	mana_fw_trace_fn trace;
 	void *trace_arg;
 	struct mana_fw_obj objs[MANA_FW_MAX_OBJS];
+	struct mana_fw_mkey mkeys[MANA_FW_MAX_OBJS];	/* read without lock */
 	struct mana_fw_vport vports[MANA_FW_MAX_PORTS];
 	uint32_t vport_sqs[MANA_FW_MAX_PORTS], vport_rqs[MANA_FW_MAX_PORTS];
 	bool db_pages[MANA_FW_MAX_DB_PAGES];
@@ -61,6 +71,11 @@ enum { FW_ID_SQ, FW_ID_RQ, FW_ID_CQ };
 /* A handler: the dispatcher checked both lengths against the layouts. */
 typedef uint32_t (*mana_fw_handler)(struct mana_fw *fw, const uint8_t *req,
 				    size_t req_len, uint8_t *resp);
+
+/* mana_fw_mkey.c: the MR's entry for the data path, under the lock */
+void mfw_mkey_publish(struct mana_fw *fw, uint32_t slot, uint32_t lkey,
+		      uint64_t va, uint64_t length, uint32_t access);
+void mfw_mkey_clear(struct mana_fw *fw, uint32_t slot);
 
 /* mana_fw_objs.c */
 uint64_t mfw_handle(const struct mana_fw *fw, uint32_t slot);

@@ -308,6 +308,8 @@ uint32_t mfw_create_mr(struct mana_fw *fw, const uint8_t *req, size_t len,
 	o->mr.lkey = (uint32_t)(slot + 1) << 8 | (o->gen & 0xff);
 	fw->objs[rg].region.owned = true;
 	fw->objs[pd].pd.users++;
+	mfw_mkey_publish(fw, (uint32_t)slot, o->mr.lkey, va, o->mr.length,
+			 access);
 	PRM_LE_SET64(gdma_create_mr_resp, resp, mr_handle,
 		     mfw_handle(fw, (uint32_t)slot));
 	PRM_LE_SET(gdma_create_mr_resp, resp, lkey, o->mr.lkey);
@@ -327,33 +329,10 @@ uint32_t mfw_destroy_mr(struct mana_fw *fw, const uint8_t *req, size_t len,
 	if (slot < 0)
 		return MANA_FW_ST_BAD_HANDLE;
 	o = &fw->objs[slot];
+	mfw_mkey_clear(fw, (uint32_t)slot);
 	/* The region goes with the MR, as the kernel destroys neither apart. */
 	mfw_obj_free(fw, o->mr.region_slot);
 	fw->objs[o->mr.pd_slot].pd.users--;
 	mfw_obj_free(fw, (uint32_t)slot);
 	return 0;
-}
-
-int mana_fw_mr_check(struct mana_fw *fw, uint32_t lkey, uint64_t addr,
-		     uint64_t len, bool write)
-{
-	uint32_t slot = (lkey >> 8) - 1;
-	const struct mana_fw_obj *o;
-	int ret = -ENOENT;
-
-	if (slot >= MANA_FW_MAX_OBJS)
-		return -ENOENT;
-	pthread_mutex_lock(&fw->lock);
-	o = &fw->objs[slot];
-	if (o->type != FW_OBJ_MR || o->mr.lkey != lkey)
-		ret = -ENOENT;
-	else if (addr < o->mr.va || len > o->mr.length ||
-		 addr - o->mr.va > o->mr.length - len)
-		ret = -ERANGE;
-	else if (write && !(o->mr.access & MANA_FW_ACCESS_LOCAL_WRITE))
-		ret = -EACCES;
-	else
-		ret = 0;
-	pthread_mutex_unlock(&fw->lock);
-	return ret;
 }

@@ -6,6 +6,8 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -411,6 +413,77 @@ START_TEST(memory_regions)
 }
 END_TEST
 
+/* A GVA MR over a fresh region of pages [first, first + n): its lkey,
+ * *handle its MR. */
+static uint32_t churn_mr(uint64_t pd, uint32_t first, uint32_t n,
+			 uint32_t access, uint64_t *handle)
+{
+	uint8_t q[88] = { 0 }, r[48];
+
+	hdr(q, 31, 88, 48);
+	put64le(q + 40, pd);
+	put32le(q + 48, 2);
+	put64le(q + 56, region(first, n));
+	put64le(q + 64, (uintptr_t)(mem + 4096 * first));
+	put32le(q + 72, access);
+	ck_assert_uint_eq(run(q, 88, r, 48), 0);
+	*handle = get64le(r + 32);
+	return get32le(r + 40);
+}
+
+static _Atomic uint32_t churn_key;
+static _Atomic bool churn_done;
+
+/* The data path's side: whatever key it holds answers whole -- the MR it
+ * names (a slot's 8-bit generation wraps, so an old key may name a newer
+ * MR) with that MR's bounds and rights, or no MR -- never a mix. */
+static void *churn_reader(void *arg)
+{
+	unsigned long *bad = arg;
+
+	while (!atomic_load(&churn_done)) {
+		uint32_t k = atomic_load(&churn_key);
+		/* key A: read-only over 2 pages; key B: writable, 1 page */
+		int ra = mana_fw_mr_check(fw, k, (uintptr_t)mem + 100, 8000, false);
+		int rb = mana_fw_mr_check(fw, k, (uintptr_t)mem + 4 * 4096, 64, true);
+
+		/* -EACCES only from B's bounds with A's rights */
+		if ((ra && ra != -ENOENT && ra != -ERANGE) ||
+		    (rb && rb != -ENOENT && rb != -ERANGE))
+			(*bad)++;
+	}
+	return NULL;
+}
+
+/* MRs made and destroyed while another thread checks keys, the slots
+ * reused: the lock-free lookup never sees half an MR. */
+START_TEST(mr_check_races_registration)
+{
+	uint32_t pd_id;
+	uint64_t pd = create_pd(&pd_id), h;
+	unsigned long bad = 0;
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, churn_reader, &bad), 0);
+	for (int i = 0; i < 2000; i++) {
+		bool a = i & 1;
+		uint32_t k = a ? churn_mr(pd, 0, 2, 1, &h) : churn_mr(pd, 4, 1, 3, &h);
+
+		atomic_store(&churn_key, k);
+		ck_assert_int_eq(mana_fw_mr_check(fw, k, a ? (uintptr_t)mem + 100 :
+						  (uintptr_t)mem + 4 * 4096,
+						  a ? 8000 : 64, !a), 0);
+		ck_assert_uint_eq(destroy(32, h), 0);
+		ck_assert_int_eq(mana_fw_mr_check(fw, k, (uintptr_t)mem, 1, false),
+				 -ENOENT);
+	}
+	atomic_store(&churn_done, true);
+	pthread_join(t, NULL);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(destroy(30, pd), 0);
+}
+END_TEST
+
 /* MANA_CONFIG_VPORT_RX, v2: 120 bytes, then the 64 handles. */
 static uint32_t config_rx(uint64_t vp, const uint64_t *objs, unsigned int n,
 			  uint64_t def, int version, bool coalesce)
@@ -536,6 +609,7 @@ int main(void)
 	tcase_add_test(tc, raw_send_queue_objects);
 	tcase_add_test(tc, dma_regions);
 	tcase_add_test(tc, memory_regions);
+	tcase_add_test(tc, mr_check_races_registration);
 	tcase_add_test(tc, rx_steering);
 	tcase_add_test(tc, trace_sees_each_message_and_stale_handles_name_nothing);
 	suite_add_tcase(s, tc);
