@@ -205,7 +205,7 @@ static void edev_turn(struct mana_edev *e)
 		/* What untrapped mappings (another process's) stored: the
 		 * trapped one never writes the page, so anything there is
 		 * theirs. */
-		if (mana_dbmbox_sample(&c->mbox, c->page))
+		if (mana_dbmbox_sample(&c->mbox, c->view))
 			e->sampling = true;
 		mana_dbmbox_take(&c->mbox, e->fatal ? edev_doorbell_dead :
 				 edev_doorbell, e);
@@ -316,9 +316,18 @@ int mana_edev_ctx_create(struct mana_edev *e, int memfd, void **page,
 		ret = -errno;
 		goto fail;
 	}
+	/* The device's own view of the page, for sampling: the trapped
+	 * mapping is the application's, whose stores never land. */
+	c->view = mmap(NULL, EDEV_PAGE, PROT_READ, MAP_SHARED, memfd, 0);
+	if (c->view == MAP_FAILED) {
+		ret = -errno;
+		munmap(c->page, EDEV_PAGE);
+		goto fail;
+	}
 	ret = emu_storetrap_add(c->page, EDEV_PAGE, mana_dbmbox_store, &c->mbox,
 				&c->trap);
 	if (ret) {
+		munmap(c->view, EDEV_PAGE);
 		munmap(c->page, EDEV_PAGE);
 		goto fail;
 	}
@@ -350,6 +359,7 @@ void mana_edev_ctx_destroy(struct mana_edev_ctx *c)
 			break;
 		}
 	pthread_mutex_unlock(&e->lock);
+	munmap(c->view, EDEV_PAGE);
 	munmap(c->page, EDEV_PAGE);
 	mana_dbmbox_fini(&c->mbox);
 	free(c);

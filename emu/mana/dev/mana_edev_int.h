@@ -15,7 +15,8 @@
 struct mana_edev_ctx {
 	struct mana_edev *e;
 	struct mana_dbmbox mbox;
-	void *page;			/* read-only, trapped */
+	void *page;			/* read-only, trapped: the application's */
+	void *view;			/* the same page, read-only: the device's */
 	struct emu_storetrap *trap;
 	struct mana_edev_ctx *next;
 };
