@@ -317,6 +317,31 @@ void emu_trace_command(const char *dev, const void *in, size_t inlen,
 	errno = saved;
 }
 
+void emu_trace_mana_message(const char *dev, uint32_t type, const void *req,
+			    size_t req_len, const void *resp, size_t resp_len)
+{
+	int saved = errno;
+	struct emu_trace_mana_msg m = {
+		.dev = dev, .pid = trace_pid(), .type = type, .req = req,
+		.req_len = req_len, .resp = resp, .resp_len = resp_len,
+	};
+	char *line = NULL;
+	size_t len;
+
+	pthread_mutex_lock(&trace_lock);
+	if (trace.cfg.on) {
+		m.seq = ++trace.seq;
+		line = emu_trace_format_mana_msg(&m, trace.cfg.fmt,
+						 trace.cfg.elide, &len);
+		if (line)
+			trace_write(trace.fd >= 0 ? trace.fd : STDERR_FILENO,
+				    line, len);
+	}
+	pthread_mutex_unlock(&trace_lock);
+	free(line);
+	errno = saved;
+}
+
 bool emu_trace_datapath(void)
 {
 	bool on;

@@ -82,6 +82,11 @@ void emu_trace_command(const char *dev, const void *in, size_t inlen,
 		       const void *out, size_t outlen, int err,
 		       uint64_t duration_ns, bool injected);
 
+/* A MANA device's control message (emu/mana/fw), one line in the same
+ * sequence, when the trace is on. */
+void emu_trace_mana_message(const char *dev, uint32_t type, const void *req,
+			    size_t req_len, const void *resp, size_t resp_len);
+
 /*
  * The data path's records (trace.datapath, MLX5EMU_TRACE_DATAPATH): whether
  * they are wanted (the trace on and the setting), and one line each, in

@@ -137,6 +137,12 @@ static bool trace_is_header(const struct prm_field_desc *fd)
 	return false;
 }
 
+/* A MANA message's gdma_req_hdr / gdma_resp_hdr, in front of its fields. */
+static bool trace_is_mana_header(const struct prm_field_desc *fd)
+{
+	return fd->type && !fd->count && !fd->bit_off && !strcmp(fd->name, "hdr");
+}
+
 static bool trace_is_bytes(const struct prm_field_desc *fd)
 {
 	return fd->count && !fd->type && fd->bit_width == 8;
@@ -302,7 +308,9 @@ static int trace_field_shown(const struct trace_walk *w,
 		return (sd->flags & PRM_STRUCT_UNION) ? 0 : -1;
 	if (sel >= 0 && (int)i != sel)
 		return 0;
-	if (!depth && w->skip_header && trace_is_header(&sd->fields[i]))
+	if (!depth && w->skip_header &&
+	    (w->le ? trace_is_mana_header(&sd->fields[i]) :
+		     trace_is_header(&sd->fields[i])))
 		return 0;
 	return 1;
 }

@@ -186,6 +186,29 @@ char *emu_trace_format_struct(const struct prm_struct_desc *sd,
 			      uint16_t op_mod, enum emu_trace_format fmt,
 			      bool elide, bool skip_header, size_t *outlen);
 
+/* ---- MANA control messages (trace_mana.c) ---- */
+
+/* One control message as a MANA device's firmware answered it. */
+struct emu_trace_mana_msg {
+	const char *dev;	/* "mana_0"; NULL: not shown */
+	uint64_t seq;		/* 0: not shown */
+	long pid;		/* JSON only; 0: not shown */
+	uint32_t type;		/* gdma_req_hdr's msg_type */
+	const void *req;
+	size_t req_len;
+	const void *resp;	/* the response, its status in its header */
+	size_t resp_len;
+};
+
+/* One line ending in '\n' (TEXT or JSON): the message's name, its request
+ * and, when it succeeded, its response fields; malloc()ed, or NULL with
+ * errno. */
+char *emu_trace_format_mana_msg(const struct emu_trace_mana_msg *m,
+				enum emu_trace_format fmt, bool elide,
+				size_t *len);
+/* "BAD_HANDLE" for a status of prm/mana_status.def, else NULL. */
+const char *emu_trace_mana_status_name(uint32_t status);
+
 /* ---- names and layouts ---- */
 
 /* The layouts of an opcode's inbox and outbox (never NULL: mbox_in/out

@@ -44,6 +44,7 @@ enum {
 
 struct mana_kdev {
 	int index;			/* mana_<index> */
+	char name[64];			/* "mana_<index>", for the trace */
 	struct mana_fw *fw;
 	struct mana_edev *edev;		/* runs the queues */
 	pthread_mutex_t lock;		/* the objects' links and counts */

@@ -19,10 +19,20 @@
 #include "emu/mana/kern/mana_kern.h"
 #include "emu/mana/mana.h"
 #include "emu/mem/mem.h"
+#include "emu/trace/trace.h"
 #include "prm/prm_le.h"
 
 static pthread_mutex_t mk_devs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mana_kdev *mk_devs[EMU_MAX_MANA_DEVICES];
+
+/* The firmware's control messages into the process's trace. */
+static void mk_trace(void *arg, uint32_t type, const void *req, size_t req_len,
+		     const void *resp, size_t resp_len)
+{
+	const struct mana_kdev *d = arg;
+
+	emu_trace_mana_message(d->name, type, req, req_len, resp, resp_len);
+}
 
 /* The device behind mana_<index>, its firmware made on first use. */
 static struct mana_kdev *mk_dev_get(int index, int *err)
@@ -58,6 +68,9 @@ static struct mana_kdev *mk_dev_get(int index, int *err)
 			d = NULL;
 		} else {
 			d->index = index;
+			snprintf(d->name, sizeof(d->name), "%s", id->name);
+			if (!emu_trace_start() && emu_trace_enabled())
+				mana_fw_set_trace(d->fw, mk_trace, d);
 			d->num_ports = id->num_ports;
 			pthread_mutex_init(&d->lock, NULL);
 			mk_devs[index] = d;
