@@ -622,6 +622,21 @@ START_TEST(other_drivers_beside)
 }
 END_TEST
 
+/* A machine with a real MANA VF: the MANA device stays the system's (our
+ * libraries list and open only the mlx5 one), said once. */
+START_TEST(real_mana_beside)
+{
+	struct mlx5be_device_info info[4];
+
+	setenv("HWDOUBLE_EXTRA_DEVICE", "mana_0", 1);
+	setenv("MLX5EMU_MANA_DEVICES", "1", 1);
+	load_double();
+	ck_assert_int_eq(HW->get_devices(info, 4), 1);
+	ck_assert_str_eq(info[0].name, "mlx5_0");
+	ck_one_message("mana_0 not listed: mlx5emu's libraries drive mlx5 devices only (docs/hardware.md)");
+}
+END_TEST
+
 START_TEST(one_message_only)
 {
 	ck_assert_int_eq(mlx5be_hw_load("/nonexistent-dir", true), -ENOENT);
@@ -684,6 +699,7 @@ static Suite *suite(void)
 	ADD_DEVICE_TEST(dev, no_device);
 	ADD_DEVICE_TEST(dev, only_other_drivers);
 	ADD_DEVICE_TEST(dev, other_drivers_beside);
+	ADD_DEVICE_TEST(dev, real_mana_beside);
 	suite_add_tcase(s, dev);
 	return s;
 }
