@@ -52,6 +52,7 @@ enum emu_setting_id {
 	EMU_SET_SYSFS_DIR,
 	EMU_SET_MTU,
 	EMU_SET_MANA_DEVICES,
+	EMU_SET_MANA_RX_COALESCING,
 	EMU_SET_CONFIG_FILE,	/* environment only */
 	EMU_SET_CAPS,
 	EMU_SET_ENGINE_MODE,
@@ -119,6 +120,7 @@ struct emu_config {
 	unsigned int num_devices;
 	unsigned int num_ports;
 	unsigned int num_mana_devices;		/* mana_0, ... after the mlx5 ones */
+	bool mana_rx_coalescing;		/* mana_ib asks RSS QPs' coalescing */
 	unsigned int mtu;			/* every port's netdev MTU */
 	bool ip_base_set;
 	uint32_t ip_base;			/* host byte order */

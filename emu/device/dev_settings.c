@@ -311,6 +311,7 @@ static int validate_bool(const struct emu_setting *s, const char *value,
 		    s->id == EMU_SET_TRACE_DATAPATH ? &cfg->trace_datapath :
 		    s->id == EMU_SET_ALLOW_NET_RAW ? &cfg->allow_net_raw :
 		    s->id == EMU_SET_WIRE_FAST_PATH ? &cfg->wire_fast_path :
+		    s->id == EMU_SET_MANA_RX_COALESCING ? &cfg->mana_rx_coalescing :
 		    &cfg->trace_elide_defaults;
 
 	for (size_t i = 0; i < 4; i++) {
@@ -413,6 +414,19 @@ static const struct emu_setting settings[EMU_SET_COUNT] = {
 		.help = "Number of emulated MANA (Azure Network Adapter) devices "
 			"(mana_0, ...) behind libmana, after the mlx5 ones, with "
 			"device.num_ports ports each.",
+	},
+	[EMU_SET_MANA_RX_COALESCING] = {
+		.id = EMU_SET_MANA_RX_COALESCING,
+		.name = "device.mana_rx_coalescing",
+		.env = "MLX5EMU_MANA_RX_COALESCING",
+		.type = EMU_TYPE_BOOL,
+		.def = "1",
+		.def_doc = "1",
+		.validate = validate_bool,
+		.help = "Whether the emulated mana_ib turns on CQE coalescing "
+			"when it configures an RSS QP's vPort, as recent "
+			"kernels do (up to four packets per RX_COALESCED_4 "
+			"CQE); 0: one CQE per packet, as earlier kernels.",
 	},
 	[EMU_SET_MTU] = {
 		.id = EMU_SET_MTU,
@@ -782,6 +796,9 @@ void emu_config_format(const struct emu_config *cfg, enum emu_setting_id id,
 		break;
 	case EMU_SET_MANA_DEVICES:
 		snprintf(buf, len, "%u", cfg->num_mana_devices);
+		break;
+	case EMU_SET_MANA_RX_COALESCING:
+		snprintf(buf, len, "%d", cfg->mana_rx_coalescing ? 1 : 0);
 		break;
 	case EMU_SET_MTU:
 		snprintf(buf, len, "%u", cfg->mtu);

@@ -189,6 +189,7 @@ struct mana_rq {
 	bool strip_vlan;	/* strip a C-VLAN tag the caller left (default) */
 	enum mana_wq_stop stop;
 	struct mana_rq_stats st;
+	struct mana_rx_cqe pend;	/* coalesced packets not yet written */
 };
 
 int mana_rq_init(struct mana_rq *rq, void *ring, uint32_t ring_size,
@@ -203,10 +204,18 @@ void mana_rq_doorbell(struct mana_rq *rq, uint32_t tail);
 int mana_rq_deliver(struct mana_rq *rq, const uint8_t *frame, uint32_t len,
 		    const struct mana_rx_meta *meta, const struct mana_mkeys *mk);
 /*
- * n frames; with coalescing on, packets that agree on the CQE's shared
- * fields share RX_COALESCED_4 CQEs (up to four each, one WQE each).
- * Returns the frames delivered; the others were dropped as mana_rq_deliver
- * says.
+ * One frame into the next WQE, as mana_rq_deliver, but with coalescing on
+ * its CQE may wait: packets that agree on the CQE's shared fields share
+ * RX_COALESCED_4 CQEs (up to four each, one WQE each), written when the
+ * fourth joins, when a packet that cannot join comes, or at
+ * mana_rq_flush, which the caller owes the queue at the end of each pass.
+ */
+int mana_rq_receive(struct mana_rq *rq, const uint8_t *frame, uint32_t len,
+		    const struct mana_rx_meta *meta, const struct mana_mkeys *mk);
+void mana_rq_flush(struct mana_rq *rq);
+/*
+ * n frames through mana_rq_receive, then a flush.  Returns the frames
+ * delivered; the others were dropped as mana_rq_deliver says.
  */
 unsigned int mana_rq_deliver_burst(struct mana_rq *rq, const uint8_t *const *frames,
 				   const uint32_t *lens,

@@ -227,6 +227,7 @@ int mana_rq_deliver(struct mana_rq *rq, const uint8_t *frame, uint32_t len,
 
 	if (err)
 		return err;
+	mana_rq_flush(rq);
 	rx_put(rq, &o);
 	return 0;
 }
@@ -241,43 +242,54 @@ static bool rx_same(const struct mana_rx_cqe *a, const struct mana_rx_cqe *b)
 	       a->udp_fail == b->udp_fail;
 }
 
+int mana_rq_receive(struct mana_rq *rq, const uint8_t *frame, uint32_t len,
+		    const struct mana_rx_meta *meta, const struct mana_mkeys *mk)
+{
+	struct rx_one o;
+	int err = rx_take(rq, frame, len, meta, mk, &o);
+
+	if (err)
+		return err;
+	if (!rq->coalesce || o.rx.type != MANA_CQE_RX_OKAY) {
+		/* the CQE of the packets before this one goes first */
+		mana_rq_flush(rq);
+		rx_put(rq, &o);
+		return 0;
+	}
+	if (rq->pend.npkts && !rx_same(&rq->pend, &o.rx))
+		mana_rq_flush(rq);
+	if (!rq->pend.npkts) {
+		rq->pend = o.rx;
+		rq->pend.type = MANA_CQE_RX_COALESCED_4;
+	} else {
+		rq->pend.pkt[rq->pend.npkts++] = o.rx.pkt[0];
+	}
+	if (rq->pend.npkts == MANA_RX_PPI)
+		mana_rq_flush(rq);
+	return 0;
+}
+
+void mana_rq_flush(struct mana_rq *rq)
+{
+	struct rx_one o = { .rx = rq->pend };
+
+	if (!rq->pend.npkts)
+		return;
+	rq->pend.npkts = 0;
+	rx_put(rq, &o);
+}
+
 unsigned int mana_rq_deliver_burst(struct mana_rq *rq, const uint8_t *const *frames,
 				   const uint32_t *lens,
 				   const struct mana_rx_meta *metas, unsigned int n,
 				   const struct mana_mkeys *mk)
 {
-	struct rx_one acc, o;
 	unsigned int done = 0;
 
-	acc.rx.npkts = 0;
-	for (unsigned int i = 0; i < n; i++) {
-		if (rx_take(rq, frames[i], lens[i], metas ? &metas[i] : NULL, mk, &o))
-			continue;
-		done++;
-		if (!rq->coalesce || o.rx.type != MANA_CQE_RX_OKAY) {
-			/* the CQE of the packets before this one goes first */
-			if (acc.rx.npkts)
-				rx_put(rq, &acc);
-			acc.rx.npkts = 0;
-			rx_put(rq, &o);
-			continue;
-		}
-		if (acc.rx.npkts && !rx_same(&acc.rx, &o.rx)) {
-			rx_put(rq, &acc);
-			acc.rx.npkts = 0;
-		}
-		if (!acc.rx.npkts) {
-			acc = o;
-			acc.rx.type = MANA_CQE_RX_COALESCED_4;
-		} else {
-			acc.rx.pkt[acc.rx.npkts++] = o.rx.pkt[0];
-		}
-		if (acc.rx.npkts == MANA_RX_PPI) {
-			rx_put(rq, &acc);
-			acc.rx.npkts = 0;
-		}
-	}
-	if (acc.rx.npkts)
-		rx_put(rq, &acc);
+	for (unsigned int i = 0; i < n; i++)
+		if (!mana_rq_receive(rq, frames[i], lens[i],
+				     metas ? &metas[i] : NULL, mk))
+			done++;
+	mana_rq_flush(rq);
 	return done;
 }

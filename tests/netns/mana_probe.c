@@ -50,7 +50,7 @@ struct probe {
 	struct manadv_rwq drw;
 	uint8_t *mem;
 	uint8_t mac[6];
-	uint32_t sq_pi, rq_pi, tcq_ci, rcq_ci;
+	uint32_t sq_pi, rq_pi, rq_ci, tcq_ci, rcq_ci;
 };
 
 static void die(const char *what)
@@ -197,12 +197,14 @@ static void doorbell(struct probe *p, unsigned int off, uint32_t qid,
 		(uint64_t)tail << 32 | qid;
 }
 
+/* The next receive WQE: ring slot by the ring's size, buffer by DEPTH
+ * (WQE k always gets buffer k % DEPTH). */
 static void post_recv(struct probe *p)
 {
-	uint32_t slot = p->rq_pi % DEPTH;
+	uint32_t slot = p->rq_pi % (p->drw.size / 32), buf = p->rq_pi % DEPTH;
 
 	wqe((uint8_t *)p->drw.buf + 32 * slot, NULL,
-	    (uintptr_t)(p->mem + RX_OFF + RX_BUF * slot), p->mr->lkey, RX_BUF, 0);
+	    (uintptr_t)(p->mem + RX_OFF + RX_BUF * buf), p->mr->lkey, RX_BUF, 0);
 	p->rq_pi++;
 }
 
@@ -312,42 +314,65 @@ static int cmd_udp(struct probe *p, const char *dst, const uint8_t dmac[6],
 	return 0;
 }
 
-/* Print one received frame and its CQE; whether it is a TCP RST. */
-static bool show_rx(struct probe *p, const volatile uint8_t *c)
+/* Print one received frame (the WQE at rq_ci) and its CQE's bits;
+ * whether it is a TCP RST.  The buffer goes back to the queue. */
+static bool show_pkt(struct probe *p, uint32_t d1, uint32_t len)
 {
-	uint32_t slot = (p->rcq_ci - 1) % DEPTH;
+	uint32_t slot = p->rq_ci % DEPTH;
 	const uint8_t *f = p->mem + RX_OFF + RX_BUF * slot;
-	uint32_t d1 = get32(c + 4), len = get32(c + 8) & 0xffff;
 	bool rst = len >= 54 && f[23] == 6 && (f[47] & 0x04);
 
 	printf("frame len %u proto %u ip_ok %u ip_fail %u tcp_ok %u udp_ok %u "
 	       "hashtype 0x%x%s\n", len, len >= 34 ? f[23] : 0,
 	       (d1 >> 25) & 1, (d1 >> 26) & 1, (d1 >> 27) & 1, (d1 >> 29) & 1,
 	       (d1 >> 16) & 0x1ff, rst ? " rst" : "");
-	/* the buffer goes back to the queue */
+	p->rq_ci++;
 	post_recv(p);
-	doorbell(p, 0x400, p->drw.wq_id, 32 * p->rq_pi);
 	return rst;
 }
 
-static const volatile uint8_t *next_rx(struct probe *p, double secs)
+/*
+ * The frames of the next RX CQE within secs, as the PMD walks them: one
+ * for RX_OKAY, the per-packet infos (12 bytes each from byte 8) until a
+ * zero length for RX_COALESCED_4 (mana_ib asks coalescing of RSS QPs).
+ * The number of frames (0: none came), *rsts of them TCP RSTs.
+ */
+static unsigned int next_rx(struct probe *p, double secs, unsigned int *rsts)
 {
 	const volatile uint8_t *c = poll_cq(p->drc.buf, p->drc.count,
 					    &p->rcq_ci, secs);
+	uint32_t type = c ? get32(c) & 0x3f : 0, d1, n = 0;
 
-	return c && (get32(c) & 0x3f) == 1 ? c : NULL;	/* CQE_RX_OKAY */
+	if (type != 1 && type != 2)		/* CQE_RX_OKAY, _COALESCED_4 */
+		return 0;
+	d1 = get32(c + 4);
+	for (int k = 0; k < 4; k++) {
+		uint32_t len = get32(c + 8 + 12 * k) & 0xffff;
+
+		if (!len)
+			break;
+		if (show_pkt(p, d1, len))
+			(*rsts)++;
+		n++;
+		if (type == 1)
+			break;
+	}
+	doorbell(p, 0x400, p->drw.wq_id, 32 * p->rq_pi);
+	return n;
 }
 
 static int cmd_recv(struct probe *p, int count)
 {
-	for (int i = 0; i < count; i++) {
-		const volatile uint8_t *c = next_rx(p, 10);
+	unsigned int got = 0, rsts = 0;
 
-		if (!c) {
-			printf("no frame %d\n", i);
+	while (got < (unsigned int)count) {
+		unsigned int n = next_rx(p, 10, &rsts);
+
+		if (!n) {
+			printf("no frame %u\n", got);
 			return 1;
 		}
-		show_rx(p, c);
+		got += n;
 	}
 	return 0;
 }
@@ -357,7 +382,6 @@ static int cmd_tso(struct probe *p, const char *dst, const uint8_t dmac[6],
 {
 	uint8_t *ip = l2l3(p, dmac, dst, 6, (uint16_t)(20 + len)), *t = ip + 20;
 	unsigned int segs = (len + mss - 1) / mss, rsts = 0;
-	const volatile uint8_t *c;
 
 	probe_tcp_psh(t, dport, len);	/* a closed port answers RST */
 	/* mana_en's GSO seed: the pseudo header without the length */
@@ -367,12 +391,12 @@ static int cmd_tso(struct probe *p, const char *dst, const uint8_t dmac[6],
 		printf("the LSO WQE did not complete with TX_OKAY\n");
 		return 1;
 	}
-	for (unsigned int i = 0; i < segs; i++) {
-		c = next_rx(p, 10);
-		if (!c)
+	for (unsigned int got = 0; got < segs;) {
+		unsigned int n = next_rx(p, 10, &rsts);
+
+		if (!n)
 			break;
-		if (show_rx(p, c))
-			rsts++;
+		got += n;
 	}
 	printf("rst %u of %u segments\n", rsts, segs);
 	return rsts == segs ? 0 : 1;

@@ -55,6 +55,9 @@ struct mana_edev {
 	struct mana_rq *rq[MANA_FW_MAX_QUEUES];
 	struct mana_cqs *cq[MANA_FW_MAX_QUEUES];
 	struct mana_edev_notify notify[MANA_FW_MAX_QUEUES];
+	/* receive queues with a coalesced CQE open in this pass */
+	bool rq_pend[MANA_FW_MAX_QUEUES];
+	uint32_t pend_ids[MANA_FW_MAX_QUEUES], npend;
 	bool sq_rung[MANA_FW_MAX_QUEUES];
 	int sq_port[MANA_FW_MAX_QUEUES];
 	bool more;			/* work left for another turn */

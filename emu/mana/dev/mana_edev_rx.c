@@ -81,10 +81,15 @@ static bool edev_rx_eth(void *arg, struct emu_wire_port *wp,
 	meta.tcp_fail = cs.tcp_fail;
 	meta.udp_ok = cs.udp_ok;
 	meta.udp_fail = cs.udp_fail;
-	if (mana_rq_deliver(rq, f, len, &meta, &mk) == -ENOSPC)
+	if (mana_rq_receive(rq, f, len, &meta, &mk) == -ENOSPC)
 		e->st.pub.rx_no_wqe++;
 	else
 		e->st.pub.rx_delivered++;
+	/* a coalesced CQE still open: written at the end of the pass */
+	if (rq->pend.npkts && !e->rq_pend[rq->id]) {
+		e->rq_pend[rq->id] = true;
+		e->pend_ids[e->npend++] = rq->id;
+	}
 	return true;
 }
 
@@ -103,6 +108,20 @@ static void edev_rx_roce(void *arg, struct emu_wire_port *wp,
 	(void)paylen;
 }
 
+/* The CQEs of coalesced packets a pass left open: a coalescing window is
+ * one pass of the engine. */
+static void edev_rx_flush(struct mana_edev *e)
+{
+	for (uint32_t i = 0; i < e->npend; i++) {
+		uint32_t id = e->pend_ids[i];
+
+		e->rq_pend[id] = false;
+		if (e->rq[id])
+			mana_rq_flush(e->rq[id]);
+	}
+	e->npend = 0;
+}
+
 void edev_run_rx(struct mana_edev *e)
 {
 	static const struct emu_wire_rx_ops ops = { edev_rx_roce, edev_rx_eth };
@@ -119,6 +138,7 @@ void edev_run_rx(struct mana_edev *e)
 					true) < EDEV_RX_BUDGET)
 				break;
 	}
+	edev_rx_flush(e);
 }
 
 static bool edev_port_link_up(void *arg)

@@ -130,6 +130,9 @@ struct mana_kdev *mk_dev_find(int index);
  * for @type, then 0, or -EPROTO for a refusal as mana_ib reports it. */
 int mk_hwc(struct mana_kdev *d, uint32_t type, void *req, size_t req_len,
 	   void *resp, size_t resp_len);
+/* The same with the request header's msg_version (GDMA_MESSAGE_V2 forms). */
+int mk_hwc_v(struct mana_kdev *d, uint32_t type, uint32_t version, void *req,
+	     size_t req_len, void *resp, size_t resp_len);
 /* A DMA region over [addr, addr + len) of pinned process memory. */
 int mk_region_create(struct mana_kdev *d, const void *addr, size_t len,
 		     bool write, uint64_t *handle);

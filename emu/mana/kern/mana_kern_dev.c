@@ -119,11 +119,18 @@ static int mk_get_devices(struct mlx5be_device_info *infos, int max)
 int mk_hwc(struct mana_kdev *d, uint32_t type, void *req, size_t req_len,
 	   void *resp, size_t resp_len)
 {
+	return mk_hwc_v(d, type, 1, req, req_len, resp, resp_len);
+}
+
+int mk_hwc_v(struct mana_kdev *d, uint32_t type, uint32_t version, void *req,
+	     size_t req_len, void *resp, size_t resp_len)
+{
 	long st;
 
-	/* mana_gd_init_req_hdr(): standard header, version 1 */
+	/* mana_gd_init_req_hdr(): standard header, version 1 unless the
+	 * message's newer form is meant */
 	PRM_LE_SET(gdma_req_hdr, req, req.msg_type, type);
-	PRM_LE_SET(gdma_req_hdr, req, req.msg_version, 1);
+	PRM_LE_SET(gdma_req_hdr, req, req.msg_version, version);
 	PRM_LE_SET(gdma_req_hdr, req, req.msg_size, (uint32_t)req_len);
 	PRM_LE_SET(gdma_req_hdr, req, resp.msg_type, type);
 	PRM_LE_SET(gdma_req_hdr, req, resp.msg_version, 1);

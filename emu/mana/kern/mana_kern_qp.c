@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "emu/mana/kern/mana_kern.h"
+#include "emu/device/dev.h"
 #include "emu/mana/mana.h"
 #include "prm/prm_le.h"
 
@@ -187,6 +188,7 @@ static int mk_cfg_steering(struct mana_kdev *d, int port,
 	size_t head = PRM_LE_ST_SZ_BYTES(mana_cfg_rx_steer_req_v2);
 	uint8_t req[PRM_LE_ST_SZ_BYTES(mana_cfg_rx_steer_req_v2) + 8 * MK_INDIR];
 	uint8_t resp[PRM_LE_ST_SZ_BYTES(gdma_resp_hdr)];
+	const struct emu_config *cfg = emu_devices_config();
 	struct mana_fw_vport v;
 
 	memset(req, 0, sizeof(req));
@@ -209,7 +211,13 @@ static int mk_cfg_steering(struct mana_kdev *d, int port,
 
 		memcpy(req + head + 8 * i, &h, 8);
 	}
-	/* mk_hwc sets version 1; coalescing needs the v2 message */
+	/* recent mana_ib: GDMA_MESSAGE_V2 with cqe_coalescing_enable set;
+	 * earlier kernels sent v1, which leaves coalescing off */
+	if (cfg && cfg->mana_rx_coalescing) {
+		PRM_LE_SET(mana_cfg_rx_steer_req_v2, req, cqe_coalescing_enable, 1);
+		return mk_hwc_v(d, MANA_MSG_MANA_CONFIG_VPORT_RX, 2, req,
+				sizeof(req), resp, sizeof(resp));
+	}
 	return mk_hwc(d, MANA_MSG_MANA_CONFIG_VPORT_RX, req, sizeof(req), resp, sizeof(resp));
 }
 

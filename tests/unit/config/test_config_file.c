@@ -227,7 +227,7 @@ static const struct {
 	{ "[device]\n\nnum_portz = 1\n",
 	  "unknown setting \"device.num_portz\" (from @:3) (known: "
 	  "device.num_devices, device.num_ports, device.ip_base, "
-	  "device.sysfs_dir, device.mtu, device.mana_devices, config.file, "
+	  "device.sysfs_dir, device.mtu, device.mana_devices, device.mana_rx_coalescing, config.file, "
 	  "caps, engine.mode, engine.seed, "
 	  "fault.rules, fault.seed, trace.mode, trace.file, "
 	  "trace.elide_defaults, trace.datapath, backend.kind, "
