@@ -199,3 +199,51 @@ void mp_txq_close(struct mp_txq *t, bool objects)
 	ck_assert_int_eq(ibv_close_device(t->ctx), 0);
 	free(t->mem);
 }
+
+static uint32_t mp_sum16(const uint8_t *b, size_t n, uint32_t s)
+{
+	for (size_t k = 0; k + 1 < n; k += 2)
+		s += (uint32_t)b[k] << 8 | b[k + 1];
+	if (n & 1)
+		s += (uint32_t)b[n - 1] << 8;
+	return s;
+}
+
+static uint16_t mp_fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+void mp_udp_frame(uint8_t *f, const uint8_t dst[6], const uint8_t src[6],
+		  uint32_t seq, bool seed)
+{
+	static const uint8_t ip[20] = { 0x45, 0, 0, 46, 0, 1, 0, 0, 64, 17, 0, 0,
+					198, 18, 0, 1, 198, 18, 0, 2 };
+	uint16_t sport = (uint16_t)(1000 + 7 * seq), ph;
+
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	memcpy(f + 14, ip, 20);
+	f[34] = (uint8_t)(sport >> 8);
+	f[35] = (uint8_t)sport;
+	f[36] = 5000 >> 8;
+	f[37] = 5000 & 0xff;
+	f[38] = 0;
+	f[39] = 26;
+	for (int i = 0; i < 18; i++)
+		f[42 + i] = (uint8_t)(0xa0 + i);
+	memcpy(f + 42, &seq, 4);
+	ph = seed ? mp_fold(mp_sum16(f + 26, 8, 17 + 26)) : 0;
+	f[40] = (uint8_t)(ph >> 8);
+	f[41] = (uint8_t)ph;
+}
+
+bool mp_udp_csums_ok(const uint8_t *f)
+{
+	return mp_fold(mp_sum16(f + 14, 20, 0)) == 0xffff &&
+	       mp_fold(mp_sum16(f + 34, 26, mp_sum16(f + 26, 8, 17 + 26))) == 0xffff;
+}

@@ -43,6 +43,18 @@ const volatile uint8_t *mp_cqe_wait(const void *ring, uint32_t n,
 				    uint32_t head);
 
 /*
+ * A 60-byte IPv4/UDP frame (198.18.0.1:1000+7*seq to 198.18.0.2:5000)
+ * from src to dst carrying @seq in its first payload bytes, both checksums
+ * left to the device: the IP header's zero, the UDP field the pseudo
+ * header's sum (CHECKSUM_PARTIAL, as DPDK seeds it) when @seed, else zero.
+ */
+enum { MP_UDP_FLEN = 60 };
+void mp_udp_frame(uint8_t *f, const uint8_t dst[6], const uint8_t src[6],
+		  uint32_t seq, bool seed);
+/* Whether such a frame's IPv4 and UDP checksums verify. */
+bool mp_udp_csums_ok(const uint8_t *f);
+
+/*
  * A raw send queue on port 1 of mana_0, as the PMD builds one (a parent
  * domain, a CQ, the QP, an MR over one 4 KiB buffer whose first frame is
  * a broadcast of EtherType 0x88b5), its ids from manadv_init_obj; with a

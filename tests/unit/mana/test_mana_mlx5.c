@@ -204,6 +204,55 @@ START_TEST(mana_and_mlx5_exchange_frames)
 	ck_assert_uint_eq(mp_get32(c + 4) >> 16 & 0x1ff, 0);	/* not hashed */
 	ck_assert_mem_eq(mem + 4 * BUF, g, FLEN);
 
+	/* UDP both ways, each sender leaving both checksums to its device */
+	uint8_t *u = mem + 6 * BUF;		/* in the MANA MR */
+
+	/* MANA -> mlx5: the short OOB asks for the IPv4 and UDP checksums */
+	mp_udp_frame(u, mx_mac, ma_mac, 1, true);
+	ck_assert(!mp_udp_csums_ok(u));
+	rs.addr = (uintptr_t)mem;
+	rw.wr_id = 8;
+	ck_assert_int_eq(ibv_post_recv(xqp, &rw, &rb), 0);
+	mp_tx_oob(oob, dtc.cq_id, dq.sq_id, dq.tx_vp_offset);
+	oob[0] |= 1u << 2 | 1u << 4 | 1u << 6;	/* ipv4, ip csum, udp csum */
+	mp_wqe((uint8_t *)dq.sq_buf + 32, oob, (uintptr_t)u, amr->lkey,
+	       MP_UDP_FLEN);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	mp_doorbell(dq.db_page, 0, dq.sq_id, 64);
+	c = mp_cqe_wait(dtc.buf, dtc.count, 1);
+	ck_assert(c != NULL);
+	ck_assert_uint_eq(mp_get32(c) & 0x3f, 32);		/* TX_OKAY */
+	ck_assert_int_eq(mlx5_poll(xcq, &wc), 1);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 8);
+	ck_assert_uint_eq(wc.byte_len, MP_UDP_FLEN);
+	ck_assert(wc.wc_flags & IBV_WC_IP_CSUM_OK);
+	ck_assert(mp_udp_csums_ok(mem));
+	ck_assert_mem_eq(mem + 42, u + 42, MP_UDP_FLEN - 42);
+
+	/* mlx5 -> MANA: IBV_SEND_IP_CSUM; the RSS queue's CQE says IP and UDP
+	 * checksums ok, and they are */
+	u = mem + 2 * BUF;			/* in the mlx5 MR */
+	mp_udp_frame(u, ma_mac, mx_mac, 2, false);
+	mp_wqe((uint8_t *)drw.buf + 32, NULL, (uintptr_t)(mem + 5 * BUF),
+	       amr->lkey, BUF);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	mp_doorbell(drw.db_page, 0x400, drw.wq_id, 64);
+	ss.addr = (uintptr_t)u;
+	ss.length = MP_UDP_FLEN;
+	ss.lkey = xmr->lkey;
+	sw.send_flags = IBV_SEND_SIGNALED | IBV_SEND_IP_CSUM;
+	ck_assert_int_eq(ibv_post_send(xqp, &sw, &sb), 0);
+	ck_assert_int_eq(mlx5_poll(xcq, &wc), 1);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	c = mp_cqe_wait(drc.buf, drc.count, 1);
+	ck_assert(c != NULL);
+	ck_assert_uint_eq(mp_get32(c + 8) & 0xffff, MP_UDP_FLEN);
+	/* ip_ok and udp_ok (bits 25, 29), no fail bits */
+	ck_assert_uint_eq(mp_get32(c + 4) >> 25 & 0x3f, 1u | 1u << 4);
+	ck_assert(mp_udp_csums_ok(mem + 5 * BUF));
+	ck_assert_mem_eq(mem + 5 * BUF + 42, u + 42, MP_UDP_FLEN - 42);
+
 	ck_assert_int_eq(ibv_destroy_qp(sq), 0);
 	ck_assert_int_eq(ibv_destroy_cq(tcq), 0);
 	ck_assert_int_eq(ibv_destroy_qp(rss), 0);

@@ -38,63 +38,9 @@
 #include "ut_run.h"
 
 enum { NRQ = 2, RQ_DEPTH = 256, NSQ = 4, SQ_DEPTH = 64, BURST = 8,
-       PER_SQ = 512, NFRAMES = NSQ * PER_SQ, BUF = 2048, FLEN = 60,
+       PER_SQ = 512, NFRAMES = NSQ * PER_SQ, BUF = 2048, FLEN = MP_UDP_FLEN,
        /* frames in flight at most: a slow receiver never runs dry */
        WINDOW = RQ_DEPTH / 2, RUNS = 2 };
-
-static uint32_t sum16(const uint8_t *b, size_t n, uint32_t s)
-{
-	for (size_t k = 0; k + 1 < n; k += 2)
-		s += (uint32_t)b[k] << 8 | b[k + 1];
-	if (n & 1)
-		s += (uint32_t)b[n - 1] << 8;
-	return s;
-}
-
-static uint16_t fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
-/*
- * An IPv4/UDP frame to dst from src carrying its sequence number @seq,
- * both checksums left to the device: the IP header's zero, the UDP field
- * the pseudo header's sum (CHECKSUM_PARTIAL, as DPDK seeds it).
- */
-static void udp_frame(uint8_t *f, const uint8_t dst[6], const uint8_t src[6],
-		      uint32_t seq)
-{
-	static const uint8_t ip[20] = { 0x45, 0, 0, 46, 0, 1, 0, 0, 64, 17, 0, 0,
-					198, 18, 0, 1, 198, 18, 0, 2 };
-	uint16_t sport = (uint16_t)(1000 + 7 * seq), ph;
-
-	memcpy(f, dst, 6);
-	memcpy(f + 6, src, 6);
-	f[12] = 0x08;
-	f[13] = 0x00;
-	memcpy(f + 14, ip, 20);
-	f[34] = (uint8_t)(sport >> 8);
-	f[35] = (uint8_t)sport;
-	f[36] = 5000 >> 8;
-	f[37] = 5000 & 0xff;
-	f[38] = 0;
-	f[39] = 26;
-	for (int i = 0; i < 18; i++)
-		f[42 + i] = (uint8_t)(0xa0 + i);
-	memcpy(f + 42, &seq, 4);
-	ph = fold(sum16(f + 26, 8, 17 + 26));
-	f[40] = (uint8_t)(ph >> 8);
-	f[41] = (uint8_t)ph;
-}
-
-/* Whether a received frame's IPv4 and UDP checksums verify. */
-static bool csums_ok(const uint8_t *f)
-{
-	return fold(sum16(f + 14, 20, 0)) == 0xffff &&
-	       fold(sum16(f + 34, 26, sum16(f + 26, 8, 17 + 26))) == 0xffff;
-}
 
 static _Atomic uint32_t sent, received;
 
@@ -134,8 +80,8 @@ static void *lcore_tx(void *arg)
 			uint32_t n = b * BURST + i;
 			uint8_t oob[8];
 
-			udp_frame(bufs + (size_t)i * BUF, l->dmac, l->smac,
-				  (uint32_t)l->q * PER_SQ + n);
+			mp_udp_frame(bufs + (size_t)i * BUF, l->dmac, l->smac,
+				     (uint32_t)l->q * PER_SQ + n, true);
 			tx_oob(l, oob, i < BURST - 1);
 			mp_wqe((uint8_t *)l->dq.sq_buf + 32 * (n % slots), oob,
 			       (uintptr_t)(bufs + (size_t)i * BUF), l->lkey, FLEN);
@@ -284,7 +230,7 @@ static void rx_pkt(struct port *p, int q, uint32_t d1, uint32_t len,
 	ck_assert_uint_eq(d1 >> 25 & 0x3f, 1u | 1u << 4);
 	ck_assert_uint_eq(len, FLEN);
 	ck_assert_mem_eq(f, p->dmac, 6);
-	ck_assert(csums_ok(f));
+	ck_assert(mp_udp_csums_ok(f));
 	memcpy(&seq, f + 42, 4);
 	ck_assert_uint_lt(seq, NFRAMES);
 	ck_assert_msg(!seen[seq], "frame %u twice", seq);
