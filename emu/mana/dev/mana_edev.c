@@ -193,6 +193,20 @@ static void edev_doorbell_dead(void *arg, enum mana_dbmbox_kind kind,
 	e->st.pub.dead_doorbells++;
 }
 
+unsigned int edev_take_doorbells(struct mana_edev *e)
+{
+	unsigned int n = 0;
+
+	if (e->fatal)
+		return 0;
+	for (struct mana_edev_ctx *c = e->ctxs; c; c = c->next)
+		n += mana_dbmbox_take(&c->mbox, edev_doorbell, e);
+	/* a send queue rung now runs in the next turn, at once */
+	if (n)
+		e->more = true;
+	return n;
+}
+
 /* One turn: doorbells, sends, what the wire brought. */
 static void edev_turn(struct mana_edev *e)
 {

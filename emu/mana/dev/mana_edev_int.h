@@ -76,6 +76,13 @@ int edev_mr_check(void *arg, uint32_t lkey, uint64_t addr, uint64_t len,
 		  bool write);
 struct mana_cqs *edev_cq(struct mana_edev *e, uint32_t id);
 struct mana_rq *edev_rq(struct mana_edev *e, uint32_t id);
+/*
+ * The doorbells rung since this turn took them: a receive queue that has
+ * no WQE for a frame may have been rung after the turn began but before
+ * the frame came, and a device would have seen that doorbell first.  The
+ * number taken.
+ */
+unsigned int edev_take_doorbells(struct mana_edev *e);
 
 /* mana_edev_rx.c */
 int edev_ports_create(struct mana_edev *e);
