@@ -12,6 +12,7 @@
 #ifndef MLX5EMU_PROVIDER_MANA_MANA_PROV_H
 #define MLX5EMU_PROVIDER_MANA_MANA_PROV_H
 
+#include <errno.h>
 #include <stdbool.h>
 
 #include <infiniband/manadv.h>
@@ -43,7 +44,19 @@ static inline struct prov_mana_context *to_prov_mana(struct ibv_context *c)
 /* Whether @context is a MANA device's. */
 static inline bool prov_mana_is(const struct ibv_context *context)
 {
-	return context && to_prov_device(context->device)->mana;
+	return prov_device_mana_ctx(context);
+}
+
+/*
+ * What a verb whose op libmana 44 leaves to libibverbs' dummy ops (or an
+ * mlx5dv entry, for a device libmlx5 does not own) answers when it returns
+ * an object: NULL with errno EOPNOTSUPP.  Int-returning ones answer
+ * EOPNOTSUPP as their value.
+ */
+static inline void *prov_mana_unsupported(void)
+{
+	errno = EOPNOTSUPP;
+	return NULL;
 }
 
 /* mana_ctx.c */
