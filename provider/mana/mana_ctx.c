@@ -223,6 +223,27 @@ int prov_mana_close(struct ibv_context *context)
 	return 0;
 }
 
+/*
+ * mana_ib of Linux 6.2-6.6 sizes its ports' GID tables by
+ * mana_ib_get_port_immutable, which sets only RDMA_CORE_PORT_RAW_PACKET:
+ * not a RoCE port, so the core's GID cache never fills an entry.
+ * rdma_get_gid_attr() then answers EINVAL for a bad port or an index past
+ * the table (the port's gid_tbl_len here) and ENODATA inside it.
+ */
+int prov_mana_query_gid(struct ibv_context *context, uint32_t port,
+			uint32_t index)
+{
+	struct prov_mana_context *m = to_prov_mana(context);
+	struct mlx5be_port_attr p;
+	int ret = m->be->query_port(m->bectx, port, &p);
+
+	if (ret)
+		return -ret;
+	if (index >= (uint32_t)(p.gid_tbl_len > 0 ? p.gid_tbl_len : 0))
+		return EINVAL;
+	return ENODATA;
+}
+
 int prov_mana_get_async_event(struct ibv_context *context,
 			      struct ibv_async_event *event)
 {

@@ -66,6 +66,10 @@ int prov_mana_query_device(struct ibv_context *context,
 			   struct ibv_device_attr *attr);
 int prov_mana_get_async_event(struct ibv_context *context,
 			      struct ibv_async_event *event);
+/* The GID query method's answer for entry @index of @port: EINVAL or
+ * ENODATA, mana_ib never holding a GID (positive errnos). */
+int prov_mana_query_gid(struct ibv_context *context, uint32_t port,
+			uint32_t index);
 
 /* mana_chan.c: completion channels and CQ events */
 struct prov_mana_cq;
