@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include <infiniband/manadv.h>
 #include <infiniband/verbs.h>
@@ -32,6 +33,9 @@ struct prov_mana_context {
 	pthread_mutex_t cq_lock;	/* cqs, cq_serial */
 	struct prov_mana_cq *cqs;	/* live CQs, by channel cookie */
 	uint64_t cq_serial;
+	dev_t cmd_dev;			/* cmd_fd's file, for ibv_import_device */
+	ino_t cmd_ino;
+	struct prov_mana_context *next_open;
 	struct verbs_context vctx;	/* must hold ibv_context last */
 };
 
@@ -62,6 +66,8 @@ static inline void *prov_mana_unsupported(void)
 /* mana_ctx.c */
 struct ibv_context *prov_mana_open(struct prov_device *dev);
 int prov_mana_close(struct ibv_context *context);
+/* Whether @cmd_fd is (a duplicate of) an open MANA context's cmd_fd. */
+bool prov_mana_owns_cmd_fd(int cmd_fd);
 int prov_mana_query_device(struct ibv_context *context,
 			   struct ibv_device_attr *attr);
 int prov_mana_get_async_event(struct ibv_context *context,
