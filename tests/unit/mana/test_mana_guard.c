@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <infiniband/manadv.h>
@@ -332,6 +333,50 @@ START_TEST(wq_and_ind_table)
 }
 END_TEST
 
+/* The VmFlags of the mapping holding @addr carry "dc" (MADV_DONTFORK). */
+static bool kept_from_children(const void *addr)
+{
+	char line[512];
+	unsigned long lo, hi;
+	uintptr_t a = (uintptr_t)addr;
+	bool here = false, dc = false;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	ck_assert_ptr_nonnull(f);
+	while (!dc && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			here = a >= lo && a < hi;
+		else if (here && !strncmp(line, "VmFlags:", 8))
+			dc = strstr(line, " dc") != NULL;
+	}
+	fclose(f);
+	return dc;
+}
+
+/* libibverbs brackets every provider's reg_mr and dereg_mr, libmana's
+ * too, in the fork ranges (ibv_reg_mr_iova2, ibv_dereg_mr). */
+START_TEST(mr_fork_ranges)
+{
+	uint8_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *mr;
+
+	ck_assert_int_eq(ibv_fork_init(), 0);
+	mp_txq_open(&t, false);
+	ck_assert(kept_from_children(t.mem));
+	ck_assert(page != MAP_FAILED);
+	ck_assert(!kept_from_children(page));
+	mr = ibv_reg_mr(t.pd, page, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	ck_assert(kept_from_children(page));
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	ck_assert(!kept_from_children(page));
+	mp_txq_send(&t);
+	mp_txq_close(&t, true);
+	munmap(page, 4096);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mana_guard");
@@ -344,6 +389,10 @@ int main(void)
 	tcase_add_test(tc, srq_cq_qp_mr_pd);
 	tcase_add_test(tc, mlx5dv_entries);
 	tcase_add_test(tc, wq_and_ind_table);
+	suite_add_tcase(s, tc);
+	/* its own process state: fork tracking on before any registration */
+	tc = tcase_create("fork");
+	tcase_add_test(tc, mr_fork_ranges);
 	suite_add_tcase(s, tc);
 	return ut_run(s);
 }
