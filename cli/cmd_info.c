@@ -3,7 +3,10 @@
  * cli/cmd_info.c -- mlx5emu info: the emulated devices as a program sees
  * them, asked through the drop-in libraries this command is linked with
  * (verbs, mlx5dv, and DEVX for the capability page and the vport MAC).
+ * A MANA device (mlx5dv_is_supported false) has no mlx5dv or DEVX: its
+ * verbs, and each port's MAC from its netdev, as a MANA PMD finds it.
  */
+#include <dirent.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -67,6 +70,12 @@ static const struct flag_name dv_flags[] = {
 	FLAG(MLX5DV_CONTEXT_FLAGS_, CQE_128B_PAD),
 	FLAG(MLX5DV_CONTEXT_FLAGS_, PACKET_BASED_CREDIT_MODE),
 	FLAG(MLX5DV_CONTEXT_FLAGS_, REAL_TIME_TS),
+};
+static const struct flag_name raw_flags[] = {
+	FLAG(IBV_RAW_PACKET_CAP_, CVLAN_STRIPPING),
+	FLAG(IBV_RAW_PACKET_CAP_, SCATTER_FCS),
+	FLAG(IBV_RAW_PACKET_CAP_, IP_CSUM),
+	FLAG(IBV_RAW_PACKET_CAP_, DELAY_DROP),
 };
 #undef FLAG
 
@@ -216,8 +225,49 @@ static int vport_mac(struct ibv_context *ctx, uint8_t mac[6])
 	return 0;
 }
 
-static int print_port(struct ibv_context *ctx, uint8_t port, bool mac_ok,
-		      const uint8_t mac[6])
+/*
+ * A MANA port's MAC: the address of the netdev below the device's PCI
+ * function whose dev_port is the port's 0-based index.  0, or -1 if there
+ * is none; @name gets the netdev's name.
+ */
+static int netdev_mac(struct ibv_device *dev, uint8_t port, char *name,
+		      size_t name_len, uint8_t mac[6])
+{
+	char dir[PATH_MAX], sub[PATH_MAX], v[32];
+	unsigned int m[6];
+	struct dirent *de;
+	int ret = -1;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/device/net", dev->ibdev_path);
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while (ret && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >=
+		    (int)sizeof(sub))
+			continue;
+		read_line(sub, "dev_port", v, sizeof(v));
+		if (!v[0] || atoi(v) != port - 1)
+			continue;
+		read_line(sub, "address", v, sizeof(v));
+		if (sscanf(v, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3],
+			   &m[4], &m[5]) != 6)
+			continue;
+		for (int i = 0; i < 6; i++)
+			mac[i] = (uint8_t)m[i];
+		snprintf(name, name_len, "netdev %s", de->d_name);
+		ret = 0;
+	}
+	closedir(d);
+	return ret;
+}
+
+/* @mac_src names where @mac comes from; NULL: no MAC to show. */
+static int print_port(struct ibv_context *ctx, uint8_t port,
+		      const char *mac_src, const uint8_t mac[6])
 {
 	struct ibv_port_attr pa;
 	char ip[INET_ADDRSTRLEN] = "";
@@ -234,9 +284,9 @@ static int print_port(struct ibv_context *ctx, uint8_t port, bool mac_ok,
 	       pa.link_layer == IBV_LINK_LAYER_INFINIBAND ? "InfiniBand" :
 	       "unknown link layer",
 	       mtu_bytes(pa.active_mtu), mtu_bytes(pa.max_mtu), pa.gid_tbl_len);
-	if (mac_ok)
-		printf("    mac  %02x:%02x:%02x:%02x:%02x:%02x (NIC vport context)\n",
-		       mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+	if (mac_src)
+		printf("    mac  %02x:%02x:%02x:%02x:%02x:%02x (%s)\n",
+		       mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], mac_src);
 	for (int i = 0; i < pa.gid_tbl_len; i++) {
 		struct ibv_gid_entry e;
 		char text[INET6_ADDRSTRLEN];
@@ -247,7 +297,7 @@ static int print_port(struct ibv_context *ctx, uint8_t port, bool mac_ok,
 			continue;
 		if (!ip[0] && !memcmp(e.gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12))
 			inet_ntop(AF_INET, e.gid.raw + 12, ip, sizeof(ip));
-		if (!mac_ok && !ngids && e.gid.raw[0] == 0xfe &&
+		if (!mac_src && !ngids && e.gid.raw[0] == 0xfe &&
 		    e.gid.raw[1] == 0x80 && e.gid.raw[11] == 0xff &&
 		    e.gid.raw[12] == 0xfe) {
 			/* The MAC in the link-local GID (modified EUI-64). */
@@ -275,7 +325,7 @@ static void print_flags(const char *what, uint64_t flags,
 	printf("\n");
 }
 
-static void print_device_caps(struct ibv_context *ctx)
+static void print_device_caps(struct ibv_context *ctx, bool mlx5)
 {
 	struct ibv_device_attr_ex a;
 	struct mlx5dv_context dv = { .comp_mask = 0 };
@@ -297,6 +347,11 @@ static void print_device_caps(struct ibv_context *ctx)
 	       a.orig_attr.max_qp_init_rd_atom);
 	print_flags("device_cap_flags", a.orig_attr.device_cap_flags, dev_flags,
 		    sizeof(dev_flags) / sizeof(dev_flags[0]));
+	if (!mlx5) {
+		print_flags("raw_packet_caps", a.raw_packet_caps, raw_flags,
+			    sizeof(raw_flags) / sizeof(raw_flags[0]));
+		return;
+	}
 	ret = mlx5dv_query_device(ctx, &dv);
 	if (ret) {
 		printf("  mlx5dv: mlx5dv_query_device failed: %s\n", strerror(ret));
@@ -315,12 +370,13 @@ static int print_device(struct ibv_device *dev, bool all_caps)
 	char node[24], sys[24], pci[PATH_MAX], uv[PATH_MAX], v[32], d[32];
 	char devnum[32];
 	uint8_t mac[6] = { 0 };
-	bool mac_ok;
+	bool mac_ok, mlx5 = mlx5dv_is_supported(dev);
 	int ret = 0;
 
 	printf("%s (%s)\n", ibv_get_device_name(dev), dev->dev_name);
-	ctx = mlx5dv_open_device(dev, &attr);
-	if (!ctx) {
+	/* a MANA device: libmana, no mlx5dv */
+	ctx = mlx5 ? mlx5dv_open_device(dev, &attr) : ibv_open_device(dev);
+	if (!ctx && mlx5) {
 		printf("  mlx5dv_open_device(DEVX) failed: %s; without DEVX:\n",
 		       strerror(errno));
 		ctx = ibv_open_device(dev);
@@ -354,20 +410,29 @@ static int print_device(struct ibv_device *dev, bool all_caps)
 		       slot ? slot + 1 : "?", v[0] ? v : "?", d[0] ? d : "?",
 		       devnum[0] ? devnum : "?");
 	}
-	mac_ok = !vport_mac(ctx, mac);
-	for (uint8_t p = 1; p <= da.phys_port_cnt; p++)
-		if (print_port(ctx, p, mac_ok && da.phys_port_cnt == 1, mac))
+	mac_ok = mlx5 && !vport_mac(ctx, mac) && da.phys_port_cnt == 1;
+	for (uint8_t p = 1; p <= da.phys_port_cnt; p++) {
+		char src[NAME_MAX + 8];
+
+		if (!mlx5)
+			mac_ok = !netdev_mac(dev, p, src, sizeof(src), mac);
+		else
+			snprintf(src, sizeof(src), "NIC vport context");
+		if (print_port(ctx, p, mac_ok ? src : NULL, mac))
 			ret = -1;
-	print_device_caps(ctx);
-	print_hca_caps(ctx, all_caps);
+	}
+	print_device_caps(ctx, mlx5);
+	if (mlx5)
+		print_hca_caps(ctx, all_caps);
 	ibv_close_device(ctx);
 	return ret;
 }
 
-enum { OPT_DEVICES = 256, OPT_PORTS, OPT_CONFIG, OPT_ALL_CAPS };
+enum { OPT_DEVICES = 256, OPT_MANA, OPT_PORTS, OPT_CONFIG, OPT_ALL_CAPS };
 
 static const struct option info_opts[] = {
 	{ "devices", required_argument, NULL, OPT_DEVICES },
+	{ "mana", required_argument, NULL, OPT_MANA },
 	{ "ports", required_argument, NULL, OPT_PORTS },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "all-caps", no_argument, NULL, OPT_ALL_CAPS },
@@ -390,6 +455,11 @@ int cmd_info(int argc, char **argv)
 			if (cli_check_count(INFO, "--devices", optarg, 0, 16))
 				return CLI_EXIT_USAGE;
 			setenv("MLX5EMU_NUM_DEVICES", optarg, 1);
+			break;
+		case OPT_MANA:
+			if (cli_check_count(INFO, "--mana", optarg, 0, 4))
+				return CLI_EXIT_USAGE;
+			setenv("MLX5EMU_MANA_DEVICES", optarg, 1);
 			break;
 		case OPT_PORTS:
 			if (cli_check_count(INFO, "--ports", optarg, 1, 2))

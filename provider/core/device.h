@@ -22,6 +22,12 @@ static inline struct prov_device *to_prov_device(struct ibv_device *ibdev)
 				      offsetof(struct prov_device, ibdev));
 }
 
+/* Whether @context is a MANA device's (provider/mana serves those). */
+static inline bool prov_device_mana_ctx(const struct ibv_context *context)
+{
+	return context && to_prov_device(context->device)->mana;
+}
+
 /* The mlx5 device the backend enumerates at @index (scanning if needed). */
 struct prov_device *prov_device_by_index(int index);
 

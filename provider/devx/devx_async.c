@@ -16,12 +16,18 @@
 #include <poll.h>
 #include <stdlib.h>
 
+#include "provider/core/device.h"
 #include "provider/devx/devx.h"
 #include "shell/abi_export.h"
 
 MLX5EMU_ABI(mlx5dv_devx_create_cmd_comp);
 struct mlx5dv_devx_cmd_comp *mlx5emu_abi_mlx5dv_devx_create_cmd_comp(struct ibv_context *context)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (prov_device_mana_ctx(context)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	struct prov_context *pctx;
 	struct prov_devx_cmd_comp *comp;
 	int err;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "provider/core/device.h"
 #include "provider/devx/devx.h"
 #include "shell/abi_export.h"
 #include "prm/prm.h"
@@ -53,6 +54,9 @@ int mlx5emu_abi_mlx5dv_devx_general_cmd(struct ibv_context *context,
 					const void *in, size_t inlen,
 					void *out, size_t outlen)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (prov_device_mana_ctx(context))
+		return EOPNOTSUPP;
 	const struct mlx5be_ops *be;
 
 	if (!context)
@@ -69,6 +73,10 @@ struct mlx5dv_devx_obj *mlx5emu_abi_mlx5dv_devx_obj_create(struct ibv_context *c
 							   const void *in, size_t inlen,
 							   void *out, size_t outlen)
 {
+	if (prov_device_mana_ctx(context)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	const struct mlx5be_ops *be;
 	struct mlx5dv_devx_obj *obj;
 	int err;
@@ -154,6 +162,8 @@ MLX5EMU_ABI(mlx5dv_devx_query_eqn);
 int mlx5emu_abi_mlx5dv_devx_query_eqn(struct ibv_context *context, uint32_t vector,
 				      uint32_t *eqn)
 {
+	if (prov_device_mana_ctx(context))
+		return EOPNOTSUPP;
 	const struct mlx5be_ops *be;
 
 	if (!context || !eqn)

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "provider/core/device.h"
 #include "provider/devx/devx.h"
 #include "shell/abi_export.h"
 
@@ -39,6 +40,11 @@ struct mlx5dv_devx_event_channel *
 mlx5emu_abi_mlx5dv_devx_create_event_channel(struct ibv_context *context,
 					     enum mlx5dv_devx_create_event_channel_flags flags)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (prov_device_mana_ctx(context)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	struct mlx5be_event_channel *be;
 	struct prov_devx_event_channel *ch;
 	struct prov_context *pctx;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "provider/core/device.h"
 #include "provider/devx/devx.h"
 #include "shell/abi_export.h"
 #include "provider/core/caps.h"
@@ -193,6 +194,11 @@ MLX5EMU_ABI(mlx5dv_devx_alloc_uar);
 struct mlx5dv_devx_uar *mlx5emu_abi_mlx5dv_devx_alloc_uar(struct ibv_context *context,
 							 uint32_t flags)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (prov_device_mana_ctx(context)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	struct prov_context *pctx;
 	struct prov_devx_ctx *dctx;
 	struct prov_devx_uar *uar;

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 
+#include "provider/core/device.h"
 #include "provider/core/fork_mem.h"
 #include "provider/devx/devx.h"
 #include "shell/abi_export.h"
@@ -80,6 +81,11 @@ struct mlx5dv_devx_umem *mlx5emu_abi_mlx5dv_devx_umem_reg(struct ibv_context *co
 							  void *addr, size_t size,
 							  uint32_t access)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (prov_device_mana_ctx(context)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	struct mlx5dv_devx_umem_in in = {
 		.addr = addr,
 		.size = size,
@@ -98,6 +104,10 @@ MLX5EMU_ABI(mlx5dv_devx_umem_reg_ex);
 struct mlx5dv_devx_umem *mlx5emu_abi_mlx5dv_devx_umem_reg_ex(struct ibv_context *ctx,
 							     struct mlx5dv_devx_umem_in *umem_in)
 {
+	if (prov_device_mana_ctx(ctx)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	if (!ctx || !umem_in) {
 		errno = EINVAL;
 		return NULL;

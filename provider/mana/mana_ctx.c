@@ -12,12 +12,57 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "provider/mana/mana_prov.h"
 #include "shell/abi_export.h"
 
 enum { MANA_DB_PAGE_SIZE = 4096 };
+
+/* The open contexts, by their cmd_fd's file. */
+static pthread_mutex_t mana_open_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct prov_mana_context *mana_open;
+
+static void mana_open_link(struct prov_mana_context *m, int cmd_fd)
+{
+	struct stat st;
+
+	if (fstat(cmd_fd, &st))
+		return;
+	m->cmd_dev = st.st_dev;
+	m->cmd_ino = st.st_ino;
+	pthread_mutex_lock(&mana_open_lock);
+	m->next_open = mana_open;
+	mana_open = m;
+	pthread_mutex_unlock(&mana_open_lock);
+}
+
+static void mana_open_unlink(struct prov_mana_context *m)
+{
+	pthread_mutex_lock(&mana_open_lock);
+	for (struct prov_mana_context **p = &mana_open; *p; p = &(*p)->next_open)
+		if (*p == m) {
+			*p = m->next_open;
+			break;
+		}
+	pthread_mutex_unlock(&mana_open_lock);
+}
+
+bool prov_mana_owns_cmd_fd(int cmd_fd)
+{
+	struct stat st;
+	bool found = false;
+
+	if (fstat(cmd_fd, &st))
+		return false;
+	pthread_mutex_lock(&mana_open_lock);
+	for (struct prov_mana_context *m = mana_open; m && !found;
+	     m = m->next_open)
+		found = m->cmd_dev == st.st_dev && m->cmd_ino == st.st_ino;
+	pthread_mutex_unlock(&mana_open_lock);
+	return found;
+}
 
 /* rdma-core 44's libmana has no op for these: libibverbs' dummy ops
  * answer, and a raw QP is polled and posted by the application. */
@@ -198,6 +243,7 @@ struct ibv_context *prov_mana_open(struct prov_device *dev)
 	m->vctx.query_port = mana_query_port;
 	prov_mana_obj_set_ops(&m->vctx);
 	prov_mana_qp_set_ops(&m->vctx);
+	mana_open_link(m, cmd_fd);
 	return ctx;
 close_be:
 	m->be->close(m->bectx);
@@ -211,6 +257,7 @@ int prov_mana_close(struct ibv_context *context)
 {
 	struct prov_mana_context *m = to_prov_mana(context);
 
+	mana_open_unlink(m);
 	if (m->own_db_page)
 		munmap(m->db_page, MANA_DB_PAGE_SIZE);
 	m->be->close(m->bectx);
@@ -221,6 +268,27 @@ int prov_mana_close(struct ibv_context *context)
 	pthread_mutex_destroy(&m->cq_lock);
 	free(m);
 	return 0;
+}
+
+/*
+ * mana_ib of Linux 6.2-6.6 sizes its ports' GID tables by
+ * mana_ib_get_port_immutable, which sets only RDMA_CORE_PORT_RAW_PACKET:
+ * not a RoCE port, so the core's GID cache never fills an entry.
+ * rdma_get_gid_attr() then answers EINVAL for a bad port or an index past
+ * the table (the port's gid_tbl_len here) and ENODATA inside it.
+ */
+int prov_mana_query_gid(struct ibv_context *context, uint32_t port,
+			uint32_t index)
+{
+	struct prov_mana_context *m = to_prov_mana(context);
+	struct mlx5be_port_attr p;
+	int ret = m->be->query_port(m->bectx, port, &p);
+
+	if (ret)
+		return -ret;
+	if (index >= (uint32_t)(p.gid_tbl_len > 0 ? p.gid_tbl_len : 0))
+		return EINVAL;
+	return ENODATA;
 }
 
 int prov_mana_get_async_event(struct ibv_context *context,

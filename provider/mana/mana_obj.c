@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "provider/core/fork_mem.h"
 #include "provider/mana/mana_obj.h"
 #include "shell/abi_export.h"
 
@@ -79,22 +80,32 @@ struct ibv_mr *prov_mana_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 {
 	struct prov_mana_pd *pd = to_prov_mana_pd(ibpd);
 	struct prov_mana_context *m = to_prov_mana(ibpd->context);
+	bool odp = access & IBV_ACCESS_ON_DEMAND;
 	struct prov_mana_mr *mr;
 	int ret;
 
 	/* MRs go on the protection domain itself */
 	if (pd->base)
 		pd = pd->base;
+	/* libibverbs' ibv_reg_mr_iova2 keeps the range from children first,
+	 * for every provider */
+	if (!odp && prov_dontfork_range(addr, length))
+		return NULL;
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
-		return NULL;
-	ret = m->be->reg_mr(pd->obj, addr, length, iova, (unsigned int)access,
-			    &mr->obj, &mr->ibmr.lkey, &mr->ibmr.rkey);
+		ret = -ENOMEM;
+	else
+		ret = m->be->reg_mr(pd->obj, addr, length, iova,
+				    (unsigned int)access, &mr->obj,
+				    &mr->ibmr.lkey, &mr->ibmr.rkey);
 	if (ret) {
 		free(mr);
+		if (!odp)
+			prov_dofork_range(addr, length);
 		errno = -ret;
 		return NULL;
 	}
+	mr->access = access;
 	mr->ibmr.context = ibpd->context;
 	mr->ibmr.pd = ibpd;
 	mr->ibmr.addr = addr;
@@ -111,6 +122,9 @@ int prov_mana_dereg_mr(struct ibv_mr *ibmr)
 
 	if (ret)
 		return -ret;
+	/* libibverbs' ibv_dereg_mr: children may inherit the range again */
+	if (!(mr->access & IBV_ACCESS_ON_DEMAND))
+		prov_dofork_range(ibmr->addr, ibmr->length);
 	free(mr);
 	return 0;
 }

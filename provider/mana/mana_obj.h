@@ -25,6 +25,7 @@ struct prov_mana_pd {
 struct prov_mana_mr {
 	struct ibv_mr ibmr;
 	struct manabe_obj *obj;
+	int access;
 };
 
 struct prov_mana_cq {

@@ -12,7 +12,9 @@
 #ifndef MLX5EMU_PROVIDER_MANA_MANA_PROV_H
 #define MLX5EMU_PROVIDER_MANA_MANA_PROV_H
 
+#include <errno.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include <infiniband/manadv.h>
 #include <infiniband/verbs.h>
@@ -31,6 +33,9 @@ struct prov_mana_context {
 	pthread_mutex_t cq_lock;	/* cqs, cq_serial */
 	struct prov_mana_cq *cqs;	/* live CQs, by channel cookie */
 	uint64_t cq_serial;
+	dev_t cmd_dev;			/* cmd_fd's file, for ibv_import_device */
+	ino_t cmd_ino;
+	struct prov_mana_context *next_open;
 	struct verbs_context vctx;	/* must hold ibv_context last */
 };
 
@@ -43,16 +48,34 @@ static inline struct prov_mana_context *to_prov_mana(struct ibv_context *c)
 /* Whether @context is a MANA device's. */
 static inline bool prov_mana_is(const struct ibv_context *context)
 {
-	return context && to_prov_device(context->device)->mana;
+	return prov_device_mana_ctx(context);
+}
+
+/*
+ * What a verb whose op libmana 44 leaves to libibverbs' dummy ops (or an
+ * mlx5dv entry, for a device libmlx5 does not own) answers when it returns
+ * an object: NULL with errno EOPNOTSUPP.  Int-returning ones answer
+ * EOPNOTSUPP as their value.
+ */
+static inline void *prov_mana_unsupported(void)
+{
+	errno = EOPNOTSUPP;
+	return NULL;
 }
 
 /* mana_ctx.c */
 struct ibv_context *prov_mana_open(struct prov_device *dev);
 int prov_mana_close(struct ibv_context *context);
+/* Whether @cmd_fd is (a duplicate of) an open MANA context's cmd_fd. */
+bool prov_mana_owns_cmd_fd(int cmd_fd);
 int prov_mana_query_device(struct ibv_context *context,
 			   struct ibv_device_attr *attr);
 int prov_mana_get_async_event(struct ibv_context *context,
 			      struct ibv_async_event *event);
+/* The GID query method's answer for entry @index of @port: EINVAL or
+ * ENODATA, mana_ib never holding a GID (positive errnos). */
+int prov_mana_query_gid(struct ibv_context *context, uint32_t port,
+			uint32_t index);
 
 /* mana_chan.c: completion channels and CQ events */
 struct prov_mana_cq;

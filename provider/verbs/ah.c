@@ -34,6 +34,7 @@
 #include "provider/verbs/pd.h"
 #include "provider/verbs/query.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "provider/mana/mana_prov.h"
 
 /* libmlx5's ib_to_mlx5_rate_table (IB spec 1.3 table 224, best effort). */
 static const uint8_t ib_to_mlx5_rate[] = {
@@ -89,6 +90,9 @@ static int ah_sgid_is_v2(struct prov_context *pctx, uint8_t port,
 
 static struct ibv_ah *create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
+	/* libmana has no create_ah: libibverbs' dummy op answers */
+	if (prov_mana_is(pd->context))
+		return prov_mana_unsupported();
 	struct prov_context *pctx = to_prov_context(pd->context);
 	struct ibv_port_attr port_attr;
 	struct prov_ah *ah;
@@ -173,6 +177,8 @@ err:
 MLX5EMU_ABI(ibv_create_ah);
 struct ibv_ah *mlx5emu_abi_ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
+	if (pd && prov_mana_is(pd->context))
+		return prov_mana_unsupported();
 	if (!pd || !attr) {
 		errno = EINVAL;
 		return NULL;
@@ -183,6 +189,8 @@ struct ibv_ah *mlx5emu_abi_ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *
 MLX5EMU_ABI(ibv_destroy_ah);
 int mlx5emu_abi_ibv_destroy_ah(struct ibv_ah *ah)
 {
+	if (ah && prov_mana_is(ah->context))
+		return EOPNOTSUPP;
 	if (!ah) {
 		errno = EINVAL;
 		return EINVAL;
@@ -196,12 +204,12 @@ int mlx5emu_abi_ibv_destroy_ah(struct ibv_ah *ah)
  * ibv_find_gid_index(): the index of @gid with RoCE type @v2 on @port in
  * *index; 0 or an errno (EINVAL past the table when there is none).
  */
-static int ah_find_gid_index(struct prov_context *pctx, uint8_t port,
+static int ah_find_gid_index(struct ibv_context *context, uint8_t port,
 			     const union ibv_gid *gid, bool v2, uint8_t *index)
 {
 	for (uint32_t i = 0;; i++) {
 		struct ibv_gid_entry e;
-		int ret = prov_query_gid_entry(pctx, port, i, &e);
+		int ret = prov_query_gid_entry_any(context, port, i, &e);
 
 		if (ret == ENODATA) {
 			memset(&e, 0, sizeof(e));
@@ -262,7 +270,6 @@ int mlx5emu_abi_ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_nu
 				    struct ibv_wc *wc, struct ibv_grh *grh,
 				    struct ibv_ah_attr *ah_attr)
 {
-	struct prov_context *pctx = to_prov_context(context);
 	int version, err;
 
 	memset(ah_attr, 0, sizeof(*ah_attr));
@@ -286,7 +293,7 @@ int mlx5emu_abi_ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_nu
 			return -1;
 		}
 		map_ipv4_to_ipv6(ip4->daddr, &sgid);
-		err = ah_find_gid_index(pctx, port_num, &sgid, true,
+		err = ah_find_gid_index(context, port_num, &sgid, true,
 					&ah_attr->grh.sgid_index);
 		if (err) {
 			errno = err;
@@ -313,7 +320,7 @@ int mlx5emu_abi_ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_nu
 			errno = EPROTONOSUPPORT;
 			return -1;
 		}
-		err = ah_find_gid_index(pctx, port_num, &grh->dgid, v2,
+		err = ah_find_gid_index(context, port_num, &grh->dgid, v2,
 					&ah_attr->grh.sgid_index);
 		if (err) {
 			errno = err;

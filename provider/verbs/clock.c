@@ -16,6 +16,7 @@
 #include "shell/abi_export.h"
 #include "provider/core/context.h"
 #include "provider/verbs/query.h"
+#include "provider/mana/mana_prov.h"
 
 int prov_query_rt_values(struct ibv_context *ctx, struct ibv_values_ex *values)
 {
@@ -43,6 +44,9 @@ MLX5EMU_ABI(mlx5dv_get_clock_info);
 int mlx5emu_abi_mlx5dv_get_clock_info(struct ibv_context *ctx_in,
 				      struct mlx5dv_clock_info *clock_info)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (prov_mana_is(ctx_in))
+		return EOPNOTSUPP;
 	struct prov_context *pctx = to_prov_context(ctx_in);
 	struct mlx5be_clock_info ci;
 	int err;

@@ -192,6 +192,11 @@ struct ibv_context *mlx5emu_abi_ibv_import_device(int cmd_fd)
 	struct prov_device *dev;
 	int index, ret;
 
+	/* libmana 44 sets no import_context: ibv_import_device's answer */
+	if (prov_mana_owns_cmd_fd(cmd_fd)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	ret = mlx5be_get()->import(cmd_fd, &bectx, &index);
 	if (ret) {
 		errno = -ret;

@@ -496,6 +496,9 @@ struct ibv_cq_ex *mlx5emu_abi_mlx5dv_create_cq(struct ibv_context *context,
 					       struct ibv_cq_init_attr_ex *cq_attr,
 					       struct mlx5dv_cq_init_attr *mlx5_cq_attr)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (prov_mana_is(context))
+		return prov_mana_unsupported();
 	struct prov_cq *cq;
 
 	if (!context || !cq_attr) {
@@ -561,6 +564,8 @@ MLX5EMU_ABI(mlx5dv_devx_cq_query);
 int mlx5emu_abi_mlx5dv_devx_cq_query(struct ibv_cq *ibcq, const void *in,
 				     size_t inlen, void *out, size_t outlen)
 {
+	if (ibcq && prov_mana_is(ibcq->context))
+		return EOPNOTSUPP;
 	struct prov_cq *cq;
 
 	if (!ibcq)
@@ -573,6 +578,8 @@ MLX5EMU_ABI(mlx5dv_devx_cq_modify);
 int mlx5emu_abi_mlx5dv_devx_cq_modify(struct ibv_cq *ibcq, const void *in,
 				      size_t inlen, void *out, size_t outlen)
 {
+	if (ibcq && prov_mana_is(ibcq->context))
+		return EOPNOTSUPP;
 	struct prov_cq *cq;
 
 	if (!ibcq)

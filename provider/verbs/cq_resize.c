@@ -37,6 +37,7 @@
 #include "provider/verbs/cq.h"
 #include "provider/verbs/cq_int.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "provider/mana/mana_prov.h"
 
 /* is_hw(): the owner bit says hardware still owns entry @n. */
 static bool cq_hw_owned(struct prov_cq *cq, uint32_t n)
@@ -117,6 +118,9 @@ static int cq_resize_cmd(struct prov_cq *cq, struct prov_qbuf *ring,
 MLX5EMU_ABI(ibv_resize_cq);
 int mlx5emu_abi_ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
+	/* libmana has no resize_cq: libibverbs' dummy op answers */
+	if (ibcq && prov_mana_is(ibcq->context))
+		return EOPNOTSUPP;
 	struct mlx5be_umem *umem = NULL;
 	struct prov_qbuf ring;
 	struct prov_cq *cq;

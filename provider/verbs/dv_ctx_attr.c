@@ -12,12 +12,16 @@
 
 #include "shell/abi_export.h"
 #include "provider/core/context.h"
+#include "provider/mana/mana_prov.h"
 
 MLX5EMU_ABI(mlx5dv_set_context_attr);
 int mlx5emu_abi_mlx5dv_set_context_attr(struct ibv_context *ctx,
 					enum mlx5dv_set_ctx_attr_type type,
 					void *attr)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (prov_mana_is(ctx))
+		return EOPNOTSUPP;
 	struct prov_context *pctx = to_prov_context(ctx);
 	const struct mlx5dv_ctx_allocators *a = attr;
 

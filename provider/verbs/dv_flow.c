@@ -37,6 +37,7 @@
 #include "provider/devx/devx.h"
 #include "provider/verbs/flow.h"
 #include "provider/verbs/qp.h"
+#include "provider/mana/mana_prov.h"
 #include "shell/abi_export.h"
 
 struct mlx5dv_flow_matcher {
@@ -53,6 +54,9 @@ struct mlx5dv_flow_matcher *
 mlx5emu_abi_mlx5dv_create_flow_matcher(struct ibv_context *context,
 				       struct mlx5dv_flow_matcher_attr *attr)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (prov_mana_is(context))
+		return prov_mana_unsupported();
 	struct mlx5dv_flow_matcher *m;
 
 	if (attr->comp_mask & ~(uint64_t)MLX5DV_FLOW_MATCHER_MASK_FT_TYPE ||

@@ -24,6 +24,7 @@
 #include "provider/verbs/qp.h"
 #include "provider/verbs/verbs_ctx.h"
 #include "provider/verbs/wq.h"
+#include "provider/mana/mana_prov.h"
 
 #define PROV_DV_OBJ_KNOWN                                                     \
 	(MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ | MLX5DV_OBJ_SRQ | MLX5DV_OBJ_RWQ |     \
@@ -47,6 +48,26 @@ static int init_ah(struct ibv_ah *ah, struct mlx5dv_ah *out)
 	return 0;
 }
 
+/* libmlx5's get_context_from_obj(): the first object's, in its order
+ * (NULL for a missing one).  A DM never gets here: none is served. */
+static struct ibv_context *dv_obj_context(struct mlx5dv_obj *obj,
+					  uint64_t obj_type)
+{
+	if (obj_type & MLX5DV_OBJ_QP)
+		return obj->qp.in ? obj->qp.in->context : NULL;
+	if (obj_type & MLX5DV_OBJ_CQ)
+		return obj->cq.in ? obj->cq.in->context : NULL;
+	if (obj_type & MLX5DV_OBJ_SRQ)
+		return obj->srq.in ? obj->srq.in->context : NULL;
+	if (obj_type & MLX5DV_OBJ_RWQ)
+		return obj->rwq.in ? obj->rwq.in->context : NULL;
+	if (obj_type & MLX5DV_OBJ_AH)
+		return obj->ah.in ? obj->ah.in->context : NULL;
+	if (obj_type & MLX5DV_OBJ_PD)
+		return obj->pd.in ? obj->pd.in->context : NULL;
+	return NULL;
+}
+
 MLX5EMU_ABI(mlx5dv_init_obj);
 int mlx5emu_abi_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 {
@@ -58,6 +79,9 @@ int mlx5emu_abi_mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 	for (unsigned int i = 0; i < sizeof(unserved) / sizeof(unserved[0]); i++)
 		if (obj_type & unserved[i])
 			return EOPNOTSUPP;
+	/* libmlx5: no dv ops for a device not its own */
+	if (prov_mana_is(dv_obj_context(obj, obj_type)))
+		return EOPNOTSUPP;
 	/* libmlx5's order: QP, CQ, SRQ, RWQ, DM, AH, PD; first error wins. */
 	if (obj_type & MLX5DV_OBJ_QP)
 		ret = prov_qp_dv(obj->qp.in, obj->qp.out);

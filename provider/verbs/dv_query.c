@@ -19,6 +19,7 @@
 #include "provider/core/caps.h"
 #include "provider/core/context.h"
 #include "provider/verbs/query.h"
+#include "provider/mana/mana_prov.h"
 
 /* libmlx5 mlx5.h: MLX5_DMA_MMO_MAX_SIZE, used when the cap is 0. */
 #define PROV_DMA_MMO_MAX_SIZE (UINT64_C(1) << 31)
@@ -132,6 +133,9 @@ MLX5EMU_ABI(mlx5dv_query_device);
 int mlx5emu_abi_mlx5dv_query_device(struct ibv_context *ctx_in,
 				    struct mlx5dv_context *attrs_out)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (prov_mana_is(ctx_in))
+		return EOPNOTSUPP;
 	struct prov_context *pctx = to_prov_context(ctx_in);
 	struct prov_device_resp resp;
 	uint64_t comp_mask_out = 0;
@@ -229,6 +233,8 @@ MLX5EMU_ABI(_mlx5dv_query_port);
 int mlx5emu_abi__mlx5dv_query_port(struct ibv_context *context, uint32_t port_num,
 				   struct mlx5dv_port *info, size_t info_len)
 {
+	if (prov_mana_is(context))
+		return EOPNOTSUPP;
 	struct prov_context *pctx = to_prov_context(context);
 
 	if (info_len != sizeof(*info))

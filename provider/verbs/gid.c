@@ -30,6 +30,7 @@
 #include "provider/core/context.h"
 #include "provider/verbs/query.h"
 #include "provider/core/sysfs.h"
+#include "provider/mana/mana_prov.h"
 
 static bool gid_is_zero(const uint8_t gid[16])
 {
@@ -96,6 +97,15 @@ int prov_query_gid_entry(struct prov_context *pctx, uint32_t port_num,
 	return read_gid_entry(pctx, port_num, index, link_layer, entry);
 }
 
+int prov_query_gid_entry_any(struct ibv_context *context, uint32_t port_num,
+			     uint32_t index, struct ibv_gid_entry *entry)
+{
+	if (prov_mana_is(context))
+		return prov_mana_query_gid(context, port_num, index);
+	return prov_query_gid_entry(to_prov_context(context), port_num, index,
+				    entry);
+}
+
 MLX5EMU_ABI(_ibv_query_gid_ex);
 int mlx5emu_abi__ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num,
 				  uint32_t gid_index, struct ibv_gid_entry *entry,
@@ -109,7 +119,7 @@ int mlx5emu_abi__ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num
 		return EINVAL;
 	if (flags)
 		return EINVAL;
-	ret = prov_query_gid_entry(to_prov_context(context), port_num, gid_index, &e);
+	ret = prov_query_gid_entry_any(context, port_num, gid_index, &e);
 	if (ret)
 		return ret;
 	memcpy(entry, &e, sizeof(e));
@@ -123,8 +133,8 @@ int mlx5emu_abi_ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 	struct ibv_gid_entry entry;
 	int ret;
 
-	ret = prov_query_gid_entry(to_prov_context(context), port_num,
-				   (uint32_t)index, &entry);
+	ret = prov_query_gid_entry_any(context, port_num, (uint32_t)index,
+				       &entry);
 	/* Preserved API behaviour: an empty GID reads as zeroes. */
 	if (ret == ENODATA) {
 		memset(gid, 0, sizeof(*gid));
@@ -146,7 +156,7 @@ int mlx5emu_abi_ibv_query_gid_type(struct ibv_context *context, uint8_t port_num
 	struct ibv_gid_entry entry;
 	int ret;
 
-	ret = prov_query_gid_entry(to_prov_context(context), port_num, index, &entry);
+	ret = prov_query_gid_entry_any(context, port_num, index, &entry);
 	if (ret == ENODATA) {
 		*type = IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
 		return 0;
@@ -166,8 +176,8 @@ ssize_t mlx5emu_abi__ibv_query_gid_table(struct ibv_context *context,
 					 size_t max_entries, uint32_t flags,
 					 size_t entry_size)
 {
-	struct prov_context *pctx = to_prov_context(context);
-	unsigned int num_ports = prov_caps_num_ports(pctx);
+	struct prov_context *pctx;
+	unsigned int num_ports;
 	size_t num = 0;
 
 	/* UVERBS_METHOD_QUERY_GID_TABLE's argument checks, in its order. */
@@ -175,6 +185,11 @@ ssize_t mlx5emu_abi__ibv_query_gid_table(struct ibv_context *context,
 		return -EINVAL;
 	if (!max_entries || max_entries > SIZE_MAX / entry_size)
 		return -EINVAL;
+	/* rdma_query_gid_table(): a MANA port has no GID (mana_ctx.c) */
+	if (prov_mana_is(context))
+		return 0;
+	pctx = to_prov_context(context);
+	num_ports = prov_caps_num_ports(pctx);
 	for (uint32_t port = 1; port <= num_ports; port++) {
 		uint8_t link_layer;
 		uint32_t tbl_len;

@@ -27,6 +27,7 @@
 #include "provider/core/context.h"
 #include "provider/verbs/mkey.h"
 #include "provider/verbs/pd.h"
+#include "provider/mana/mana_prov.h"
 
 #define MKEY_CREATE_FLAGS                                                     \
 	(MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |                                 \
@@ -38,6 +39,9 @@ MLX5EMU_ABI(mlx5dv_create_mkey);
 struct mlx5dv_mkey *
 mlx5emu_abi_mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *attr)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (attr && attr->pd && prov_mana_is(attr->pd->context))
+		return prov_mana_unsupported();
 	uint8_t in[PRM_ST_SZ_BYTES(create_mkey_in)] = { 0 };
 	uint8_t out[PRM_ST_SZ_BYTES(create_mkey_out)] = { 0 };
 	void *mkc = PRM_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);

@@ -442,6 +442,20 @@ err_pd:
 	return err;
 }
 
+/* libmana has no rereg_mr: libibverbs keeps the new range from children,
+ * then the dummy op fails the command. */
+static int mana_rereg_mr(int flags, void *addr, size_t length)
+{
+	bool translation = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
+
+	if (translation && prov_dontfork_range(addr, length))
+		return IBV_REREG_MR_ERR_DONT_FORK_NEW;
+	if (translation && prov_dofork_range(addr, length))
+		return IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW;
+	errno = EOPNOTSUPP;
+	return IBV_REREG_MR_ERR_CMD;
+}
+
 MLX5EMU_ABI(ibv_rereg_mr);
 int mlx5emu_abi_ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd,
 			     void *addr, size_t length, int access)
@@ -462,6 +476,8 @@ int mlx5emu_abi_ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd,
 		errno = EINVAL;
 		return IBV_REREG_MR_ERR_INPUT;
 	}
+	if (prov_mana_is(ibmr->context))
+		return mana_rereg_mr(flags, addr, length);
 	mr = to_prov_mr(ibmr);
 	if (mr->imported) {
 		errno = EOPNOTSUPP;
@@ -543,6 +559,9 @@ int mlx5emu_abi_ibv_dereg_mr(struct ibv_mr *ibmr)
 MLX5EMU_ABI(ibv_import_mr);
 struct ibv_mr *mlx5emu_abi_ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 {
+	/* libmana has no import_mr: libibverbs' dummy op answers */
+	if (pd && prov_mana_is(pd->context))
+		return prov_mana_unsupported();
 	struct prov_context *pctx = to_prov_context(pd->context);
 	struct mlx5be_uobj u;
 	struct prov_mr *mr;
@@ -577,6 +596,9 @@ struct ibv_mr *mlx5emu_abi_ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 MLX5EMU_ABI(ibv_unimport_mr);
 void mlx5emu_abi_ibv_unimport_mr(struct ibv_mr *ibmr)
 {
+	/* libibverbs' dummy unimport_mr does nothing */
+	if (ibmr && prov_mana_is(ibmr->context))
+		return;
 	/* libmlx5's mlx5_unimport_mr: the userspace object only. */
 	if (ibmr && to_prov_mr(ibmr)->imported)
 		free(to_prov_mr(ibmr));

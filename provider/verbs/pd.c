@@ -328,6 +328,9 @@ MLX5EMU_ABI(ibv_import_pd);
 struct ibv_pd *mlx5emu_abi_ibv_import_pd(struct ibv_context *context,
 					 uint32_t pd_handle)
 {
+	/* libmana has no import_pd: libibverbs' dummy op answers */
+	if (prov_mana_is(context))
+		return prov_mana_unsupported();
 	struct prov_context *pctx = to_prov_context(context);
 	struct mlx5be_uobj u;
 	struct prov_pd *pd;
@@ -359,6 +362,9 @@ struct ibv_pd *mlx5emu_abi_ibv_import_pd(struct ibv_context *context,
 MLX5EMU_ABI(ibv_unimport_pd);
 void mlx5emu_abi_ibv_unimport_pd(struct ibv_pd *pd)
 {
+	/* libibverbs' dummy unimport_pd does nothing */
+	if (pd && prov_mana_is(pd->context))
+		return;
 	/* libmlx5 would free the userspace half of an allocated PD as well;
 	 * ours holds the use count its MRs and QPs drop, so it stays. */
 	if (pd && to_prov_pd(pd)->imported)

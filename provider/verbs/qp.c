@@ -25,6 +25,7 @@
 #include "provider/verbs/sq.h"
 #include "provider/verbs/verbs_ctx.h"
 #include "provider/verbs/wq.h"
+#include "provider/mana/mana_prov.h"
 
 void prov_qp_set_operational_state(struct prov_qp *qp, enum ibv_qp_state st)
 {
@@ -163,6 +164,9 @@ out:
 MLX5EMU_ABI(ibv_qp_to_qp_ex);
 struct ibv_qp_ex *mlx5emu_abi_ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
+	/* libmana's QPs are never extended ones (no VERBS_QP_EX) */
+	if (qp && prov_mana_is(qp->context))
+		return NULL;
 	struct prov_verbs_qp *vqp = (struct prov_verbs_qp *)qp;
 
 	if (vqp->comp_mask & PROV_VERBS_QP_EX)

@@ -38,6 +38,7 @@
 #include "provider/verbs/qp.h"
 #include "provider/verbs/query.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "provider/mana/mana_prov.h"
 
 /* The vendor flag a DCT may carry (MLX5_QP_FLAG_SCATTER_CQE). */
 #define PROV_DCT_SCATTER_CQE (1u << 1)
@@ -236,6 +237,9 @@ struct ibv_qp *mlx5emu_abi_mlx5dv_create_qp(struct ibv_context *context,
 					    struct ibv_qp_init_attr_ex *qp_attr,
 					    struct mlx5dv_qp_init_attr *mlx5_qp_attr)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (prov_mana_is(context))
+		return prov_mana_unsupported();
 	if (!context || !qp_attr) {
 		errno = EINVAL;
 		return NULL;

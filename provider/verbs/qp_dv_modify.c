@@ -19,11 +19,15 @@
 #include "provider/core/cmd.h"
 #include "provider/core/context.h"
 #include "provider/verbs/qp.h"
+#include "provider/mana/mana_prov.h"
 
 MLX5EMU_ABI(mlx5dv_modify_qp_udp_sport);
 int mlx5emu_abi_mlx5dv_modify_qp_udp_sport(struct ibv_qp *ibqp,
 					   uint16_t udp_sport)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (ibqp && prov_mana_is(ibqp->context))
+		return EOPNOTSUPP;
 	uint8_t in[PRM_ST_SZ_BYTES(rts2rts_qp_in)] = { 0 };
 	uint8_t out[PRM_ST_SZ_BYTES(rts2rts_qp_out)] = { 0 };
 	struct prov_qp *qp = prov_qp_real(to_prov_qp(ibqp));

@@ -40,6 +40,7 @@
 #include "provider/verbs/qp.h"
 #include "provider/verbs/qp_int.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "provider/mana/mana_prov.h"
 
 /* PCI_VENDOR_ID_MELLANOX, libmlx5's ECE vendor. */
 #define PROV_ECE_VENDOR 0x15b3
@@ -207,6 +208,9 @@ MLX5EMU_ABI(ibv_query_qp);
 int mlx5emu_abi_ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 			     int attr_mask, struct ibv_qp_init_attr *init_attr)
 {
+	/* libmana has no query_qp: libibverbs' dummy op answers */
+	if (ibqp && prov_mana_is(ibqp->context))
+		return EOPNOTSUPP;
 	struct prov_qp *qp, *real;
 	int err;
 
@@ -255,6 +259,9 @@ MLX5EMU_ABI(ibv_query_qp_data_in_order);
 int mlx5emu_abi_ibv_query_qp_data_in_order(struct ibv_qp *ibqp,
 					   enum ibv_wr_opcode op, uint32_t flags)
 {
+	/* libibverbs' dummy query_qp_data_in_order: not in order */
+	if (ibqp && prov_mana_is(ibqp->context))
+		return 0;
 	struct prov_qp *qp;
 	struct prov_context *pctx;
 	uint8_t in[PRM_ST_SZ_BYTES(query_qp_in)] = { 0 };
@@ -280,6 +287,9 @@ int mlx5emu_abi_ibv_query_qp_data_in_order(struct ibv_qp *ibqp,
 MLX5EMU_ABI(ibv_query_ece);
 int mlx5emu_abi_ibv_query_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
 {
+	/* libibverbs' dummy query_ece */
+	if (ibqp && prov_mana_is(ibqp->context))
+		return EOPNOTSUPP;
 	if (!ibqp || !ece) {
 		errno = EINVAL;
 		return EINVAL;
@@ -303,6 +313,8 @@ int mlx5emu_abi_ibv_set_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
 		err = EINVAL;
 	else if (!ece->vendor_id)
 		err = EOPNOTSUPP;
+	else if (prov_mana_is(ibqp->context))
+		return EOPNOTSUPP;	/* libibverbs' dummy set_ece */
 	else if (ece->comp_mask || ece->vendor_id != PROV_ECE_VENDOR)
 		err = EINVAL;
 	else if (!PROV_CAP_GEN(to_prov_qp(ibqp)->pctx, ece_support))
@@ -353,6 +365,9 @@ MLX5EMU_ABI(mlx5dv_devx_qp_query);
 int mlx5emu_abi_mlx5dv_devx_qp_query(struct ibv_qp *ibqp, const void *in,
 				     size_t inlen, void *out, size_t outlen)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (ibqp && prov_mana_is(ibqp->context))
+		return EOPNOTSUPP;
 	struct prov_qp *qp;
 
 	if (!ibqp)
@@ -366,6 +381,8 @@ MLX5EMU_ABI(mlx5dv_devx_qp_modify);
 int mlx5emu_abi_mlx5dv_devx_qp_modify(struct ibv_qp *ibqp, const void *in,
 				      size_t inlen, void *out, size_t outlen)
 {
+	if (ibqp && prov_mana_is(ibqp->context))
+		return EOPNOTSUPP;
 	struct prov_qp *qp;
 	int ret;
 

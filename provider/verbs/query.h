@@ -87,6 +87,9 @@ int prov_query_rt_values(struct ibv_context *ctx, struct ibv_values_ex *values);
  */
 int prov_query_gid_entry(struct prov_context *pctx, uint32_t port_num,
 			 uint32_t index, struct ibv_gid_entry *entry);
+/* The same for any context, a MANA one's included. */
+int prov_query_gid_entry_any(struct ibv_context *context, uint32_t port_num,
+			     uint32_t index, struct ibv_gid_entry *entry);
 
 /* Installs the query ops on a new context (context_ops.c). */
 void prov_query_set_ops(struct prov_context *pctx);

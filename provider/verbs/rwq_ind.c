@@ -26,6 +26,7 @@
 #include "provider/core/error.h"
 #include "provider/verbs/verbs_ctx.h"
 #include "provider/verbs/wq.h"
+#include "provider/mana/mana_prov.h"
 
 /* uverbs' IB_USER_VERBS_MAX_LOG_IND_TBL_SIZE. */
 #define RWQ_IND_LOG_MAX 0x0du
@@ -146,6 +147,9 @@ int mlx5emu_abi_mlx5dv_devx_ind_tbl_query(struct ibv_rwq_ind_table *tbl,
 					  const void *in, size_t inlen,
 					  void *out, size_t outlen)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (tbl && prov_mana_is(tbl->context))
+		return EOPNOTSUPP;
 	if (!tbl)
 		return prov_err(EINVAL);
 	return prov_devx_obj_query(to_prov_rwq_ind(tbl)->pctx,
@@ -158,6 +162,8 @@ int mlx5emu_abi_mlx5dv_devx_ind_tbl_modify(struct ibv_rwq_ind_table *tbl,
 					   const void *in, size_t inlen,
 					   void *out, size_t outlen)
 {
+	if (tbl && prov_mana_is(tbl->context))
+		return EOPNOTSUPP;
 	if (!tbl)
 		return prov_err(EINVAL);
 	return prov_devx_obj_modify(to_prov_rwq_ind(tbl)->pctx,

@@ -48,6 +48,7 @@
 #include "provider/verbs/qp.h"
 #include "provider/verbs/qp_int.h"
 #include "provider/verbs/verbs_ctx.h"
+#include "provider/mana/mana_prov.h"
 
 static struct mlx5_wqe_srq_next_seg *srq_wqe(struct prov_srq *srq, int n)
 {
@@ -382,6 +383,9 @@ MLX5EMU_ABI(ibv_create_srq);
 struct ibv_srq *mlx5emu_abi_ibv_create_srq(struct ibv_pd *pd,
 					   struct ibv_srq_init_attr *attr)
 {
+	/* libmana has no SRQ ops: libibverbs' dummy ops answer */
+	if (pd && prov_mana_is(pd->context))
+		return prov_mana_unsupported();
 	struct ibv_srq_init_attr_ex ax;
 	struct prov_srq *srq;
 
@@ -502,6 +506,8 @@ MLX5EMU_ABI(ibv_modify_srq);
 int mlx5emu_abi_ibv_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 			       int attr_mask)
 {
+	if (ibsrq && prov_mana_is(ibsrq->context))
+		return EOPNOTSUPP;
 	struct prov_srq *srq;
 	int err = 0;
 
@@ -532,6 +538,8 @@ int mlx5emu_abi_ibv_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 MLX5EMU_ABI(ibv_query_srq);
 int mlx5emu_abi_ibv_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 {
+	if (ibsrq && prov_mana_is(ibsrq->context))
+		return EOPNOTSUPP;
 	struct prov_srq *srq;
 	struct prov_context *pctx;
 	uint8_t out[PRM_ST_SZ_BYTES(query_rmp_out)] = { 0 };
@@ -576,6 +584,8 @@ int mlx5emu_abi_ibv_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 MLX5EMU_ABI(ibv_destroy_srq);
 int mlx5emu_abi_ibv_destroy_srq(struct ibv_srq *ibsrq)
 {
+	if (ibsrq && prov_mana_is(ibsrq->context))
+		return EOPNOTSUPP;
 	struct prov_context *pctx;
 	struct prov_srq *srq;
 	int expected = 0;
@@ -696,6 +706,9 @@ MLX5EMU_ABI(mlx5dv_devx_srq_query);
 int mlx5emu_abi_mlx5dv_devx_srq_query(struct ibv_srq *ibsrq, const void *in,
 				      size_t inlen, void *out, size_t outlen)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (ibsrq && prov_mana_is(ibsrq->context))
+		return EOPNOTSUPP;
 	struct prov_srq *srq;
 
 	if (!ibsrq)
@@ -708,6 +721,8 @@ MLX5EMU_ABI(mlx5dv_devx_srq_modify);
 int mlx5emu_abi_mlx5dv_devx_srq_modify(struct ibv_srq *ibsrq, const void *in,
 				       size_t inlen, void *out, size_t outlen)
 {
+	if (ibsrq && prov_mana_is(ibsrq->context))
+		return EOPNOTSUPP;
 	struct prov_srq *srq;
 
 	if (!ibsrq)

@@ -40,6 +40,7 @@
 #include "provider/verbs/qp_int.h"
 #include "provider/verbs/verbs_ctx.h"
 #include "provider/verbs/wq.h"
+#include "provider/mana/mana_prov.h"
 
 /* libmlx5's DV_CREATE_WQ_SUPPORTED_COMP_MASK. */
 #define WQ_DV_SUP_COMP_MASK MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ
@@ -339,6 +340,9 @@ struct ibv_wq *mlx5emu_abi_mlx5dv_create_wq(struct ibv_context *context,
 					    struct ibv_wq_init_attr *attr,
 					    struct mlx5dv_wq_init_attr *mlx5_wq_attr)
 {
+	/* libmlx5: no dv ops for a device not its own */
+	if (prov_mana_is(context))
+		return prov_mana_unsupported();
 	struct ibv_wq *wq;
 
 	if (!context || !attr) {
@@ -504,6 +508,8 @@ MLX5EMU_ABI(mlx5dv_devx_wq_query);
 int mlx5emu_abi_mlx5dv_devx_wq_query(struct ibv_wq *wq, const void *in,
 				     size_t inlen, void *out, size_t outlen)
 {
+	if (wq && prov_mana_is(wq->context))
+		return EOPNOTSUPP;
 	if (!wq)
 		return prov_err(EINVAL);
 	return prov_devx_obj_query(to_prov_rwq(wq)->pctx, to_prov_rwq(wq)->obj,
@@ -514,6 +520,8 @@ MLX5EMU_ABI(mlx5dv_devx_wq_modify);
 int mlx5emu_abi_mlx5dv_devx_wq_modify(struct ibv_wq *wq, const void *in,
 				      size_t inlen, void *out, size_t outlen)
 {
+	if (wq && prov_mana_is(wq->context))
+		return EOPNOTSUPP;
 	if (!wq)
 		return prov_err(EINVAL);
 	return prov_devx_obj_modify(to_prov_rwq(wq)->pctx, to_prov_rwq(wq)->obj,

@@ -36,6 +36,29 @@ expect_in "$out" "port 2: ACTIVE" "second port"
 expect_in "$out" "ipv4 127.203.8.2" "second port's address"
 expect_in "$out" "(link-local GID)" "MACs of two-port devices from their GIDs"
 
+# MANA devices follow the mlx5 ones: their verbs, each port's MAC from its
+# netdev, no GID, and no mlx5dv or DEVX asked of them.
+out=$(MLX5EMU_IP_BASE=127.203.9.1 "$MLX5EMU" info --mana 1 --ports 2 2>&1); rc=$?
+expect_rc $rc 0 "info --mana 1 --ports 2"
+expect_in "$out" "2 devices" "mlx5_0 and mana_0"
+expect_in "$out" "mana_0 (uverbs1)" "MANA device name"
+expect_in "$out" "fw_ver 0.0.0, board_id ?, vendor_id 0x1414, vendor_part_id 2" "MANA identity"
+expect_in "$out" "pci 0000:09:00.0 0x1414:0x00ba, uverbs node 231:193" "MANA PCI and node"
+expect_in "$out" "port 2: ACTIVE (LinkUp), Ethernet, active_mtu 1024, max_mtu 4096, gid_tbl_len 0" "MANA port"
+expect_in "$out" "mac  02:c9:7f:cb:09:03 (netdev mana0p0)" "MANA port 1 MAC"
+expect_in "$out" "mac  02:c9:7f:cb:09:04 (netdev mana0p1)" "MANA port 2 MAC"
+expect_in "$out" "raw_packet_caps 0x4 IP_CSUM" "MANA raw packet caps"
+expect_not_in "$out" "failed" "nothing refused"
+out=$("$MLX5EMU" info --devices 0 --mana 1 2>&1); rc=$?
+expect_rc $rc 0 "info --devices 0 --mana 1"
+expect_in "$out" "mana_0 (uverbs0)" "MANA alone"
+expect_in "$out" "(no valid GID)" "no MANA GID"
+expect_not_in "$out" "mlx5dv" "no mlx5dv for MANA"
+expect_not_in "$out" "hca_cap" "no DEVX for MANA"
+out=$("$MLX5EMU" info --mana 5 2>&1); rc=$?
+expect_rc $rc 2 "--mana 5"
+expect_in "$out" "mlx5emu info: --mana '5': expected a number from 0 to 4" "--mana named"
+
 out=$("$MLX5EMU" info --all-caps 2>&1)
 expect_in "$out" "  log_max_cq = 0xe" "--all-caps"
 out=$("$MLX5EMU" info --devices 0 2>&1); rc=$?
