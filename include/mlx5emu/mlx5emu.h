@@ -119,7 +119,9 @@ enum {
 	MLX5EMU_FAULT_MATCH_CLASS = 1u << 3,
 	MLX5EMU_FAULT_MATCH_UID = 1u << 4,	/* uid == rule.uid */
 	MLX5EMU_FAULT_MATCH_USER = 1u << 5,	/* any uid but 0 (the kernel) */
-	MLX5EMU_FAULT_MATCH_DEV = 1u << 6,	/* device index (mlx5_<dev>) */
+	MLX5EMU_FAULT_MATCH_DEV = 1u << 6,	/* device index (mlx5_<dev>), or
+						 * MLX5EMU_FAULT_DEV_MANA + N
+						 * (mana_<N>) */
 	/* frames (wire rules) */
 	MLX5EMU_FAULT_MATCH_PORT = 1u << 7,	/* port number (1-based) */
 	MLX5EMU_FAULT_MATCH_QPN = 1u << 8,	/* BTH destination QP */
@@ -130,6 +132,10 @@ enum {
 	MLX5EMU_FAULT_MATCH_WQE = 1u << 12,	/* WQE opcode (MLX5_OPCODE_*) */
 	MLX5EMU_FAULT_MATCH_QUEUE = 1u << 13,	/* send or receive queue */
 };
+
+/* mlx5emu_fault_rule.dev of MANA device mana_N: this plus N (N < 4);
+ * such a rule is a data-path one (docs/fault-injection.md, "MANA"). */
+#define MLX5EMU_FAULT_DEV_MANA 16
 
 /* mlx5emu_fault_rule.dir */
 enum mlx5emu_fault_dir {
@@ -206,7 +212,11 @@ struct mlx5emu_fault_rule {
 	uint8_t queue;			/* enum mlx5emu_fault_queue */
 	uint8_t vendor_syndrome;
 	uint8_t reserved8;
-	uint32_t reserved[4];
+	/* CQE_ERROR on a MANA device: bits 23:8 of the vendor syndrome (its
+	 * CQE's vendor_err has 24 bits); 0 on ConnectX devices. */
+	uint16_t vendor_syndrome_hi;
+	uint16_t reserved16;
+	uint32_t reserved[3];
 };
 
 struct mlx5emu_fault_stats {
