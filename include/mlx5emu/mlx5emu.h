@@ -49,6 +49,11 @@
  *     cqe_delay queue=rq us=500 every=10
  *     doorbell_drop prob=5% seed=3
  *
+ * On an emulated MANA device the rule names it (dev=mana_N), its syndrome
+ * is a MANA CQE type and its vendor syndrome 24 bits, e.g.
+ *
+ *     cqe_error dev=mana_0 qp=2 syndrome=CQE_TX_MTU_DROP vendor_syndrome=0x1234
+ *
  * Every function may be called from any thread at any time, also while
  * commands run on other threads (the rule set is read under RCU); a rule
  * added or removed takes effect for every command that starts afterwards.
