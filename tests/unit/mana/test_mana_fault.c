@@ -42,6 +42,16 @@ static int add_rule(const char *fmt, ...)
 	return rid;
 }
 
+/* The rule's counters. */
+static void counted(int rid, uint64_t matches, uint64_t injections)
+{
+	struct mlx5emu_fault_stats st;
+
+	ck_assert_int_eq(mlx5emu_fault_stats(rid, &st), 0);
+	ck_assert_uint_eq(st.matches, matches);
+	ck_assert_uint_eq(st.injections, injections);
+}
+
 /* The send CQE number h, waited for. */
 static const volatile uint8_t *tx_cqe(struct rig *r, uint32_t h)
 {
@@ -69,7 +79,6 @@ static uint64_t rx_frames(struct rig *r, unsigned int n, unsigned int ms)
 START_TEST(sq_error_cqe_and_the_queue_goes_on)
 {
 	struct rig r;
-	struct mlx5emu_fault_stats st;
 	int rid;
 
 	rig_open(&r, true);
@@ -106,9 +115,7 @@ START_TEST(sq_error_cqe_and_the_queue_goes_on)
 	/* seven frames on the wire, the third one absent */
 	ck_assert_uint_eq(rx_frames(&r, 7, 5000), 0xffull & ~(1ull << 2));
 	ck_assert(rig_rx_cqe(&r, 200) == NULL);
-	ck_assert_int_eq(mlx5emu_fault_stats(rid, &st), 0);
-	ck_assert_uint_eq(st.matches, 8);
-	ck_assert_uint_eq(st.injections, 1);
+	counted(rid, 8, 1);
 
 	/* the queue goes on: the next WQEs are sent, the rule is spent */
 	rig_post(&r, 8, 2);
@@ -149,7 +156,6 @@ END_TEST
 START_TEST(rq_frame_dropped_with_rx_truncated)
 {
 	struct rig r;
-	struct mlx5emu_fault_stats st;
 	int rid;
 
 	rig_open(&r, true);
@@ -177,9 +183,7 @@ START_TEST(rq_frame_dropped_with_rx_truncated)
 		for (int b = 0; b < RIG_FRAME_LEN; b++)
 			ck_assert_uint_eq(rig_rx_buf(&r, 1)[b], 0);
 	}
-	ck_assert_int_eq(mlx5emu_fault_stats(rid, &st), 0);
-	ck_assert_uint_eq(st.matches, 3);
-	ck_assert_uint_eq(st.injections, 1);
+	counted(rid, 3, 1);
 	mlx5emu_fault_clear();
 	rig_close(&r);
 }
@@ -188,7 +192,6 @@ END_TEST
 START_TEST(sq_doorbell_lost_until_the_next)
 {
 	struct rig r;
-	struct mlx5emu_fault_stats st;
 	int rid;
 
 	rig_open(&r, true);
@@ -205,9 +208,7 @@ START_TEST(sq_doorbell_lost_until_the_next)
 	for (uint32_t h = 0; h < 6; h++)
 		ck_assert_uint_eq(mp_get32(tx_cqe(&r, h)) & 0x3f, TYPE_TX_OKAY);
 	ck_assert_uint_eq(rx_frames(&r, 6, 5000), 0x3full);
-	ck_assert_int_eq(mlx5emu_fault_stats(rid, &st), 0);
-	ck_assert_uint_eq(st.matches, 2);
-	ck_assert_uint_eq(st.injections, 1);
+	counted(rid, 2, 1);
 	mlx5emu_fault_clear();
 	rig_close(&r);
 }
@@ -237,7 +238,6 @@ END_TEST
 START_TEST(cq_arm_lost)
 {
 	struct rig r;
-	struct mlx5emu_fault_stats st;
 	int rid;
 
 	rig_open(&r, true);
@@ -250,9 +250,7 @@ START_TEST(cq_arm_lost)
 	rig_post(&r, 0, 1);
 	rig_ring_sq(&r);
 	tx_cqe(&r, 0);
-	ck_assert_int_eq(mlx5emu_fault_stats(rid, &st), 0);
-	ck_assert_uint_eq(st.matches, 1);
-	ck_assert_uint_eq(st.injections, 1);
+	counted(rid, 1, 1);
 	mlx5emu_fault_clear();
 	rig_close(&r);
 }
