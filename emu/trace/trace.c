@@ -105,6 +105,9 @@ static void trace_fault_event(const struct emu_fault_event *ev)
 	    target_keys[ev->action]) {
 		e.target_key = ev->cq_arm ? "cqn" : target_keys[ev->action];
 		e.target = ev->target;
+		/* a MANA device's data-path target is a work queue */
+		if (ev->dev >= EMU_MAX_DEVICES && !ev->cq_arm)
+			e.target_key = "wq_id";
 	}
 	if ((ev->action == MLX5EMU_FAULT_PORT_DOWN ||
 	     ev->action == MLX5EMU_FAULT_PORT_UP) && !e.port)
