@@ -406,6 +406,9 @@ int main(void)
 
 	setenv("MLX5EMU_MANA_DEVICES", "1", 1);
 	setenv("MLX5EMU_NUM_PORTS", "2", 1);
+	/* one receive CQE per frame, so each frame's CQE is checked on its
+	 * own (coalesced CQEs are test_mana_traffic's) */
+	setenv("MLX5EMU_MANA_RX_COALESCING", "0", 1);
 	tcase_add_test(tc, sq_error_cqe_and_the_queue_goes_on);
 	tcase_add_test(tc, sq_default_type_and_other_queues_untouched);
 	tcase_add_test(tc, rq_frame_dropped_with_rx_truncated);
