@@ -63,7 +63,8 @@ struct emu_fault_event {
 				 * data-path rules: the QP (a CQ arm: the
 				 * CQ) */
 	bool cq_arm;		/* DOORBELL_DROP: target is an armed CQ */
-	uint8_t cqe_syndrome, cqe_vendor;	/* CQE_ERROR */
+	uint8_t cqe_syndrome;	/* CQE_ERROR (MANA: the CQE type) */
+	uint32_t cqe_vendor;	/* 8 bits; MANA 24 */
 	uint32_t delay_us;	/* CQE_DELAY */
 	uint64_t match;		/* the rule's k-th match */
 	uint64_t injection;	/* the rule's n-th injection */
@@ -103,7 +104,8 @@ void emu_fault_set_dp_notify(emu_fault_dp_notify_fn fn);
 /* What the data-path rules do to a work request. */
 struct emu_fault_dp_verdict {
 	bool error;			/* complete it with an error CQE */
-	uint8_t syndrome, vendor;	/* of the first cqe_error that fired */
+	uint8_t syndrome;		/* of the first cqe_error that fired */
+	uint32_t vendor;		/* (MANA: 24 bits) */
 	uint32_t delay_us;		/* cqe_delay: the sum of those fired */
 	bool drop;			/* a doorbell or an arm: lose it */
 };

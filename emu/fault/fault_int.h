@@ -41,7 +41,8 @@ struct fault_rule {
 	struct mlx5emu_fault_rule spec;
 	uint8_t status;			/* FAIL: resolved answer */
 	uint32_t syndrome;
-	uint8_t cqe_syndrome, cqe_vendor;	/* CQE_ERROR: resolved */
+	uint8_t cqe_syndrome;		/* CQE_ERROR: resolved */
+	uint32_t cqe_vendor;
 	uint64_t seed;			/* PROB: effective seed */
 	_Atomic uint64_t matches;
 	_Atomic uint64_t fires;

@@ -4,6 +4,7 @@
  * work request, and does its k-th match fire.  Pure functions: the
  * engine keeps the counts.
  */
+#include "emu/base/base.h"
 #include "emu/fault/fault_rule.h"
 #include "prm/prm_cmd.h"
 
@@ -81,13 +82,19 @@ bool emu_fault_wqe_matches(const struct mlx5emu_fault_rule *r,
 	bool arm = (m & MLX5EMU_FAULT_MATCH_QUEUE) &&
 		   r->queue == MLX5EMU_FAULT_QUEUE_CQ_ARM;
 
+	/* (only a MANA receive queue has doorbells of its own) */
 	if (r->action == MLX5EMU_FAULT_DOORBELL_DROP ?
-	    !w->doorbell || w->cq_arm != arm : (w->doorbell || w->rq != rq))
+	    !w->doorbell || w->cq_arm != arm || w->rq != rq :
+	    (w->doorbell || w->rq != rq))
 		return false;	/* without queue=, send WQEs (doorbells) */
 	if ((r->flags & MLX5EMU_FAULT_F_TARGET) && w->cqn != r->target)
 		return false;	/* cqn= of an arm */
 	if ((m & MLX5EMU_FAULT_MATCH_DEV) && (w->dev < 0 ||
 					      (uint32_t)w->dev != r->dev))
+		return false;
+	/* A MANA queue's CQE types are not ConnectX syndromes: only rules
+	 * that name its device act on it. */
+	if (w->dev >= EMU_MAX_DEVICES && !emu_fault_rule_is_mana(r))
 		return false;
 	if ((m & MLX5EMU_FAULT_MATCH_QPN) && w->qpn != r->qpn)
 		return false;

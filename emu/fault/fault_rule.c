@@ -382,17 +382,21 @@ static int parse_value(struct mlx5emu_fault_rule *r, enum fault_key k,
 		}
 		return 0;
 	case K_DEV: {
-		const char *num = eq_nocase_n(v, "mlx5_", 5) ? v + 5 : v;
+		/* mana_N names a MANA device: EMU_MAX_DEVICES + N */
+		bool mana = eq_nocase_n(v, "mana_", 5);
+		const char *num = mana || eq_nocase_n(v, "mlx5_", 5) ? v + 5 : v;
 		bool dec = *num && !(num[0] == '0' && num[1]);
 
 		for (const char *c = num; *c; c++)
 			dec &= *c >= '0' && *c <= '9';
-		if (!dec || emu_text_parse_u64(num, EMU_MAX_DEVICES - 1, &n))
+		if (!dec || emu_text_parse_u64(num, mana ? EMU_MAX_MANA_DEVICES - 1 :
+					       EMU_MAX_DEVICES - 1, &n))
 			return emu_fault_errf(err, errlen, "bad dev \"%s\": expected a "
-				    "device index from 0 to %d, or its name "
-				    "mlx5_0 to mlx5_%d", v, EMU_MAX_DEVICES - 1,
-				    EMU_MAX_DEVICES - 1);
-		r->dev = (uint32_t)n;
+				    "device index from 0 to %d, its name "
+				    "mlx5_0 to mlx5_%d, or a MANA device mana_0 "
+				    "to mana_%d", v, EMU_MAX_DEVICES - 1,
+				    EMU_MAX_DEVICES - 1, EMU_MAX_MANA_DEVICES - 1);
+		r->dev = (uint32_t)n + (mana ? EMU_MAX_DEVICES : 0);
 		r->match |= MLX5EMU_FAULT_MATCH_DEV;
 		return 0;
 	}
@@ -524,7 +528,7 @@ int emu_fault_parse(const char *text, struct mlx5emu_fault_rule *rule,
 	struct mlx5emu_fault_rule r;
 	unsigned int seen = 0;
 	const char *p = text ? text : "";
-	char tok[256];
+	char tok[256], synd[256] = "", vendor[256] = "";
 	bool first = true;
 	int ret;
 
@@ -579,6 +583,13 @@ int emu_fault_parse(const char *text, struct mlx5emu_fault_rule *rule,
 		if (!eq[1])
 			return emu_fault_errf(err, errlen, "key %s has no value",
 				    key_names[k]);
+		/* A CQE's syndrome names and ranges are the device's: they
+		 * are read once dev is known, wherever it stands. */
+		if (k == K_VENDOR ||
+		    (k == K_SYNDROME && emu_fault_is_dp(r.action))) {
+			strcpy(k == K_VENDOR ? vendor : synd, eq + 1);
+			continue;
+		}
 		ret = parse_value(&r, (enum fault_key)k, eq + 1, err, errlen);
 		if (ret)
 			return ret;
@@ -586,6 +597,16 @@ int emu_fault_parse(const char *text, struct mlx5emu_fault_rule *rule,
 	if (first)
 		return emu_fault_errf(err, errlen, "empty rule; expected " ACTION_LIST
 			    " followed by key=value terms");
+	if (vendor[0]) {
+		ret = parse_value(&r, K_VENDOR, vendor, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (synd[0]) {
+		ret = parse_value(&r, K_SYNDROME, synd, err, errlen);
+		if (ret)
+			return ret;
+	}
 	if (__builtin_popcount(seen & ((1u << K_NTH) | (1u << K_EVERY) |
 				       (1u << K_PROB))) > 1)
 		return emu_fault_errf(err, errlen, "nth, every and prob exclude each other");
@@ -645,9 +666,15 @@ int emu_fault_rule_check(const struct mlx5emu_fault_rule *r, char *err,
 	    (r->cmd_class < 1 || r->cmd_class >= NCLASSES))
 		return emu_fault_errf(err, errlen, "class %" PRIu32 " is not a command "
 			    "class (1 to %zu)", r->cmd_class, NCLASSES - 1);
-	if ((r->match & MLX5EMU_FAULT_MATCH_DEV) && r->dev >= EMU_MAX_DEVICES)
+	if ((r->match & MLX5EMU_FAULT_MATCH_DEV) &&
+	    r->dev >= EMU_MAX_DEVICES + EMU_MAX_MANA_DEVICES)
 		return emu_fault_errf(err, errlen, "dev %" PRIu32 " is out of range; "
-			    "devices are 0 to %d", r->dev, EMU_MAX_DEVICES - 1);
+			    "devices are 0 to %d, MANA devices %d to %d", r->dev,
+			    EMU_MAX_DEVICES - 1, EMU_MAX_DEVICES,
+			    EMU_MAX_DEVICES + EMU_MAX_MANA_DEVICES - 1);
+	if (emu_fault_rule_is_mana(r) && !emu_fault_is_dp(r->action))
+		return emu_fault_errf(err, errlen, "a MANA device takes only "
+			    "data-path rules (cqe_error, doorbell_drop)");
 	/* A data-path rule's qp and us are its own; frames have the rest. */
 	ret = emu_fault_dp_check(r, err, errlen);
 	if (!ret && !emu_fault_is_dp(r->action))
@@ -859,7 +886,9 @@ int emu_fault_rule_format(const struct mlx5emu_fault_rule *r, char *buf,
 		else
 			PUT(" uid=kernel");
 	}
-	if (r->match & MLX5EMU_FAULT_MATCH_DEV)
+	if (emu_fault_rule_is_mana(r))
+		PUT(" dev=mana_%" PRIu32, r->dev - EMU_MAX_DEVICES);
+	else if (r->match & MLX5EMU_FAULT_MATCH_DEV)
 		PUT(" dev=%" PRIu32, r->dev);
 	emu_fault_wire_format(r, out, sizeof(out), &n, false);
 	if (r->port && emu_fault_is_event(r->action))

@@ -128,7 +128,14 @@ void emu_fault_dp_format(const struct mlx5emu_fault_rule *rule, char *out,
 /* The CQE syndrome and vendor syndrome a cqe_error rule writes (the
  * table's vendor syndrome unless the rule gives one). */
 void emu_fault_dp_result(const struct mlx5emu_fault_rule *rule,
-			 uint8_t *syndrome, uint8_t *vendor);
+			 uint8_t *syndrome, uint32_t *vendor);
+/* Whether the rule names a MANA device (dev=mana_N: EMU_MAX_DEVICES + N).
+ * On one, cqe_error's syndrome is a MANA CQE type (the default: TX_INVALID_OOB
+ * on a send queue, RX_TRUNCATED on a receive queue) and its vendor syndrome
+ * has 24 bits. */
+bool emu_fault_rule_is_mana(const struct mlx5emu_fault_rule *rule);
+/* "TX_MTU_DROP" (prm/mana.def, the kernel's CQE_TX_MTU_DROP) or NULL. */
+const char *emu_fault_mana_cqe_name(uint8_t type);
 /* "RDMA_WRITE" (prm/dp_opcodes.def), "LOCAL_PROT" (prm/cqe_syndromes.def),
  * or NULL. */
 const char *emu_fault_wqe_opcode_name(uint8_t opcode);
@@ -167,9 +174,9 @@ bool emu_fault_frame_matches(const struct mlx5emu_fault_rule *rule,
  * receive WQE a message takes, a new send queue doorbell, or a CQ arm
  * request. */
 struct emu_fault_wqe {
-	int dev;		/* device index */
-	uint32_t qpn;
-	bool rq;		/* a receive WQE */
+	int dev;		/* device index (MANA: EMU_MAX_DEVICES + N) */
+	uint32_t qpn;		/* MANA: the work queue's id */
+	bool rq;		/* a receive WQE (MANA: or an RQ doorbell) */
 	bool doorbell;		/* a doorbell, not a WQE */
 	uint8_t opcode;		/* MLX5_OPCODE_* (receive: the message's) */
 	bool cq_arm;		/* the doorbell arms CQ cqn (qpn unused) */

@@ -16,6 +16,12 @@
  * error CQE table (prm/cqe_syndromes.def: LOCAL_PROT, REMOTE_ACCESS ...),
  * also with mlx5dv.h's MLX5_CQE_SYNDROME_ prefix and _ERR suffix, or as
  * numbers.  A syndrome the table has brings its vendor syndrome.
+ *
+ * On a MANA device (dev=mana_N) the syndrome is the error CQE's type, named
+ * as the kernel's include/net/mana/mana.h names it (CQE_TX_MTU_DROP, with
+ * or without CQE_; prm/mana.def) or a number, and the vendor syndrome fills
+ * the CQE header's 24-bit vendor_err.  Its queues are the send queue, the
+ * receive queue (cqe_error and doorbell_drop) and CQ arms.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -53,7 +59,68 @@ static const struct {
 #undef ENG_SYND
 };
 
+/* MANA CQE types (prm/mana.def): the send side's error types and the one
+ * receive type that says a frame was dropped. */
+static const struct {
+	const char *name;
+	uint8_t value;
+	bool tx;
+} mana_types[] = {
+#define MANA_CQE(name, val, tx, text) { #name, (val), (tx) },
+#include "prm/mana.def"
+#undef MANA_CQE
+};
+
+enum {
+	MANA_TYPE_RX_TRUNCATED = 4,
+	MANA_TYPE_TX_OKAY = 32,
+	MANA_TYPE_TX_INVALID_OOB = 35,
+	MANA_TYPE_TX_LAST = 41,		/* TX_VLAN_TAGGING_VIOLATION */
+	MANA_VENDOR_MAX = 0xffffff,
+};
+
 #define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+_Static_assert(MLX5EMU_FAULT_DEV_MANA == EMU_MAX_DEVICES,
+	       "the public MANA device numbers follow the ConnectX ones");
+
+bool emu_fault_rule_is_mana(const struct mlx5emu_fault_rule *r)
+{
+	return (r->match & MLX5EMU_FAULT_MATCH_DEV) && r->dev >= EMU_MAX_DEVICES;
+}
+
+const char *emu_fault_mana_cqe_name(uint8_t type)
+{
+	for (size_t i = 0; i < NELEMS(mana_types); i++)
+		if (mana_types[i].value == type)
+			return mana_types[i].name;
+	return NULL;
+}
+
+/* "TX_MTU_DROP", "cqe_tx_mtu_drop". */
+static int mana_type_by_name(const char *s, uint8_t *out)
+{
+	if ((s[0] | 0x20) == 'c' && (s[1] | 0x20) == 'q' &&
+	    (s[2] | 0x20) == 'e' && s[3] == '_' && s[4])
+		s += 4;
+	for (size_t i = 0; i < NELEMS(mana_types); i++)
+		if (emu_text_eq_nocase(s, mana_types[i].name)) {
+			*out = mana_types[i].value;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static bool mana_error_type(uint32_t type, bool rq)
+{
+	return rq ? type == MANA_TYPE_RX_TRUNCATED :
+		    type > MANA_TYPE_TX_OKAY && type <= MANA_TYPE_TX_LAST;
+}
+
+static uint32_t rule_vendor(const struct mlx5emu_fault_rule *r)
+{
+	return (uint32_t)r->vendor_syndrome_hi << 8 | r->vendor_syndrome;
+}
 
 bool emu_fault_is_dp(uint32_t action)
 {
@@ -137,6 +204,26 @@ int emu_fault_dp_key(struct mlx5emu_fault_rule *r, const char *key,
 			return emu_fault_errf(err, errlen, "bad queue \"%s\": expected "
 				     "sq, rq or cq_arm", v);
 		r->match |= MLX5EMU_FAULT_MATCH_QUEUE;
+	} else if (emu_text_eq_nocase(key, "syndrome") &&
+		   emu_fault_rule_is_mana(r)) {
+		if (!mana_type_by_name(v, &s))
+			r->syndrome = s;
+		else if (!emu_text_parse_u64(v, 63, &n) && n)
+			r->syndrome = (uint32_t)n;
+		else
+			return emu_fault_errf(err, errlen, "bad syndrome \"%s\": expected "
+				     "a MANA CQE type such as CQE_TX_INVALID_OOB "
+				     "or CQE_RX_TRUNCATED, or a number from 1 to "
+				     "63", v);
+	} else if (emu_text_eq_nocase(key, "vendor_syndrome") &&
+		   emu_fault_rule_is_mana(r)) {
+		if (emu_text_parse_u64(v, MANA_VENDOR_MAX, &n))
+			return emu_fault_errf(err, errlen, "bad vendor_syndrome \"%s\": "
+				     "expected a number from 0 to 0xffffff (a MANA "
+				     "CQE's vendor_err)", v);
+		r->vendor_syndrome = (uint8_t)n;
+		r->vendor_syndrome_hi = (uint16_t)(n >> 8);
+		r->flags |= MLX5EMU_FAULT_F_VENDOR;
 	} else if (emu_text_eq_nocase(key, "syndrome")) {
 		if (!cqe_synd_by_name(v, &s)) {
 			r->syndrome = s;
@@ -159,11 +246,51 @@ int emu_fault_dp_key(struct mlx5emu_fault_rule *r, const char *key,
 	return 0;
 }
 
+/* A data-path rule on a MANA device, after the common data-path checks. */
+static int mana_check(const struct mlx5emu_fault_rule *r, char *err,
+		      size_t errlen)
+{
+	bool rq = r->queue == MLX5EMU_FAULT_QUEUE_RQ;
+
+	if (r->action == MLX5EMU_FAULT_CQE_DELAY)
+		return emu_fault_errf(err, errlen, "cqe_delay does not apply to "
+			     "MANA devices: their completions are written as "
+			     "the work is done, in order");
+	if (r->match & MLX5EMU_FAULT_MATCH_WQE)
+		return emu_fault_errf(err, errlen, "a MANA WQE has no opcode: wqe "
+			     "does not apply to MANA devices");
+	if (r->delay_us)
+		return emu_fault_errf(err, errlen,
+			     "us applies only to cqe_delay and wire rules");
+	if (r->action == MLX5EMU_FAULT_DOORBELL_DROP) {
+		if (r->syndrome || (r->flags & MLX5EMU_FAULT_F_VENDOR))
+			return emu_fault_errf(err, errlen, "syndrome and "
+				     "vendor_syndrome apply only to fail and "
+				     "cqe_error rules");
+		if (r->queue == MLX5EMU_FAULT_QUEUE_CQ_ARM &&
+		    (r->match & MLX5EMU_FAULT_MATCH_QPN))
+			return emu_fault_errf(err, errlen, "an arm names a CQ: qp "
+				     "does not apply to queue=cq_arm (cqn=N "
+				     "does)");
+		return 0;
+	}
+	if (r->syndrome && !mana_error_type(r->syndrome, rq))
+		return emu_fault_errf(err, errlen, "syndrome %" PRIu32 " is not a "
+			     "MANA %s error CQE type (%s)", r->syndrome,
+			     rq ? "receive" : "send", rq ? "CQE_RX_TRUNCATED" :
+			     "CQE_TX_SA_DROP .. CQE_TX_VLAN_TAGGING_VIOLATION, "
+			     "33 to 41");
+	return 0;
+}
+
 int emu_fault_dp_check(const struct mlx5emu_fault_rule *r, char *err,
 		       size_t errlen)
 {
-	if (r->reserved8)
+	if (r->reserved8 || r->reserved16)
 		return emu_fault_errf(err, errlen, "reserved fields must be 0");
+	if (r->vendor_syndrome_hi && !emu_fault_rule_is_mana(r))
+		return emu_fault_errf(err, errlen, "a vendor syndrome above 0xff "
+			     "(vendor_syndrome_hi) applies only to MANA devices");
 	if (!emu_fault_is_dp(r->action)) {
 		if ((r->match & DP_MATCH) || r->wqe_opcode || r->queue ||
 		    r->vendor_syndrome || (r->flags & MLX5EMU_FAULT_F_VENDOR))
@@ -208,9 +335,11 @@ int emu_fault_dp_check(const struct mlx5emu_fault_rule *r, char *err,
 		return emu_fault_errf(err, errlen, "cqn applies to a data-path rule "
 			     "only as doorbell_drop queue=cq_arm cqn=N");
 	/* (its flag and range: emu_fault_rule_check, as for events) */
-	if (!(r->flags & MLX5EMU_FAULT_F_VENDOR) && r->vendor_syndrome)
+	if (!(r->flags & MLX5EMU_FAULT_F_VENDOR) && rule_vendor(r))
 		return emu_fault_errf(err, errlen, "vendor_syndrome is set but its "
 			     "flag MLX5EMU_FAULT_F_VENDOR is not");
+	if (emu_fault_rule_is_mana(r))
+		return mana_check(r, err, errlen);
 
 	switch (r->action) {
 	case MLX5EMU_FAULT_CQE_ERROR:
@@ -265,10 +394,19 @@ int emu_fault_dp_check(const struct mlx5emu_fault_rule *r, char *err,
 }
 
 void emu_fault_dp_result(const struct mlx5emu_fault_rule *r,
-			 uint8_t *syndrome, uint8_t *vendor)
+			 uint8_t *syndrome, uint32_t *vendor)
 {
 	int i = cqe_synd_index((uint8_t)r->syndrome);
 
+	if (emu_fault_rule_is_mana(r)) {
+		/* no type given: the device's own for a WQE it could not
+		 * carry out; a receive has only the one */
+		*syndrome = r->syndrome ? (uint8_t)r->syndrome :
+			    r->queue == MLX5EMU_FAULT_QUEUE_RQ ?
+			    MANA_TYPE_RX_TRUNCATED : MANA_TYPE_TX_INVALID_OOB;
+		*vendor = rule_vendor(r);
+		return;
+	}
 	*syndrome = (uint8_t)r->syndrome;
 	if (r->flags & MLX5EMU_FAULT_F_VENDOR)
 		*vendor = r->vendor_syndrome;
@@ -293,7 +431,13 @@ void emu_fault_dp_format(const struct mlx5emu_fault_rule *r, char *out,
 		else
 			PUT(" wqe=0x%x", r->wqe_opcode);
 	}
-	if (r->action == MLX5EMU_FAULT_CQE_ERROR) {
+	if (r->action == MLX5EMU_FAULT_CQE_ERROR && emu_fault_rule_is_mana(r)) {
+		name = emu_fault_mana_cqe_name((uint8_t)r->syndrome);
+		if (r->syndrome && name)
+			PUT(" syndrome=CQE_%s", name);
+		else if (r->syndrome)
+			PUT(" syndrome=%" PRIu32, r->syndrome);
+	} else if (r->action == MLX5EMU_FAULT_CQE_ERROR) {
 		name = emu_fault_cqe_syndrome_name((uint8_t)r->syndrome);
 		if (name)
 			PUT(" syndrome=%s", name);
@@ -301,6 +445,6 @@ void emu_fault_dp_format(const struct mlx5emu_fault_rule *r, char *out,
 			PUT(" syndrome=0x%" PRIx32, r->syndrome);
 	}
 	if (r->flags & MLX5EMU_FAULT_F_VENDOR)
-		PUT(" vendor_syndrome=0x%x", r->vendor_syndrome);
+		PUT(" vendor_syndrome=0x%" PRIx32, rule_vendor(r));
 #undef PUT
 }

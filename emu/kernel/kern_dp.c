@@ -28,7 +28,7 @@ static bool kern_dp_verdict(void *arg, const struct emu_eng_wqe *w,
 		return false;
 	v->error = fv.error;
 	v->syndrome = fv.syndrome;
-	v->vendor = fv.vendor;
+	v->vendor = (uint8_t)fv.vendor;	/* ConnectX rules: 8 bits */
 	v->delay_us = fv.delay_us;
 	v->drop = fv.drop;
 	return true;

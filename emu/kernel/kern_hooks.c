@@ -77,7 +77,7 @@ static bool kern_hooks_dp_verdict(int dev, const struct mlx5be_dp_cqe *c,
 	    !v.error)
 		return false;
 	*syndrome = v.syndrome;
-	*vendor = v.vendor;
+	*vendor = (uint8_t)v.vendor;
 	return true;
 }
 

@@ -53,7 +53,14 @@ void mana_cqs_arm(struct mana_cqs *cq, uint32_t head)
 int mana_cqs_put(struct mana_cqs *cq, const uint8_t client[MANA_CQE_CLIENT],
 		 uint32_t wq_num, bool is_sq)
 {
-	uint8_t cqe[MANA_CQE_SIZE];
+	return mana_cqs_put_copy(cq, client, wq_num, is_sq, NULL);
+}
+
+int mana_cqs_put_copy(struct mana_cqs *cq, const uint8_t client[MANA_CQE_CLIENT],
+		      uint32_t wq_num, bool is_sq, uint8_t out[MANA_CQE_SIZE])
+{
+	uint8_t buf[MANA_CQE_SIZE];
+	uint8_t *cqe = out ? out : buf;
 	uint64_t j = cq->produced;
 	uint8_t *slot;
 
@@ -66,7 +73,7 @@ int mana_cqs_put(struct mana_cqs *cq, const uint8_t client[MANA_CQE_CLIENT],
 	PRM_LE_SET(gdma_cqe_info, cqe + MANA_CQE_CLIENT, is_sq, is_sq);
 	PRM_LE_SET(gdma_cqe_info, cqe + MANA_CQE_CLIENT, owner_bits,
 		   mana_cq_owner(cq->count, j));
-	if (emu_mem_publish(slot, cqe, sizeof(cqe))) {
+	if (emu_mem_publish(slot, cqe, MANA_CQE_SIZE)) {
 		cq->broken = true;
 		cq->faults++;
 		return -EFAULT;

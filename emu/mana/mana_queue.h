@@ -31,6 +31,34 @@ struct mana_mkeys {
 	void *arg;
 };
 
+/*
+ * The device model's data-path hooks (fault rules, the trace): a queue with
+ * hooks (dp not NULL) calls them for every well-formed WQE it takes and
+ * every CQE it writes.  Without, nothing is called.
+ */
+struct mana_dp_wqe {
+	uint32_t wq_id;
+	bool rq;
+	uint32_t off;			/* the WQE's byte offset in the ring */
+	const uint8_t *copy;		/* the WQE, SGL unwrapped (mana_wq_fetch) */
+	const struct mana_wqe *w;	/* describes copy */
+	uint32_t pkt_len;		/* receive: the frame's length */
+};
+
+struct mana_cqs;
+struct mana_dp_hooks {
+	/*
+	 * A WQE about to be sent, or about to take a frame: true fails it
+	 * with an error CQE of *type and *vendor_err instead (no frame sent,
+	 * or the frame dropped; the WQE is consumed either way).
+	 */
+	bool (*wqe)(void *arg, const struct mana_dp_wqe *v, uint8_t *type,
+		    uint32_t *vendor_err);
+	/* A CQE just written: the cq's (cq->produced - 1)-th. */
+	void (*cqe)(void *arg, const struct mana_cqs *cq,
+		    const uint8_t cqe[MANA_CQE_SIZE]);
+};
+
 /* ---- completion queue (mana_cqs.c) ---- */
 
 struct mana_cqs;
@@ -61,6 +89,9 @@ void mana_cqs_arm(struct mana_cqs *cq, uint32_t head);
  */
 int mana_cqs_put(struct mana_cqs *cq, const uint8_t client[MANA_CQE_CLIENT],
 		 uint32_t wq_num, bool is_sq);
+/* The same, and the CQE's 64 bytes as written into cqe (when not NULL). */
+int mana_cqs_put_copy(struct mana_cqs *cq, const uint8_t client[MANA_CQE_CLIENT],
+		      uint32_t wq_num, bool is_sq, uint8_t cqe[MANA_CQE_SIZE]);
 
 /* ---- reading a WQE out of application memory (mana_wq.c) ---- */
 
@@ -117,6 +148,7 @@ struct mana_sq_stats {
 	uint64_t suppressed;	/* WQEs that asked for no CQE */
 	uint64_t bad_tail;	/* doorbells past head + ring size, ignored */
 	uint64_t cqe_faults;	/* CQEs the CQ could not take */
+	uint64_t injected;	/* WQEs a fault rule failed */
 };
 
 /* Called once per frame put on the wire; frame is valid during the call. */
@@ -136,6 +168,8 @@ struct mana_sq {
 	uint8_t *gather;	/* MANA_SQ_GATHER_MAX: the WQE's bytes */
 	uint8_t *seg;		/* one frame on the wire */
 	uint32_t seg_cap;
+	const struct mana_dp_hooks *dp;	/* NULL: none */
+	void *dp_arg;
 };
 
 /* ring_size a power of two of at least one basic unit; allocates the frame
@@ -176,6 +210,7 @@ struct mana_rq_stats {
 	uint64_t bad_wqes;	/* malformed WQEs (frame dropped) */
 	uint64_t bad_tail;
 	uint64_t cqe_faults;
+	uint64_t injected;	/* frames a fault rule dropped */
 };
 
 struct mana_rq {
@@ -190,6 +225,8 @@ struct mana_rq {
 	enum mana_wq_stop stop;
 	struct mana_rq_stats st;
 	struct mana_rx_cqe pend;	/* coalesced packets not yet written */
+	const struct mana_dp_hooks *dp;	/* NULL: none */
+	void *dp_arg;
 };
 
 int mana_rq_init(struct mana_rq *rq, void *ring, uint32_t ring_size,

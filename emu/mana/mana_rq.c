@@ -189,6 +189,22 @@ static int rx_take(struct mana_rq *rq, const uint8_t *frame, uint32_t len,
 	rx->pkt[0].len = (uint16_t)s.len;
 	rx->pkt[0].hash = meta->hash;
 	rx->wqe_off = off;
+	if (rq->dp && rq->dp->wqe) {
+		const struct mana_dp_wqe dv = { .wq_id = rq->id, .rq = true,
+						.off = off, .copy = copy, .w = &w,
+						.pkt_len = s.len };
+		uint8_t type;
+
+		/* a fault rule drops the frame: the WQE is consumed and its
+		 * CQE says so, as for a frame too large for it */
+		if (rq->dp->wqe(rq->dp_arg, &dv, &type, &o->vendor_err)) {
+			rq->head_bu += w.size_bu;
+			rq->st.wqes++;
+			rq->st.injected++;
+			rx->type = type;
+			return 0;
+		}
+	}
 	got = rx_scatter(copy, &w, &s, mk);
 	rq->head_bu += w.size_bu;
 	rq->st.wqes++;
@@ -209,14 +225,17 @@ static int rx_take(struct mana_rq *rq, const uint8_t *frame, uint32_t len,
 
 static void rx_put(struct mana_rq *rq, const struct rx_one *o)
 {
-	uint8_t client[MANA_CQE_CLIENT];
+	uint8_t client[MANA_CQE_CLIENT], cqe[MANA_CQE_SIZE];
 
 	mana_rx_cqe_build(client, &o->rx);
 	PRM_LE_SET(mana_rxcomp_oob, client, cqe_hdr.vendor_err, o->vendor_err);
-	if (mana_cqs_put(rq->cq, client, rq->id, false))
+	if (mana_cqs_put_copy(rq->cq, client, rq->id, false, cqe)) {
 		rq->st.cqe_faults++;
-	else
+	} else {
 		rq->st.cqes++;
+		if (rq->dp && rq->dp->cqe)
+			rq->dp->cqe(rq->dp_arg, rq->cq, cqe);
+	}
 }
 
 int mana_rq_deliver(struct mana_rq *rq, const uint8_t *frame, uint32_t len,

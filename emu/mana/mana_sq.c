@@ -270,13 +270,28 @@ static struct tx_res tx_one(struct mana_sq *sq, const uint8_t *copy,
 static void tx_cqe(struct mana_sq *sq, uint8_t type, uint32_t vendor_err,
 		   uint32_t off)
 {
-	uint8_t client[MANA_CQE_CLIENT];
+	uint8_t client[MANA_CQE_CLIENT], cqe[MANA_CQE_SIZE];
 
 	if (type != MANA_CQE_TX_OKAY)
 		sq->st.errors++;
 	mana_tx_cqe_build(client, type, vendor_err, off);
-	if (mana_cqs_put(sq->cq, client, sq->id, true))
+	if (mana_cqs_put_copy(sq->cq, client, sq->id, true, cqe))
 		sq->st.cqe_faults++;
+	else if (sq->dp && sq->dp->cqe)
+		sq->dp->cqe(sq->dp_arg, sq->cq, cqe);
+}
+
+/* The hooks' word on a WQE (trace, fault rules): true when a rule fails
+ * it.  The queue goes on after such an error CQE, as after any TX error:
+ * the kernel and DPDK count it and carry on. */
+static bool tx_hook(struct mana_sq *sq, const uint8_t *copy,
+		    const struct mana_wqe *w, uint32_t off, uint8_t *type,
+		    uint32_t *vendor_err)
+{
+	const struct mana_dp_wqe v = { .wq_id = sq->id, .off = off,
+				       .copy = copy, .w = w };
+
+	return sq->dp->wqe && sq->dp->wqe(sq->dp_arg, &v, type, vendor_err);
 }
 
 unsigned int mana_sq_process(struct mana_sq *sq, unsigned int budget,
@@ -318,6 +333,9 @@ unsigned int mana_sq_process(struct mana_sq *sq, unsigned int budget,
 			if (bytes > sq->tail - sq->head_bu * MANA_BU)
 				return n;	/* the rest is not posted yet */
 			type = mana_wqe_verdict_cqe(MANA_WQ_SQ, v, &vendor_err);
+			tx_cqe(sq, type, vendor_err, off);
+		} else if (sq->dp && tx_hook(sq, copy, &w, off, &type, &vendor_err)) {
+			sq->st.injected++;
 			tx_cqe(sq, type, vendor_err, off);
 		} else {
 			res = tx_one(sq, copy, &w, mk, emit, arg, &suppress);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,8 @@ static struct {
 /* Every tracer ever handed to a firmware: they live until the process ends
  * (a command may still be running when a device is detached). */
 static struct trace_dev *trace_devs;
+/* trace.cfg.on && trace.cfg.datapath, for engines that ask per burst */
+static atomic_bool trace_dp_on;
 
 /*
  * The fault-injection rules that fired on this thread's current command:
@@ -84,7 +87,7 @@ static void trace_fault_event(const struct emu_fault_event *ev)
 		[MLX5EMU_FAULT_CQE_DELAY] = "qpn",
 		[MLX5EMU_FAULT_DOORBELL_DROP] = "qpn",
 	};
-	char dev[16];
+	char dev[24];
 	struct emu_trace_event e = {
 		.dev = dev, .pid = trace_pid(),
 		.action = emu_fault_action_name(ev->action),
@@ -94,11 +97,17 @@ static void trace_fault_event(const struct emu_fault_event *ev)
 	char *line = NULL;
 	size_t len;
 
-	snprintf(dev, sizeof(dev), "mlx5_%d", ev->dev);
+	if (ev->dev >= EMU_MAX_DEVICES)
+		snprintf(dev, sizeof(dev), "mana_%d", ev->dev - EMU_MAX_DEVICES);
+	else
+		snprintf(dev, sizeof(dev), "mlx5_%d", ev->dev);
 	if (ev->action < sizeof(target_keys) / sizeof(target_keys[0]) &&
 	    target_keys[ev->action]) {
 		e.target_key = ev->cq_arm ? "cqn" : target_keys[ev->action];
 		e.target = ev->target;
+		/* a MANA device's data-path target is a work queue */
+		if (ev->dev >= EMU_MAX_DEVICES && !ev->cq_arm)
+			e.target_key = "wq_id";
 	}
 	if ((ev->action == MLX5EMU_FAULT_PORT_DOWN ||
 	     ev->action == MLX5EMU_FAULT_PORT_UP) && !e.port)
@@ -230,6 +239,8 @@ static void trace_atfork_child(void)
 		trace.fd = fd >= 0 ? fd : -1;
 		if (fd < 0)
 			trace.cfg.on = false;
+		atomic_store_explicit(&trace_dp_on, trace.cfg.on && trace.cfg.datapath,
+				      memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&trace_lock);
 }
@@ -258,6 +269,8 @@ static int trace_set_locked(const struct emu_trace_config *cfg)
 	else
 		memset(&trace.cfg, 0, sizeof(trace.cfg));
 	trace.configured = true;
+	atomic_store_explicit(&trace_dp_on, trace.cfg.on && trace.cfg.datapath,
+			      memory_order_relaxed);
 	return 0;
 }
 
@@ -352,8 +365,15 @@ bool emu_trace_datapath(void)
 	return on;
 }
 
-/* One data-path line in the sequence (w or c). */
-static void trace_dp_line(struct emu_trace_wqe *w, struct emu_trace_cqe *c)
+bool emu_trace_datapath_on(void)
+{
+	return atomic_load_explicit(&trace_dp_on, memory_order_relaxed);
+}
+
+/* One data-path line in the sequence: one of w, c, mw, mc. */
+static void trace_dp_line(struct emu_trace_wqe *w, struct emu_trace_cqe *c,
+			  struct emu_trace_mana_wqe *mw,
+			  struct emu_trace_mana_cqe *mc)
 {
 	char *line = NULL;
 	size_t len;
@@ -363,9 +383,15 @@ static void trace_dp_line(struct emu_trace_wqe *w, struct emu_trace_cqe *c)
 		if (w) {
 			w->seq = ++trace.seq;
 			line = emu_trace_format_wqe(w, trace.cfg.fmt, &len);
-		} else {
+		} else if (c) {
 			c->seq = ++trace.seq;
 			line = emu_trace_format_cqe(c, trace.cfg.fmt, &len);
+		} else if (mw) {
+			mw->seq = ++trace.seq;
+			line = emu_trace_format_mana_wqe(mw, trace.cfg.fmt, &len);
+		} else {
+			mc->seq = ++trace.seq;
+			line = emu_trace_format_mana_cqe(mc, trace.cfg.fmt, &len);
 		}
 		if (line)
 			trace_write(trace.fd >= 0 ? trace.fd : STDERR_FILENO,
@@ -375,22 +401,36 @@ static void trace_dp_line(struct emu_trace_wqe *w, struct emu_trace_cqe *c)
 	free(line);
 }
 
-void emu_trace_wqe(struct emu_trace_wqe *w)
+/* One record with this process's pid, errno kept. */
+static void trace_dp_rec(long *pid, struct emu_trace_wqe *w,
+			 struct emu_trace_cqe *c, struct emu_trace_mana_wqe *mw,
+			 struct emu_trace_mana_cqe *mc)
 {
 	int saved = errno;
 
-	w->pid = trace_pid();
-	trace_dp_line(w, NULL);
+	*pid = trace_pid();
+	trace_dp_line(w, c, mw, mc);
 	errno = saved;
+}
+
+void emu_trace_wqe(struct emu_trace_wqe *w)
+{
+	trace_dp_rec(&w->pid, w, NULL, NULL, NULL);
 }
 
 void emu_trace_cqe(struct emu_trace_cqe *c)
 {
-	int saved = errno;
+	trace_dp_rec(&c->pid, NULL, c, NULL, NULL);
+}
 
-	c->pid = trace_pid();
-	trace_dp_line(NULL, c);
-	errno = saved;
+void emu_trace_mana_wqe(struct emu_trace_mana_wqe *w)
+{
+	trace_dp_rec(&w->pid, NULL, NULL, w, NULL);
+}
+
+void emu_trace_mana_cqe(struct emu_trace_mana_cqe *c)
+{
+	trace_dp_rec(&c->pid, NULL, NULL, NULL, c);
 }
 
 static void trace_cmd(void *arg, const void *in, size_t inlen,

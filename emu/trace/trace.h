@@ -95,5 +95,11 @@ void emu_trace_mana_message(const char *dev, uint32_t type, const void *req,
 bool emu_trace_datapath(void);
 void emu_trace_wqe(struct emu_trace_wqe *w);
 void emu_trace_cqe(struct emu_trace_cqe *c);
+/* The same answer as emu_trace_datapath() once the configuration was read
+ * (emu_trace_start), as one relaxed load: for an engine that asks per
+ * burst.  And a MANA device's records. */
+bool emu_trace_datapath_on(void);
+void emu_trace_mana_wqe(struct emu_trace_mana_wqe *w);
+void emu_trace_mana_cqe(struct emu_trace_mana_cqe *c);
 
 #endif /* MLX5EMU_EMU_TRACE_TRACE_H */

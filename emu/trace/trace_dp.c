@@ -19,6 +19,7 @@
 
 #include "emu/trace/trace_fmt.h"
 #include "emu/trace/trace_int.h"
+#include "prm/prm_le.h"
 
 static const struct {
 	const char *name;
@@ -73,7 +74,7 @@ struct dp_field {
 	bool addr;		/* 64 bits: a hex string in JSON */
 };
 
-#define DP_MAX_FIELDS 24
+#define DP_MAX_FIELDS 32
 
 struct dp_rec {
 	const char *dev;
@@ -86,6 +87,7 @@ struct dp_rec {
 	unsigned int n;
 	unsigned int nsge;
 	const struct emu_trace_sge *sge;
+	bool mana;		/* GDMA's SGE names */
 };
 
 static void dp_put(struct dp_rec *r, const char *name, uint64_t v)
@@ -130,9 +132,11 @@ static void dp_text(struct trace_buf *b, const struct dp_rec *r)
 	for (unsigned int i = 0; i < r->n; i++)
 		dp_text_field(b, &r->f[i]);
 	for (unsigned int i = 0; i < r->nsge; i++)
-		trace_buf_printf(b, " sge[%u]{byte_count=0x%x lkey=0x%x "
-				 "addr=0x%" PRIx64 "}", i, r->sge[i].byte_count,
-				 r->sge[i].lkey, r->sge[i].addr);
+		trace_buf_printf(b, r->mana ?
+				 " sge[%u]{size=0x%x mem_key=0x%x address=0x%" PRIx64 "}" :
+				 " sge[%u]{byte_count=0x%x lkey=0x%x addr=0x%" PRIx64 "}",
+				 i, r->sge[i].byte_count, r->sge[i].lkey,
+				 r->sge[i].addr);
 	trace_buf_puts(b, "\n");
 }
 
@@ -173,11 +177,11 @@ static void dp_json(struct trace_buf *b, const struct dp_rec *r)
 		for (unsigned int i = 0; a && i < r->nsge; i++) {
 			struct json_object *e = json_object_new_object();
 
-			json_object_object_add(e, "byte_count",
+			json_object_object_add(e, r->mana ? "size" : "byte_count",
 				json_object_new_uint64(r->sge[i].byte_count));
-			json_object_object_add(e, "lkey",
+			json_object_object_add(e, r->mana ? "mem_key" : "lkey",
 				json_object_new_uint64(r->sge[i].lkey));
-			json_object_object_add(e, "addr",
+			json_object_object_add(e, r->mana ? "address" : "addr",
 					       dp_json_hex(r->sge[i].addr));
 			json_object_array_add(a, e);
 		}
@@ -286,5 +290,144 @@ char *emu_trace_format_cqe(const struct emu_trace_cqe *c,
 	dp_put(&r, "srqn_uidx", be32toh(q->srqn_uidx) & 0xffffff);
 	dp_put(&r, "se", (q->op_own >> 1) & 1);
 	dp_put(&r, "owner", q->op_own & 1);
+	return dp_format(&r, fmt, len);
+}
+
+/* ---- MANA ---- */
+
+static const struct {
+	const char *name;
+	uint8_t value;
+} mana_types[] = {
+#define MANA_CQE(name, val, tx, text) { #name, (val) },
+#include "prm/mana.def"
+#undef MANA_CQE
+};
+
+const char *emu_trace_mana_cqe_name(uint8_t type)
+{
+	return DP_NAME(mana_types, type);
+}
+
+char *emu_trace_format_mana_wqe(const struct emu_trace_mana_wqe *w,
+				enum emu_trace_format fmt, size_t *len)
+{
+	struct dp_rec r = { .kind = "WQE", .kind_key = "wqe", .mana = true };
+
+	if (!w) {
+		errno = EINVAL;
+		return NULL;
+	}
+	r.dev = w->dev;
+	r.seq = w->seq;
+	r.pid = w->pid;
+	r.kind_val = w->rq ? "rq" : "sq";
+	dp_put(&r, "wq_id", w->wq_id);
+	dp_put(&r, "offset", w->offset);
+	/* the GDMA WQE header */
+	dp_put(&r, "num_sge", w->num_sge);
+	dp_put(&r, "inline_oob_size", w->inline_oob_size);
+	dp_put(&r, "client_data_unit", w->client_data_unit);
+	dp_put(&r, "last_vbytes", w->last_vbytes);
+	dp_put(&r, "sgl_direct", w->sgl_direct);
+	if (w->rq) {
+		dp_put(&r, "pkt_len", w->pkt_len);
+	} else {
+		/* the client OOB (mana_tx_short_oob, mana_tx_long_oob) */
+		dp_put(&r, "pkt_fmt", w->pkt_fmt);
+		dp_put(&r, "is_outer_ipv4", w->is_outer_ipv4);
+		dp_put(&r, "is_outer_ipv6", w->is_outer_ipv6);
+		dp_put(&r, "comp_iphdr_csum", w->comp_iphdr_csum);
+		dp_put(&r, "comp_tcp_csum", w->comp_tcp_csum);
+		dp_put(&r, "comp_udp_csum", w->comp_udp_csum);
+		dp_put(&r, "suppress_txcqe_gen", w->suppress_txcqe_gen);
+		dp_put(&r, "vcq_num", w->vcq_num);
+		dp_put(&r, "vp_offset", w->vp_offset);
+		if (w->comp_tcp_csum)
+			dp_put(&r, "trans_off", w->trans_off);
+		if (w->mss)
+			dp_put(&r, "mss", w->mss);
+		dp_put(&r, "inject_vlan_pri_tag", w->inject_vlan_pri_tag);
+		if (w->inject_vlan_pri_tag) {
+			dp_put(&r, "pcp", w->vlan_tci >> 13);
+			dp_put(&r, "dei", (w->vlan_tci >> 12) & 1);
+			dp_put(&r, "vlan_id", w->vlan_tci & 0xfff);
+		}
+	}
+	dp_put(&r, "byte_count", w->byte_count);
+	r.nsge = w->nsge;
+	r.sge = w->sge;
+	return dp_format(&r, fmt, len);
+}
+
+char *emu_trace_format_mana_cqe(const struct emu_trace_mana_cqe *c,
+				enum emu_trace_format fmt, size_t *len)
+{
+	static const char *const pkt_len[] = { "pkt_len", "pkt_len1",
+					       "pkt_len2", "pkt_len3" };
+	static const char *const pkt_hash[] = { "pkt_hash", "pkt_hash1",
+						"pkt_hash2", "pkt_hash3" };
+	struct dp_rec r = { .kind = "CQE", .kind_key = "cqe", .mana = true };
+	const uint8_t *q, *info;
+	uint8_t type;
+	bool sq;
+
+	if (!c || !c->cqe) {
+		errno = EINVAL;
+		return NULL;
+	}
+	q = c->cqe;
+	info = q + 60;		/* after the 60 bytes of client data */
+	type = (uint8_t)PRM_LE_GET(mana_cqe_header, q, cqe_type);
+	sq = PRM_LE_GET(gdma_cqe_info, info, is_sq);
+	r.dev = c->dev;
+	r.seq = c->seq;
+	r.pid = c->pid;
+	r.kind_val = emu_trace_mana_cqe_name(type) ?
+		     emu_trace_mana_cqe_name(type) : "unknown";
+	dp_put(&r, "cq_id", c->cq_id);
+	dp_put(&r, "index", c->index);
+	dp_put_named(&r, "cqe_type", type, emu_trace_mana_cqe_name(type));
+	dp_put(&r, "client_type", PRM_LE_GET(mana_cqe_header, q, client_type));
+	dp_put(&r, "vendor_err", PRM_LE_GET(mana_cqe_header, q, vendor_err));
+	if (sq) {
+		dp_put(&r, "tx_wqe_offset",
+		       PRM_LE_GET(mana_tx_comp_oob, q, tx_wqe_offset));
+	} else {
+		const uint8_t *ppi = PRM_LE_ADDR_OF(mana_rxcomp_oob, (uint8_t *)q, ppi);
+
+		for (unsigned int i = 0; i < 4; i++) {
+			const uint8_t *p = ppi + i * PRM_LE_ST_SZ_BYTES(mana_rxcomp_perpkt_info);
+			uint32_t l = PRM_LE_GET(mana_rxcomp_perpkt_info, p, pkt_len);
+
+			/* a zero length ends the packets, as for a consumer */
+			if (!l)
+				break;
+			dp_put(&r, pkt_len[i], l);
+			dp_put(&r, pkt_hash[i],
+			       PRM_LE_GET(mana_rxcomp_perpkt_info, p, pkt_hash));
+		}
+		dp_put(&r, "rx_hashtype", PRM_LE_GET(mana_rxcomp_oob, q, rx_hashtype));
+		dp_put(&r, "rx_vlantag_present",
+		       PRM_LE_GET(mana_rxcomp_oob, q, rx_vlantag_present));
+		dp_put(&r, "rx_vlan_id", PRM_LE_GET(mana_rxcomp_oob, q, rx_vlan_id));
+		dp_put(&r, "rx_iphdr_csum_succeed",
+		       PRM_LE_GET(mana_rxcomp_oob, q, rx_iphdr_csum_succeed));
+		dp_put(&r, "rx_iphdr_csum_fail",
+		       PRM_LE_GET(mana_rxcomp_oob, q, rx_iphdr_csum_fail));
+		dp_put(&r, "rx_tcp_csum_succeed",
+		       PRM_LE_GET(mana_rxcomp_oob, q, rx_tcp_csum_succeed));
+		dp_put(&r, "rx_tcp_csum_fail",
+		       PRM_LE_GET(mana_rxcomp_oob, q, rx_tcp_csum_fail));
+		dp_put(&r, "rx_udp_csum_succeed",
+		       PRM_LE_GET(mana_rxcomp_oob, q, rx_udp_csum_succeed));
+		dp_put(&r, "rx_udp_csum_fail",
+		       PRM_LE_GET(mana_rxcomp_oob, q, rx_udp_csum_fail));
+		dp_put(&r, "rx_wqe_offset",
+		       PRM_LE_GET(mana_rxcomp_oob, q, rx_wqe_offset));
+	}
+	dp_put(&r, "wq_num", PRM_LE_GET(gdma_cqe_info, info, wq_num));
+	dp_put(&r, "is_sq", sq);
+	dp_put(&r, "owner_bits", PRM_LE_GET(gdma_cqe_info, info, owner_bits));
 	return dp_format(&r, fmt, len);
 }

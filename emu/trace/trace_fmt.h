@@ -170,6 +170,61 @@ char *emu_trace_format_wqe(const struct emu_trace_wqe *w,
 			   enum emu_trace_format fmt, size_t *len);
 char *emu_trace_format_cqe(const struct emu_trace_cqe *c,
 			   enum emu_trace_format fmt, size_t *len);
+/*
+ * The same records of a MANA device (Linux include/net/mana/gdma.h and
+ * mana.h names): a WQE the engine takes -- the GDMA WQE header, the send
+ * OOB's offload fields, the SGEs (address, mem_key, size) -- and a CQE it
+ * writes -- the CQE header (cqe_type, client_type, vendor_err), the send
+ * completion's tx_wqe_offset or the receive completion's fields and packet
+ * lengths, and the info dword (wq_num, is_sq, owner_bits).
+ *   TEXT: mana_0 #7 WQE sq wq_id=0x2 offset=0x40 num_sge=0x1
+ *         inline_oob_size=0x8 ... sge[0]{size=0x3c mem_key=0x1 address=0x7f..}
+ *         mana_0 #8 CQE cq_id=0x1 index=0x0 cqe_type=TX_OKAY(0x20) ...
+ *   JSON: {"seq":7,"dev":"mana_0",..,"wqe":"sq","wq_id":2,..,
+ *         "sge":[{"size":60,"mem_key":1,"address":"0x7f.."}]}
+ */
+struct emu_trace_mana_wqe {
+	const char *dev;	/* "mana_0"; NULL: not shown */
+	uint64_t seq;
+	long pid;
+	bool rq;
+	uint32_t wq_id;
+	uint32_t offset;	/* bytes into the ring */
+	uint8_t num_sge, inline_oob_size, last_vbytes;
+	bool sgl_direct;
+	uint16_t client_data_unit;
+	/* send: the client OOB's requests */
+	uint8_t pkt_fmt;	/* 0 short, 1 long */
+	bool is_outer_ipv4, is_outer_ipv6, comp_iphdr_csum, comp_tcp_csum,
+	     comp_udp_csum, suppress_txcqe_gen, inject_vlan_pri_tag;
+	uint16_t trans_off;	/* with comp_tcp_csum */
+	uint16_t mss;		/* LSO: client_data_unit with comp_tcp_csum */
+	uint16_t vp_offset;
+	uint32_t vcq_num;
+	uint16_t vlan_tci;	/* with inject_vlan_pri_tag */
+	/* receive: the frame's length (after a stripped tag) */
+	uint32_t pkt_len;
+	uint32_t byte_count;	/* the SGEs' sizes */
+	unsigned int nsge;
+	const struct emu_trace_sge *sge;	/* lkey: mem_key, byte_count: size */
+};
+
+struct emu_trace_mana_cqe {
+	const char *dev;
+	uint64_t seq;
+	long pid;
+	uint32_t cq_id;
+	uint64_t index;		/* CQEs the CQ took before this one */
+	const uint8_t *cqe;	/* the 64 bytes as written */
+};
+
+char *emu_trace_format_mana_wqe(const struct emu_trace_mana_wqe *w,
+				enum emu_trace_format fmt, size_t *len);
+char *emu_trace_format_mana_cqe(const struct emu_trace_mana_cqe *c,
+				enum emu_trace_format fmt, size_t *len);
+/* "TX_OKAY" (prm/mana.def, the kernel's CQE_TX_OKAY); NULL if unnamed. */
+const char *emu_trace_mana_cqe_name(uint8_t type);
+
 /* "SEND" (prm/dp_opcodes.def), "REQ_ERR"; NULL if unnamed. */
 const char *emu_trace_wqe_opcode_name(uint8_t opcode);
 const char *emu_trace_cqe_opcode_name(uint8_t opcode);

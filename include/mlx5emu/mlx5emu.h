@@ -49,6 +49,11 @@
  *     cqe_delay queue=rq us=500 every=10
  *     doorbell_drop prob=5% seed=3
  *
+ * On an emulated MANA device the rule names it (dev=mana_N), its syndrome
+ * is a MANA CQE type and its vendor syndrome 24 bits, e.g.
+ *
+ *     cqe_error dev=mana_0 qp=2 syndrome=CQE_TX_MTU_DROP vendor_syndrome=0x1234
+ *
  * Every function may be called from any thread at any time, also while
  * commands run on other threads (the rule set is read under RCU); a rule
  * added or removed takes effect for every command that starts afterwards.
@@ -119,7 +124,9 @@ enum {
 	MLX5EMU_FAULT_MATCH_CLASS = 1u << 3,
 	MLX5EMU_FAULT_MATCH_UID = 1u << 4,	/* uid == rule.uid */
 	MLX5EMU_FAULT_MATCH_USER = 1u << 5,	/* any uid but 0 (the kernel) */
-	MLX5EMU_FAULT_MATCH_DEV = 1u << 6,	/* device index (mlx5_<dev>) */
+	MLX5EMU_FAULT_MATCH_DEV = 1u << 6,	/* device index (mlx5_<dev>), or
+						 * MLX5EMU_FAULT_DEV_MANA + N
+						 * (mana_<N>) */
 	/* frames (wire rules) */
 	MLX5EMU_FAULT_MATCH_PORT = 1u << 7,	/* port number (1-based) */
 	MLX5EMU_FAULT_MATCH_QPN = 1u << 8,	/* BTH destination QP */
@@ -130,6 +137,10 @@ enum {
 	MLX5EMU_FAULT_MATCH_WQE = 1u << 12,	/* WQE opcode (MLX5_OPCODE_*) */
 	MLX5EMU_FAULT_MATCH_QUEUE = 1u << 13,	/* send or receive queue */
 };
+
+/* mlx5emu_fault_rule.dev of MANA device mana_N: this plus N (N < 4);
+ * such a rule is a data-path one (docs/fault-injection.md, "MANA"). */
+#define MLX5EMU_FAULT_DEV_MANA 16
 
 /* mlx5emu_fault_rule.dir */
 enum mlx5emu_fault_dir {
@@ -206,7 +217,11 @@ struct mlx5emu_fault_rule {
 	uint8_t queue;			/* enum mlx5emu_fault_queue */
 	uint8_t vendor_syndrome;
 	uint8_t reserved8;
-	uint32_t reserved[4];
+	/* CQE_ERROR on a MANA device: bits 23:8 of the vendor syndrome (its
+	 * CQE's vendor_err has 24 bits); 0 on ConnectX devices. */
+	uint16_t vendor_syndrome_hi;
+	uint16_t reserved16;
+	uint32_t reserved[3];
 };
 
 struct mlx5emu_fault_stats {

@@ -125,6 +125,8 @@ static void edev_doorbell(void *arg, enum mana_dbmbox_kind kind, uint32_t qid,
 	struct mana_cqs *cq;
 
 	e->st.pub.doorbells++;
+	if (edev_fault_doorbell(e, kind, qid, arm))
+		return;
 	switch (kind) {
 	case MANA_DBMBOX_SQ:
 		sq = edev_sq(e, qid);
@@ -172,6 +174,7 @@ static void edev_run_tx(struct mana_edev *e)
 		if (!e->sq_rung[id])
 			continue;
 		e->sq_rung[id] = false;
+		edev_dp_sq(e, e->sq[id]);
 		/* bounded per pass: a queue rung again is run again */
 		if (mana_sq_process(e->sq[id], EDEV_SQ_BUDGET, &mk, edev_emit,
 				    &e->ports[e->sq_port[id]]) == EDEV_SQ_BUDGET)

@@ -84,6 +84,14 @@ struct mana_rq *edev_rq(struct mana_edev *e, uint32_t id);
  */
 unsigned int edev_take_doorbells(struct mana_edev *e);
 
+/* mana_edev_fault.c: the data-path hooks a queue gets for a burst (none
+ * without a data-path rule or the trace's records); whether a fault rule
+ * drops a doorbell the mailbox kept. */
+void edev_dp_sq(struct mana_edev *e, struct mana_sq *sq);
+void edev_dp_rq(struct mana_edev *e, struct mana_rq *rq);
+bool edev_fault_doorbell(struct mana_edev *e, enum mana_dbmbox_kind kind,
+			 uint32_t qid, bool arm);
+
 /* mana_edev_rx.c */
 int edev_ports_create(struct mana_edev *e);
 void edev_run_rx(struct mana_edev *e);

@@ -81,6 +81,7 @@ static bool edev_rx_eth(void *arg, struct emu_wire_port *wp,
 	meta.tcp_fail = cs.tcp_fail;
 	meta.udp_ok = cs.udp_ok;
 	meta.udp_fail = cs.udp_fail;
+	edev_dp_rq(e, rq);
 	if (mana_rq_receive(rq, f, len, &meta, &mk) == -ENOSPC &&
 	    (!edev_take_doorbells(e) ||
 	     mana_rq_receive(rq, f, len, &meta, &mk) == -ENOSPC))

@@ -267,17 +267,17 @@ static const struct {
 	{ "fail uid=70000",
 	  "bad uid \"70000\": expected kernel, user, or a number from 0 to 0xffff" },
 	{ "fail dev=16",
-	  "bad dev \"16\": expected a device index from 0 to 15, or its name "
-	  "mlx5_0 to mlx5_15" },
+	  "bad dev \"16\": expected a device index from 0 to 15, its name "
+	  "mlx5_0 to mlx5_15, or a MANA device mana_0 to mana_3" },
 	{ "fail dev=mlx5_x",
-	  "bad dev \"mlx5_x\": expected a device index from 0 to 15, or its name "
-	  "mlx5_0 to mlx5_15" },
+	  "bad dev \"mlx5_x\": expected a device index from 0 to 15, its name "
+	  "mlx5_0 to mlx5_15, or a MANA device mana_0 to mana_3" },
 	{ "fail dev=01",
-	  "bad dev \"01\": expected a device index from 0 to 15, or its name "
-	  "mlx5_0 to mlx5_15" },
+	  "bad dev \"01\": expected a device index from 0 to 15, its name "
+	  "mlx5_0 to mlx5_15, or a MANA device mana_0 to mana_3" },
 	{ "fail dev=0x1",
-	  "bad dev \"0x1\": expected a device index from 0 to 15, or its name "
-	  "mlx5_0 to mlx5_15" },
+	  "bad dev \"0x1\": expected a device index from 0 to 15, its name "
+	  "mlx5_0 to mlx5_15, or a MANA device mana_0 to mana_3" },
 	{ "fail status=OK", "bad status \"OK\": status 0 (OK) is not a failure" },
 	{ "fail status=0", "bad status \"0\": status 0 (OK) is not a failure" },
 	{ "fail status=BAD",
@@ -473,9 +473,14 @@ START_TEST(struct_checks)
 	ck_assert_str_eq(err, "uid=N and uid=user exclude each other");
 	r.match = MLX5EMU_FAULT_MATCH_DEV;
 	r.opcode = 0;
-	r.dev = 16;
+	r.dev = 20;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "dev 16 is out of range; devices are 0 to 15");
+	ck_assert_str_eq(err, "dev 20 is out of range; devices are 0 to 15, "
+			 "MANA devices 16 to 19");
+	r.dev = 16;		/* mana_0 */
+	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "a MANA device takes only data-path rules "
+			 "(cqe_error, doorbell_drop)");
 	r.dev = 0;
 	r.match = MLX5EMU_FAULT_MATCH_CLASS;
 	r.cmd_class = 9;
@@ -506,10 +511,10 @@ START_TEST(struct_checks)
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "trigger 7 is not a trigger");
 	r.trigger = MLX5EMU_FAULT_PROB;
-	r.reserved[3] = 1;
+	r.reserved[2] = 1;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "reserved fields must be 0");
-	r.reserved[3] = 0;
+	r.reserved[2] = 0;
 	r.flags = 8;
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "unknown flags 0x8");

@@ -380,6 +380,84 @@ START_TEST(malformed_wqe)
 }
 END_TEST
 
+/* The device model's hooks (fault rules, trace): the second frame's WQE is
+ * failed; every WQE and CQE is seen. */
+static unsigned int hook_wqes, hook_cqes;
+
+static bool hook_wqe(void *arg, const struct mana_dp_wqe *v, uint8_t *type,
+		     uint32_t *vendor_err)
+{
+	ck_assert_ptr_eq(arg, &rq);
+	ck_assert(v->rq);
+	ck_assert_uint_eq(v->wq_id, RQ_ID);
+	ck_assert_uint_eq(v->off, 32 * hook_wqes);
+	ck_assert_uint_eq(v->pkt_len, 60 + hook_wqes);
+	ck_assert_uint_eq(v->w->num_sge, 1);
+	if (hook_wqes++ != 1)
+		return false;
+	*type = 4;			/* CQE_RX_TRUNCATED */
+	*vendor_err = 0x55;
+	return true;
+}
+
+static void hook_cqe(void *arg, const struct mana_cqs *c,
+		     const uint8_t cqe[MANA_CQE_SIZE])
+{
+	ck_assert_ptr_eq(arg, &rq);
+	ck_assert_ptr_eq(c, &cq);
+	/* the bytes as they landed in the ring */
+	ck_assert_mem_eq(cqe, qt_cqe(cqbuf, hook_cqes), 64);
+	hook_cqes++;
+}
+
+START_TEST(hook_drops_a_frame_between_coalesced_ones)
+{
+	static const struct mana_dp_hooks hooks = { hook_wqe, hook_cqe };
+	struct qt_sge sg[4];
+	uint8_t f[4][64];
+	const uint8_t *fp[4];
+	uint32_t lens[4];
+	const uint8_t *c;
+
+	rq.coalesce = true;
+	rq.dp = &hooks;
+	rq.dp_arg = &rq;
+	hook_wqes = hook_cqes = 0;
+	for (unsigned int i = 0; i < 4; i++) {
+		sg[i] = qt_sge_of(buf + 256 * i, LKEY, 256);
+		post_rx(&sg[i], 1);
+		frame(f[i], 64, (uint8_t)(i * 40));
+		fp[i] = f[i];
+		lens[i] = 60 + i;
+	}
+	mana_rq_doorbell(&rq, prod);
+	ck_assert_uint_eq(mana_rq_deliver_burst(&rq, fp, lens, NULL, 4, &mk), 4);
+	/* frame 0 alone in a coalesced CQE, the dropped one's RX_TRUNCATED,
+	 * then frames 2 and 3 together */
+	ck_assert_uint_eq(cq.produced, 3);
+	ck_assert_uint_eq(hook_wqes, 4);
+	ck_assert_uint_eq(hook_cqes, 3);
+	ck_assert_uint_eq(rq.st.injected, 1);
+	c = qt_cqe(cqbuf, 0);
+	ck_assert_uint_eq(qt_cqe_type(c), 2);
+	ck_assert_uint_eq(ppi_len(c, 0), 60);
+	ck_assert_uint_eq(ppi_len(c, 1), 0);
+	c = qt_cqe(cqbuf, 1);
+	ck_assert_uint_eq(get32le(c), 4 | 1u << 6 | 0x55u << 8);
+	ck_assert_uint_eq(ppi_len(c, 0), 61);
+	ck_assert_uint_eq(get32le(c + 56), 32);
+	for (unsigned int b = 0; b < 256; b++)
+		ck_assert_uint_eq(buf[256 + b], 0xee);
+	c = qt_cqe(cqbuf, 2);
+	ck_assert_uint_eq(qt_cqe_type(c), 2);
+	ck_assert_uint_eq(ppi_len(c, 0), 62);
+	ck_assert_uint_eq(ppi_len(c, 1), 63);
+	ck_assert_uint_eq(get32le(c + 56), 64);
+	ck_assert_mem_eq(buf + 512, f[2], 62);
+	ck_assert_uint_eq(rq.head_bu, 4);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mana_rq");
@@ -396,6 +474,7 @@ int main(void)
 	tcase_add_test(tc, armed_event_once);
 	tcase_add_test(tc, unmapped_ring);
 	tcase_add_test(tc, malformed_wqe);
+	tcase_add_test(tc, hook_drops_a_frame_between_coalesced_ones);
 	suite_add_tcase(s, tc);
 	return ut_run(s) ? 1 : 0;
 }
