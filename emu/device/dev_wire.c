@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -57,7 +58,10 @@ struct emu_wire_port *emu_dev_wire_port(const struct emu_dev_identity *id,
 	}
 	snprintf(name, sizeof(name), "%s/%u", id->name, pi->port_num);
 	pc.name = name;
-	pc.dev = id->index;
+	/* the device as fault rules name it: mlx5_N is N, mana_N comes
+	 * after every mlx5 index (MLX5EMU_FAULT_DEV_MANA + N) */
+	pc.dev = id->pci_vendor == EMU_PCI_VENDOR_MICROSOFT ?
+		 EMU_MAX_DEVICES + atoi(id->name + strlen("mana_")) : id->index;
 	pc.port = pi->port_num;
 	pc.vni = cfg->wire_vni;
 	memcpy(pc.mac, pi->mac, 6);

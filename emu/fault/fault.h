@@ -137,9 +137,13 @@ void emu_fault_wire_attach(struct emu_wire_port *port);
 typedef int (*emu_fault_event_fn)(int dev, uint32_t action, uint32_t port,
 				  uint32_t target);
 void emu_fault_set_event_fn(emu_fault_event_fn fn);
+/* The same for the MANA devices (@dev MLX5EMU_FAULT_DEV_MANA + N), which
+ * emu/mana's kernel layer raises: port_down, port_up, device_fatal. */
+void emu_fault_set_mana_event_fn(emu_fault_event_fn fn);
 
 /* Device @dev is up (call with no device lock held): event rules with no
- * command to match that name it fire now. */
+ * command to match that name it fire now.  A MANA device (dev
+ * MLX5EMU_FAULT_DEV_MANA + N) hears only rules that name it. */
 void emu_fault_device_up(int dev);
 
 /*

@@ -38,12 +38,21 @@ struct fault_firing {
 	char text[EMU_FAULT_TEXT_MAX];
 };
 
-static _Atomic emu_fault_event_fn fault_event_fn;
+/* Every device index: the mlx5 ones, then MANA's (MLX5EMU_FAULT_DEV_MANA). */
+#define FAULT_DEVS (EMU_MAX_DEVICES + EMU_MAX_MANA_DEVICES)
+
+static _Atomic emu_fault_event_fn fault_event_fn, fault_mana_event_fn;
 static atomic_uint fault_devs_up;	/* bit n: device n is up */
+_Static_assert(FAULT_DEVS <= 32, "a bit per device");
 
 void emu_fault_set_event_fn(emu_fault_event_fn fn)
 {
 	atomic_store_explicit(&fault_event_fn, fn, memory_order_release);
+}
+
+void emu_fault_set_mana_event_fn(emu_fault_event_fn fn)
+{
+	atomic_store_explicit(&fault_mana_event_fn, fn, memory_order_release);
 }
 
 static struct fault_rule *fault_find_rcu(int id)
@@ -74,8 +83,9 @@ static void fault_firing_init(struct fault_firing *f, const struct fault_rule *r
 /* Raise it; count it if something was raised, else give it back. */
 static void fault_fire(const struct fault_firing *f)
 {
-	emu_fault_event_fn fn = atomic_load_explicit(&fault_event_fn,
-						     memory_order_acquire);
+	emu_fault_event_fn fn = atomic_load_explicit(
+		f->dev >= EMU_MAX_DEVICES ? &fault_mana_event_fn : &fault_event_fn,
+		memory_order_acquire);
 	int ret = fn ? fn(f->dev, f->action, f->port, f->target) : -ENODEV;
 	struct fault_observer *obs;
 	struct fault_rule *r;
@@ -113,6 +123,9 @@ static bool fault_take_immediate(struct fault_rule *r, int dev,
 
 	if ((r->spec.match & MLX5EMU_FAULT_MATCH_DEV) && r->spec.dev != (uint32_t)dev)
 		return false;
+	/* a MANA device hears only the rules that name it */
+	if (dev >= EMU_MAX_DEVICES && !(r->spec.match & MLX5EMU_FAULT_MATCH_DEV))
+		return false;
 	if (atomic_fetch_or(&r->fired_devs, 1u << dev) & (1u << dev))
 		return false;
 	k = atomic_fetch_add_explicit(&r->matches, 1, memory_order_relaxed) + 1;
@@ -126,13 +139,13 @@ static bool fault_take_immediate(struct fault_rule *r, int dev,
 void fault_event_fire_added(int id)
 {
 	unsigned int up = atomic_load(&fault_devs_up);
-	struct fault_firing f[EMU_MAX_DEVICES];
+	struct fault_firing f[FAULT_DEVS];
 	unsigned int n = 0;
 	struct fault_rule *r;
 
 	rcu_read_lock();
 	r = fault_find_rcu(id);
-	for (int dev = 0; r && dev < EMU_MAX_DEVICES; dev++)
+	for (int dev = 0; r && dev < FAULT_DEVS; dev++)
 		if ((up >> dev) & 1 && fault_take_immediate(r, dev, &f[n]))
 			n++;
 	FAULT_TSAN_RELEASE();
@@ -147,7 +160,7 @@ void emu_fault_device_up(int dev)
 	struct fault_set *set;
 	unsigned int n = 0;
 
-	if (dev < 0 || dev >= EMU_MAX_DEVICES)
+	if (dev < 0 || dev >= FAULT_DEVS)
 		return;
 	atomic_fetch_or(&fault_devs_up, 1u << dev);
 	rcu_read_lock();

@@ -672,9 +672,18 @@ int emu_fault_rule_check(const struct mlx5emu_fault_rule *r, char *err,
 			    "devices are 0 to %d, MANA devices %d to %d", r->dev,
 			    EMU_MAX_DEVICES - 1, EMU_MAX_DEVICES,
 			    EMU_MAX_DEVICES + EMU_MAX_MANA_DEVICES - 1);
-	if (emu_fault_rule_is_mana(r) && !emu_fault_is_dp(r->action))
-		return emu_fault_errf(err, errlen, "a MANA device takes only "
-			    "data-path rules (cqe_error, doorbell_drop)");
+	/* A MANA device has no PRM commands: its rules act on its work
+	 * requests, its frames, its ports' carrier or the device itself. */
+	if (emu_fault_rule_is_mana(r) && !emu_fault_is_dp(r->action) &&
+	    !emu_fault_rule_is_wire(r) &&
+	    !((r->action == MLX5EMU_FAULT_PORT_DOWN ||
+	       r->action == MLX5EMU_FAULT_PORT_UP ||
+	       r->action == MLX5EMU_FAULT_DEVICE_FATAL) &&
+	      emu_fault_is_immediate(r)))
+		return emu_fault_errf(err, errlen, "a MANA device takes data-path "
+			    "rules (cqe_error, doorbell_drop), wire rules, and "
+			    "port_down, port_up and device_fatal without a "
+			    "command to match");
 	/* A data-path rule's qp and us are its own; frames have the rest. */
 	ret = emu_fault_dp_check(r, err, errlen);
 	if (!ret && !emu_fault_is_dp(r->action))

@@ -16,6 +16,7 @@
 
 #include "emu/device/dev.h"
 #include "emu/device/dev_wire.h"
+#include "emu/fault/fault.h"
 #include "emu/mana/dev/mana_edev_int.h"
 
 enum { EDEV_RX_BUDGET = 64, EDEV_RX_TURNS = 16 };
@@ -166,6 +167,8 @@ static int edev_port_create(struct mana_edev *e, int i,
 	p->wp = emu_dev_wire_port(e->id, i, cfg, true, edev_port_link_up, p);
 	if (!p->wp)
 		return -errno;
+	/* wire rules (drop, duplicate, reorder, corrupt) naming mana_N */
+	emu_fault_wire_attach(p->wp);
 	memcpy(p->mac, pi->mac, 6);
 	p->mtu = pi->netdev_mtu;
 	p->rx_dirty = true;

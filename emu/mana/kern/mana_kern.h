@@ -54,6 +54,7 @@ struct mana_kdev {
 	struct manabe_ctx *ctxs;		/* open contexts, for events */
 	bool link_down[MANA_FW_MAX_PORTS];	/* the netdev's carrier lost */
 	bool fatal;			/* atomic: gone for good */
+	bool up;			/* atomic: a first open succeeded */
 	uint64_t events_lost;
 };
 
@@ -110,6 +111,10 @@ struct manabe_obj {
 };
 
 /* mana_kern_event.c */
+/* The device is up: its fault rules' events (port_down, port_up,
+ * device_fatal naming mana_N) come here, and those with no command to
+ * match fire now.  No lock held. */
+void mk_fault_up(struct mana_kdev *d);
 void mk_ctx_link(struct manabe_ctx *ctx);
 void mk_ctx_unlink(struct manabe_ctx *ctx);
 /* Whether the device died (every command but a destroy is -EIO), and a

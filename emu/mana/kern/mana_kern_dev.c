@@ -264,6 +264,10 @@ static int mk_open(int index, int event_fd, struct manabe_ctx **out,
 	mk_ctx_link(ctx);
 	*out = ctx;
 	*cmd_fd = ctx->memfd;
+	/* as mlx5_ib's device comes up under the first open: rules waiting
+	 * for it fire, and this context hears their events */
+	if (!__atomic_exchange_n(&d->up, true, __ATOMIC_ACQ_REL))
+		mk_fault_up(d);
 	return 0;
 fail:
 	if (ctx->memfd >= 0)

@@ -22,6 +22,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "emu/fault/fault.h"
 #include "emu/mana/kern/mana_kern.h"
 #include "mlx5emu/mlx5emu.h"
 
@@ -100,6 +101,21 @@ static int mk_dev_fatal(struct mana_kdev *d)
 	}
 	pthread_mutex_unlock(&d->lock);
 	return 0;
+}
+
+/* The fault rules' events on MANA devices (emu/fault). */
+static int mk_fault_event(int dev, uint32_t action, uint32_t port,
+			  uint32_t target)
+{
+	(void)target;
+	return mana_kern_inject(dev - MLX5EMU_FAULT_DEV_MANA, action, port);
+}
+
+void mk_fault_up(struct mana_kdev *d)
+{
+	emu_fault_start();
+	emu_fault_set_mana_event_fn(mk_fault_event);
+	emu_fault_device_up(MLX5EMU_FAULT_DEV_MANA + d->index);
 }
 
 int mana_kern_inject(int index, uint32_t action, uint32_t port)

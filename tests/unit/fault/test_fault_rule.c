@@ -479,8 +479,9 @@ START_TEST(struct_checks)
 			 "MANA devices 16 to 19");
 	r.dev = 16;		/* mana_0 */
 	ck_assert_int_eq(emu_fault_rule_check(&r, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "a MANA device takes only data-path rules "
-			 "(cqe_error, doorbell_drop)");
+	ck_assert_str_eq(err, "a MANA device takes data-path rules "
+			 "(cqe_error, doorbell_drop), wire rules, and port_down, "
+			 "port_up and device_fatal without a command to match");
 	r.dev = 0;
 	r.match = MLX5EMU_FAULT_MATCH_CLASS;
 	r.cmd_class = 9;

@@ -10,7 +10,8 @@ set -euo pipefail
 prog=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-MLX5EMU_WIRE_CAPTURE=$dir "$prog" >/dev/null
+# MANA devices are emulated ones: the emu backend whatever the caller asked
+MLX5EMU_BACKEND=emu MLX5EMU_WIRE_CAPTURE=$dir "$prog" >/dev/null
 pcap=$(ls "$dir"/*-mana_0-p1.pcap)
 out=$(tshark -r "$pcap" -o udp.check_checksum:TRUE -o ip.check_checksum:TRUE \
 	-T fields -e frame.len -e eth.type -e eth.src -e ip.checksum.status \

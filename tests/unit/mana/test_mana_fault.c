@@ -154,6 +154,46 @@ START_TEST(sq_default_type_and_other_queues_untouched)
 }
 END_TEST
 
+/* Wire rules naming mana_0 act on its ports' frames: the sender's WQEs
+ * complete, the frame the rule picks never arrives. */
+START_TEST(wire_rule_drops_a_frame)
+{
+	struct rig r;
+
+	rig_open(&r, true);
+	add_rule("drop dev=mana_0 port=1 nth=2");
+	rig_post(&r, 0, 4);
+	rig_ring_sq(&r);
+	for (uint32_t h = 0; h < 4; h++)
+		ck_assert_uint_eq(mp_get32(tx_cqe(&r, h)) & 0x3f, TYPE_TX_OKAY);
+	ck_assert_uint_eq(rx_frames(&r, 3, 5000), 0xdull);	/* not 1 */
+	ck_assert(rig_rx_cqe(&r, 200) == NULL);
+	mlx5emu_fault_clear();
+	rig_close(&r);
+}
+END_TEST
+
+/* Port 1's carrier lost by a rule: what it sends completes and reaches
+ * nobody; back up, frames flow again. */
+START_TEST(carrier_down_sends_nothing)
+{
+	struct rig r;
+
+	rig_open(&r, true);
+	add_rule("port_down dev=mana_0 port=1");
+	rig_post(&r, 0, 2);
+	rig_ring_sq(&r);
+	ck_assert_uint_eq(mp_get32(tx_cqe(&r, 1)) & 0x3f, TYPE_TX_OKAY);
+	ck_assert(rig_rx_cqe(&r, 300) == NULL);
+	add_rule("port_up dev=mana_0 port=1");
+	rig_post(&r, 2, 1);
+	rig_ring_sq(&r);
+	ck_assert_uint_eq(rx_frames(&r, 1, 5000), 1ull << 2);
+	mlx5emu_fault_clear();
+	rig_close(&r);
+}
+END_TEST
+
 START_TEST(rq_frame_dropped_with_rx_truncated)
 {
 	struct rig r;
@@ -365,7 +405,8 @@ START_TEST(grammar_refuses)
 	refused("cqe_error dev=mana_4", "mana_0 to mana_3");
 	refused("cqe_error dev=mana_x", "bad dev");
 	refused("fail dev=mana_0", "data-path rules");
-	refused("port_down dev=mana_1", "data-path rules");
+	refused("qp_fatal dev=mana_1", "data-path rules");
+	refused("port_down dev=mana_0 opcode=CREATE_CQ", "without a command");
 	refused("cqe_delay dev=mana_0 us=10", "cqe_delay does not apply");
 	refused("cqe_error dev=mana_0 wqe=SEND", "no opcode");
 	refused("cqe_error dev=mana_0 syndrome=CQE_RX_TRUNCATED",
@@ -416,6 +457,8 @@ int main(void)
 	tcase_add_test(tc, rq_doorbell_lost_until_the_next);
 	tcase_add_test(tc, cq_arm_lost);
 	tcase_add_test(tc, seeded_prob_reproduces);
+	tcase_add_test(tc, wire_rule_drops_a_frame);
+	tcase_add_test(tc, carrier_down_sends_nothing);
 	tcase_add_test(tg, grammar_names_mana_devices);
 	tcase_add_test(tg, grammar_refuses);
 	suite_add_tcase(s, tc);
