@@ -76,6 +76,41 @@ static long trace_pid(void)
 	return emu_clock_is_virtual() ? 0 : (long)getpid();
 }
 
+/*
+ * One line in the sequence: @fmt numbers and formats the record @rec
+ * (seq its number) when the trace is on (and, for @datapath records, the
+ * data-path trace too).  errno is kept.
+ */
+typedef char *(*trace_fmt_fn)(void *rec, uint64_t seq,
+			      const struct emu_trace_config *cfg, size_t *len);
+
+static void trace_emit(bool datapath, trace_fmt_fn fmt, void *rec)
+{
+	int saved = errno;
+	char *line = NULL;
+	size_t len;
+
+	pthread_mutex_lock(&trace_lock);
+	if (trace.cfg.on && (!datapath || trace.cfg.datapath)) {
+		line = fmt(rec, ++trace.seq, &trace.cfg, &len);
+		if (line)
+			trace_write(trace.fd >= 0 ? trace.fd : STDERR_FILENO,
+				    line, len);
+	}
+	pthread_mutex_unlock(&trace_lock);
+	free(line);
+	errno = saved;
+}
+
+static char *trace_fmt_event(void *rec, uint64_t seq,
+			     const struct emu_trace_config *cfg, size_t *len)
+{
+	struct emu_trace_event *e = rec;
+
+	e->seq = seq;
+	return emu_trace_format_event(e, cfg->fmt, len);
+}
+
 /* An event a rule raised: a line of its own, at once. */
 static void trace_fault_event(const struct emu_fault_event *ev)
 {
@@ -94,8 +129,6 @@ static void trace_fault_event(const struct emu_fault_event *ev)
 		.port = ev->port, .rule = ev->rule_id, .text = ev->rule_text,
 		.after = ev->opcode ? emu_trace_opcode_name(ev->opcode) : NULL,
 	};
-	char *line = NULL;
-	size_t len;
 
 	if (ev->dev >= EMU_MAX_DEVICES)
 		snprintf(dev, sizeof(dev), "mana_%d", ev->dev - EMU_MAX_DEVICES);
@@ -112,16 +145,7 @@ static void trace_fault_event(const struct emu_fault_event *ev)
 	if ((ev->action == MLX5EMU_FAULT_PORT_DOWN ||
 	     ev->action == MLX5EMU_FAULT_PORT_UP) && !e.port)
 		e.port = 1;
-	pthread_mutex_lock(&trace_lock);
-	if (trace.cfg.on) {
-		e.seq = ++trace.seq;
-		line = emu_trace_format_event(&e, trace.cfg.fmt, &len);
-		if (line)
-			trace_write(trace.fd >= 0 ? trace.fd : STDERR_FILENO,
-				    line, len);
-	}
-	pthread_mutex_unlock(&trace_lock);
-	free(line);
+	trace_emit(false, trace_fmt_event, &e);
 }
 
 static void trace_fault_observer(void *arg, const struct emu_fault_event *ev)
@@ -300,59 +324,51 @@ static void trace_write(int fd, const char *p, size_t len)
 	}
 }
 
+static char *trace_fmt_cmd(void *rec, uint64_t seq,
+			   const struct emu_trace_config *cfg, size_t *len)
+{
+	struct emu_trace_cmd *c = rec;
+
+	c->seq = seq;
+	return emu_trace_format_cmd(c, cfg->fmt, cfg->elide, len);
+}
+
 void emu_trace_command(const char *dev, const void *in, size_t inlen,
 		       const void *out, size_t outlen, int err,
 		       uint64_t duration_ns, bool injected)
 {
-	int saved = errno;
 	struct emu_trace_cmd c = {
 		.dev = dev, .in = in, .pid = trace_pid(),
 		.inlen = inlen, .out = out, .outlen = outlen, .err = err,
 		.timed = true, .duration_ns = duration_ns, .injected = injected,
 	};
 	struct emu_trace_fault faults[TRACE_MAX_FAULTS];
-	char *line = NULL;
-	size_t len;
+	int saved = errno;
 
 	c.nfaults = trace_take_faults(in, inlen, faults);
 	c.faults = faults;
-	pthread_mutex_lock(&trace_lock);
-	if (trace.cfg.on) {
-		c.seq = ++trace.seq;
-		line = emu_trace_format_cmd(&c, trace.cfg.fmt, trace.cfg.elide,
-					    &len);
-		if (line)
-			trace_write(trace.fd >= 0 ? trace.fd : STDERR_FILENO,
-				    line, len);
-	}
-	pthread_mutex_unlock(&trace_lock);
-	free(line);
 	errno = saved;
+	trace_emit(false, trace_fmt_cmd, &c);
+}
+
+static char *trace_fmt_mana_msg(void *rec, uint64_t seq,
+				const struct emu_trace_config *cfg, size_t *len)
+{
+	struct emu_trace_mana_msg *m = rec;
+
+	m->seq = seq;
+	return emu_trace_format_mana_msg(m, cfg->fmt, cfg->elide, len);
 }
 
 void emu_trace_mana_message(const char *dev, uint32_t type, const void *req,
 			    size_t req_len, const void *resp, size_t resp_len)
 {
-	int saved = errno;
 	struct emu_trace_mana_msg m = {
 		.dev = dev, .pid = trace_pid(), .type = type, .req = req,
 		.req_len = req_len, .resp = resp, .resp_len = resp_len,
 	};
-	char *line = NULL;
-	size_t len;
 
-	pthread_mutex_lock(&trace_lock);
-	if (trace.cfg.on) {
-		m.seq = ++trace.seq;
-		line = emu_trace_format_mana_msg(&m, trace.cfg.fmt,
-						 trace.cfg.elide, &len);
-		if (line)
-			trace_write(trace.fd >= 0 ? trace.fd : STDERR_FILENO,
-				    line, len);
-	}
-	pthread_mutex_unlock(&trace_lock);
-	free(line);
-	errno = saved;
+	trace_emit(false, trace_fmt_mana_msg, &m);
 }
 
 bool emu_trace_datapath(void)
@@ -370,67 +386,65 @@ bool emu_trace_datapath_on(void)
 	return atomic_load_explicit(&trace_dp_on, memory_order_relaxed);
 }
 
-/* One data-path line in the sequence: one of w, c, mw, mc. */
-static void trace_dp_line(struct emu_trace_wqe *w, struct emu_trace_cqe *c,
-			  struct emu_trace_mana_wqe *mw,
-			  struct emu_trace_mana_cqe *mc)
+/* The data path's records: numbered, with this process's pid. */
+static char *trace_fmt_wqe(void *rec, uint64_t seq,
+			   const struct emu_trace_config *cfg, size_t *len)
 {
-	char *line = NULL;
-	size_t len;
+	struct emu_trace_wqe *w = rec;
 
-	pthread_mutex_lock(&trace_lock);
-	if (trace.cfg.on && trace.cfg.datapath) {
-		if (w) {
-			w->seq = ++trace.seq;
-			line = emu_trace_format_wqe(w, trace.cfg.fmt, &len);
-		} else if (c) {
-			c->seq = ++trace.seq;
-			line = emu_trace_format_cqe(c, trace.cfg.fmt, &len);
-		} else if (mw) {
-			mw->seq = ++trace.seq;
-			line = emu_trace_format_mana_wqe(mw, trace.cfg.fmt, &len);
-		} else {
-			mc->seq = ++trace.seq;
-			line = emu_trace_format_mana_cqe(mc, trace.cfg.fmt, &len);
-		}
-		if (line)
-			trace_write(trace.fd >= 0 ? trace.fd : STDERR_FILENO,
-				    line, len);
-	}
-	pthread_mutex_unlock(&trace_lock);
-	free(line);
+	w->seq = seq;
+	return emu_trace_format_wqe(w, cfg->fmt, len);
 }
 
-/* One record with this process's pid, errno kept. */
-static void trace_dp_rec(long *pid, struct emu_trace_wqe *w,
-			 struct emu_trace_cqe *c, struct emu_trace_mana_wqe *mw,
-			 struct emu_trace_mana_cqe *mc)
+static char *trace_fmt_cqe(void *rec, uint64_t seq,
+			   const struct emu_trace_config *cfg, size_t *len)
 {
-	int saved = errno;
+	struct emu_trace_cqe *c = rec;
 
-	*pid = trace_pid();
-	trace_dp_line(w, c, mw, mc);
-	errno = saved;
+	c->seq = seq;
+	return emu_trace_format_cqe(c, cfg->fmt, len);
+}
+
+static char *trace_fmt_mana_wqe(void *rec, uint64_t seq,
+				const struct emu_trace_config *cfg, size_t *len)
+{
+	struct emu_trace_mana_wqe *w = rec;
+
+	w->seq = seq;
+	return emu_trace_format_mana_wqe(w, cfg->fmt, len);
+}
+
+static char *trace_fmt_mana_cqe(void *rec, uint64_t seq,
+				const struct emu_trace_config *cfg, size_t *len)
+{
+	struct emu_trace_mana_cqe *c = rec;
+
+	c->seq = seq;
+	return emu_trace_format_mana_cqe(c, cfg->fmt, len);
 }
 
 void emu_trace_wqe(struct emu_trace_wqe *w)
 {
-	trace_dp_rec(&w->pid, w, NULL, NULL, NULL);
+	w->pid = trace_pid();
+	trace_emit(true, trace_fmt_wqe, w);
 }
 
 void emu_trace_cqe(struct emu_trace_cqe *c)
 {
-	trace_dp_rec(&c->pid, NULL, c, NULL, NULL);
+	c->pid = trace_pid();
+	trace_emit(true, trace_fmt_cqe, c);
 }
 
 void emu_trace_mana_wqe(struct emu_trace_mana_wqe *w)
 {
-	trace_dp_rec(&w->pid, NULL, NULL, w, NULL);
+	w->pid = trace_pid();
+	trace_emit(true, trace_fmt_mana_wqe, w);
 }
 
 void emu_trace_mana_cqe(struct emu_trace_mana_cqe *c)
 {
-	trace_dp_rec(&c->pid, NULL, NULL, NULL, c);
+	c->pid = trace_pid();
+	trace_emit(true, trace_fmt_mana_cqe, c);
 }
 
 static void trace_cmd(void *arg, const void *in, size_t inlen,
