@@ -196,14 +196,21 @@ static void edev_doorbell_dead(void *arg, enum mana_dbmbox_kind kind,
 	e->st.pub.dead_doorbells++;
 }
 
-unsigned int edev_take_doorbells(struct mana_edev *e)
+/* Every context's mailbox: the doorbells rung since the last take. */
+static unsigned int edev_take(struct mana_edev *e)
 {
 	unsigned int n = 0;
 
-	if (e->fatal)
-		return 0;
 	for (struct mana_edev_ctx *c = e->ctxs; c; c = c->next)
-		n += mana_dbmbox_take(&c->mbox, edev_doorbell, e);
+		n += mana_dbmbox_take(&c->mbox, e->fatal ? edev_doorbell_dead :
+				      edev_doorbell, e);
+	return n;
+}
+
+unsigned int edev_take_doorbells(struct mana_edev *e)
+{
+	unsigned int n = edev_take(e);
+
 	/* a send queue rung now runs in the next turn, at once */
 	if (n)
 		e->more = true;
@@ -218,15 +225,12 @@ static void edev_turn(struct mana_edev *e)
 	if (read(e->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		return;
 	e->more = false;
-	for (struct mana_edev_ctx *c = e->ctxs; c; c = c->next) {
-		/* What untrapped mappings (another process's) stored: the
-		 * trapped one never writes the page, so anything there is
-		 * theirs. */
+	/* What untrapped mappings (another process's) stored: the trapped
+	 * one never writes the page, so anything there is theirs. */
+	for (struct mana_edev_ctx *c = e->ctxs; c; c = c->next)
 		if (mana_dbmbox_sample(&c->mbox, c->view))
 			e->sampling = true;
-		mana_dbmbox_take(&c->mbox, e->fatal ? edev_doorbell_dead :
-				 edev_doorbell, e);
-	}
+	edev_take(e);
 	if (e->fatal) {
 		edev_run_rx(e);		/* drained, dropped */
 		return;
