@@ -5,12 +5,15 @@
  *
  * The run lock.  All engine state is changed only by its holder: the
  * engine thread or an application thread doing inline progress.  Inline
- * progress only tries the lock; if it is held it sets `pending`, which the
- * holder re-checks after releasing (so a request is never lost), and wakes
- * the thread only if it is parked (`parked`) and the holder is not running
- * passes (`passing`): no system call otherwise.  The thread itself only
- * tries the lock too: blocking on it would turn the application's unlock
- * into a system call.
+ * progress only tries the lock; if it is held it sets `pending`, which a
+ * holder running passes (`passing`) re-checks after releasing, so a
+ * request is never lost.  A holder seen without `passing` is letting go
+ * or runs no passes (a command): the caller tries a little longer and
+ * only then wakes the thread, if it is parked (`parked`).  No system call
+ * otherwise.  The thread itself only tries the lock too, also for its look
+ * at the timers and ports before it parks (as a passer): blocking on it
+ * would turn the application's unlock into a system call, and on two CPUs
+ * make the thread a third one beside two application threads.
  *
  * The thread (threaded mode).  It runs passes while they find work, spins
  * on empty passes for ENG_SPIN_NS, then parks on a futex with a timeout
@@ -77,6 +80,9 @@
  * the 64-byte ib_write_bw loop 8 % of its rate, 4 nothing measurable. */
 #define ENG_POLL_EVERY 4
 #define ENG_WAIT_ROUNDS 4096		/* passes a WAIT runs at most */
+/* Tries at the run lock while its holder is not a passer: a passer letting
+ * go takes a few instructions, a command longer. */
+#define ENG_RETRIES 64
 
 struct eng eng_g = {
 	.run = PTHREAD_MUTEX_INITIALIZER,
@@ -302,35 +308,86 @@ unsigned int emu_eng_progress(unsigned int why)
 			return 0;
 		eng_polls = 0;
 	}
-	if (eng_acquire(e)) {
-		done = eng_progress_locked(e, why);
-		/* The caller blocks next: frames that come must wake the
-		 * thread (the wire's peers may think this caller polls). */
-		if (why == EMU_ENG_WHY_WAIT && e->nwire)
-			eng_wire_idle(e);
-		eng_release(e);
-		if (!done && why == EMU_ENG_WHY_WAIT && emu_eng_pumps_wire())
-			done = eng_wire_wait(e);
-		return done;
+	for (int tries = 0;; tries++) {
+		if (eng_acquire(e)) {
+			done = eng_progress_locked(e, why);
+			/* The caller blocks next: frames that come must
+			 * wake the thread (the wire's peers may think this
+			 * caller polls). */
+			if (why == EMU_ENG_WHY_WAIT && e->nwire)
+				eng_wire_idle(e);
+			eng_release(e);
+			if (!done && why == EMU_ENG_WHY_WAIT &&
+			    emu_eng_pumps_wire())
+				done = eng_wire_wait(e);
+			return done;
+		}
+		/* A holder running passes runs one more for this call.
+		 * Seen without one, the holder is letting go (and may
+		 * have looked already) or runs no passes (a command):
+		 * try a little longer, then wake the parked thread. */
+		atomic_store(&e->pending, 1);
+		if (atomic_load(&e->passing))
+			return 0;
+		if (tries == ENG_RETRIES)
+			break;
+		__builtin_ia32_pause();
 	}
-	/* A holder running passes runs one more for this call; anyone else
-	 * (a command, the thread about to park) may not, so the parked
-	 * thread is woken. */
-	atomic_store(&e->pending, 1);
-	if (atomic_load(&e->parked) && !atomic_load(&e->passing))
+	if (atomic_load(&e->parked))
 		eng_futex_wake(e);
 	return 0;
+}
+
+/*
+ * The thread holds the run lock to look at the timers and the ports before
+ * it parks; as a passer, so that a request made meanwhile is not woken
+ * for but left to eng_request_unserved.
+ */
+static bool eng_hold(struct eng *e)
+{
+	if (pthread_mutex_trylock(&e->run))
+		return false;
+	atomic_store(&e->passing, 1);
+	return true;
+}
+
+/* Let go; true if a request came meanwhile: it is this thread's. */
+static bool eng_unhold(struct eng *e)
+{
+	atomic_store(&e->passing, 0);
+	pthread_mutex_unlock(&e->run);
+	atomic_thread_fence(memory_order_seq_cst);
+	return atomic_load(&e->pending);
+}
+
+/*
+ * A request nobody serves: no passer holds the lock to look at it when it
+ * lets go.  A passer clears `passing` just before it lets go and looks
+ * right after, so a request seen beside no passer is given a moment.
+ */
+static bool eng_request_unserved(struct eng *e)
+{
+	for (int i = 0; i < ENG_RETRIES; i++) {
+		if (!atomic_load(&e->pending) || atomic_load(&e->passing))
+			return false;
+		__builtin_ia32_pause();
+	}
+	return true;
 }
 
 static void eng_park(struct eng *e, unsigned int us)
 {
 	unsigned int seq = atomic_load(&e->wake_seq);
+	struct eng_wire_parking pk = { .n = 0, .wait = true };
 	struct timespec ts;
 	uint64_t ns = (uint64_t)us * 1000;
 
 	/* The next timer shortens the sleep; when another thread runs a
-	 * pass it arms the timers again itself. */
-	if (!pthread_mutex_trylock(&e->run)) {
+	 * pass it arms the timers again itself, and reads the ports: only
+	 * a wake-up or the timeout then ends the sleep.  Waiting for the
+	 * lock would make its holder's unlock a system call and this
+	 * thread a third one competing for two CPUs. */
+	if (eng_hold(e)) {
 		if (e->next_timer_ns) {
 			uint64_t now = eng_clock_ns();
 
@@ -338,16 +395,19 @@ static void eng_park(struct eng *e, unsigned int us)
 			     (e->next_timer_ns - now < ns ?
 			      e->next_timer_ns - now : ns) : 0;
 		}
-		pthread_mutex_unlock(&e->run);
+		if (e->nwire)
+			eng_wire_park_prepare(e, &pk);
+		if (eng_unhold(e))
+			return;
 	}
-	if (!ns)
+	if (!ns || !pk.wait)
 		return;
 	ts.tv_sec = (time_t)(ns / 1000000000ull);
 	ts.tv_nsec = (long)(ns % 1000000000ull);
 	atomic_store(&e->parked, 1);
-	if (!atomic_load(&e->pending) && !atomic_load(&e->stop)) {
+	if (!eng_request_unserved(e) && !atomic_load(&e->stop)) {
 		if (e->nwire)
-			eng_wire_park(e, ns);
+			eng_wire_park_wait(e, &pk, ns);
 		else
 			syscall(SYS_futex, &e->wake_seq, FUTEX_WAIT_PRIVATE,
 				seq, &ts, NULL, 0);

@@ -16,6 +16,7 @@
 /* First: liburcu with the bulletproof flavour's mapping. */
 #include "emu/firmware/fw_objs.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -659,8 +660,17 @@ void eng_wire_port_flush(struct eng *e, struct emu_wire_port *wp);
 void eng_wire_flush(struct eng *e);
 /* Bytes a requester may have unacknowledged on the wire. */
 uint32_t eng_wire_window(const struct eng_qp *qp);
-/* Park the engine thread until a frame, a wake or ns pass (ports only). */
-void eng_wire_park(struct eng *e, uint64_t ns);
+/* What a parking thread waits on: the wire's ports and the wake-up. */
+struct eng_wire_parking {
+	struct pollfd fds[ENG_MAX_DEVS * EMU_FW_MAX_PORTS + 1];
+	nfds_t n;
+	bool wait;		/* false: a port has frames in memory */
+};
+/* Collect the ports to wait on and tell them (run lock held). */
+void eng_wire_park_prepare(struct eng *e, struct eng_wire_parking *pk);
+/* Wait until a frame, a wake-up or ns pass. */
+void eng_wire_park_wait(struct eng *e, struct eng_wire_parking *pk,
+			uint64_t ns);
 void eng_wire_wake(struct eng *e);
 /* A caller is about to block: frames that come from now on wake the
  * engine's wait (run lock held). */

@@ -326,46 +326,44 @@ uint32_t eng_wire_window(const struct eng_qp *qp)
 	return wp ? emu_wire_port_window(wp) : UINT32_MAX;
 }
 
-void eng_wire_park(struct eng *e, uint64_t ns)
+void eng_wire_park_prepare(struct eng *e, struct eng_wire_parking *pk)
 {
-	struct pollfd fds[ENG_MAX_DEVS * EMU_FW_MAX_PORTS + 1];
-	struct timespec ts = {
-		.tv_sec = (time_t)(ns / 1000000000ull),
-		.tv_nsec = (long)(ns % 1000000000ull),
-	};
-	nfds_t n = 0;
-	uint64_t v;
-
-	bool wait = true;
-
 	/* The devices change under the run lock (a device leaves while the
 	 * thread runs); a descriptor closed after this wakes the poll.  A
 	 * port with frames in memory already means no wait. */
-	pthread_mutex_lock(&e->run);
 	for (unsigned int k = 0, nw = eng_nwports(e); k < nw; k++) {
 		struct emu_wire_port *wp = e->wports[k].wp;
 		int fd = emu_wire_port_fd(wp);
 
 		if (!emu_wire_port_park(wp))
-			wait = false;
+			pk->wait = false;
 		if (fd >= 0) {
-			fds[n].fd = fd;
-			fds[n].events = POLLIN;
-			n++;
+			pk->fds[pk->n].fd = fd;
+			pk->fds[pk->n].events = POLLIN;
+			pk->n++;
 		}
 	}
-	pthread_mutex_unlock(&e->run);
-	if (!wait)
-		return;
-	fds[n].fd = e->wake_fd;
-	fds[n].events = POLLIN;
+}
+
+void eng_wire_park_wait(struct eng *e, struct eng_wire_parking *pk,
+			uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000ull),
+		.tv_nsec = (long)(ns % 1000000000ull),
+	};
+	nfds_t n = pk->n;
+	uint64_t v;
+
+	pk->fds[n].fd = e->wake_fd;
+	pk->fds[n].events = POLLIN;
 	n++;
-	if (ppoll(fds, n, &ts, NULL) <= 0)
+	if (ppoll(pk->fds, n, &ts, NULL) <= 0)
 		return;
-	if (fds[n - 1].revents & POLLIN)
+	if (pk->fds[n - 1].revents & POLLIN)
 		(void)!read(e->wake_fd, &v, sizeof(v));
 	for (nfds_t i = 0; i + 1 < n; i++)
-		if (fds[i].revents)
+		if (pk->fds[i].revents)
 			atomic_store(&e->wire_ready, true);
 }
 
