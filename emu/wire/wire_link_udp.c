@@ -16,6 +16,11 @@
  *     the kernel (or the NIC) cuts it back into exactly those datagrams.
  *     A kernel that refuses the option makes the link send one datagram
  *     per message from then on.
+ *   - but only to an endpoint that has sent this link a datagram from
+ *     that very address and port: a socket of an application, as the
+ *     emulator's are.  Linux's own tunnel sockets (a vxlan netdev) take
+ *     a segmented message whole where no NIC cut it (loopback, veth) and
+ *     decapsulate only its first datagram; they send from other ports.
  *   - receive: UDP_GRO lets the kernel hand over such a run (from a peer
  *     on this host, or coalesced by a NIC) as one message with its segment
  *     size; the link splits it into the caller's descriptors and keeps
@@ -37,6 +42,7 @@
 #define WIRE_UDP_BATCH 64	/* messages per sendmmsg */
 #define WIRE_UDP_TX_IOV 512	/* datagrams per sendmmsg */
 #define WIRE_UDP_RX_MSGS 32	/* messages per recvmmsg */
+#define WIRE_UDP_PEERS 16	/* endpoints known to send from their port */
 /* Room for one received message: a coalesced run is at most one IP
  * datagram's payload. */
 #define WIRE_UDP_MSG_ROOM (64u << 10)
@@ -54,6 +60,10 @@ struct wire_link_udp {
 	struct emu_wire_link link;
 	int fd;
 	bool gso;		/* the kernel takes UDP_SEGMENT */
+	/* endpoints heard from (their source address and port): runs may
+	 * go to them; the oldest is forgotten first */
+	struct emu_wire_ep peer[WIRE_UDP_PEERS];
+	unsigned int npeer, peer_next;
 	/* received messages not yet all handed out: rx[rx_at..rx_n) */
 	unsigned int rx_at, rx_n;
 	struct wire_udp_msg rx[WIRE_UDP_RX_MSGS];
@@ -129,6 +139,26 @@ unsigned int wire_udp_run(const struct emu_wire_dgram *d, unsigned int n,
 	return k;
 }
 
+static bool wire_udp_peer_known(const struct wire_link_udp *u,
+				const struct emu_wire_ep *ep)
+{
+	for (unsigned int i = 0; i < u->npeer; i++)
+		if (emu_wire_ep_eq(&u->peer[i], ep))
+			return true;
+	return false;
+}
+
+static void wire_udp_peer_learn(struct wire_link_udp *u,
+				const struct emu_wire_ep *ep)
+{
+	if (!ep->family || wire_udp_peer_known(u, ep))
+		return;
+	u->peer[u->peer_next] = *ep;
+	u->peer_next = (u->peer_next + 1) % WIRE_UDP_PEERS;
+	if (u->npeer < WIRE_UDP_PEERS)
+		u->npeer++;
+}
+
 /* The kernel's answers to a message with UDP_SEGMENT that say it will not
  * segment (no such option, no checksum offload on the route's device, a
  * segment larger than the route's MTU) rather than that this datagram
@@ -160,14 +190,15 @@ static int wire_udp_send(struct emu_wire_link *l,
 		int r;
 
 		while (k < WIRE_UDP_BATCH && at < n) {
-			unsigned int c = u->gso ?
-				wire_udp_run(d + at, n - at,
-					     WIRE_UDP_TX_IOV - used) :
-				(used < WIRE_UDP_TX_IOV);
+			unsigned int c = used < WIRE_UDP_TX_IOV;
 			struct msghdr *h = &m[k].msg_hdr;
 
 			if (!c)
 				break;
+			if (u->gso && at + 1 < n &&
+			    wire_udp_peer_known(u, &d[at].ep))
+				c = wire_udp_run(d + at, n - at,
+						 WIRE_UDP_TX_IOV - used);
 			for (unsigned int i = 0; i < c; i++) {
 				iov[used + i].iov_base = d[at + i].buf;
 				iov[used + i].iov_len = d[at + i].len;
@@ -334,6 +365,8 @@ static int wire_udp_recv(struct emu_wire_link *l, struct emu_wire_dgram *d,
 		uint32_t seg = wire_udp_gro_size(&m[i].msg_hdr);
 
 		wire_ep_of(&ss[i], &mm->ep);
+		if (i == 0 || !emu_wire_ep_eq(&mm->ep, &u->rx[i - 1].ep))
+			wire_udp_peer_learn(u, &mm->ep);
 		/* A size the message cannot hold means one datagram. */
 		if (!seg || seg >= len)
 			seg = len;

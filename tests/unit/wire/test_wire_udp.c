@@ -6,7 +6,8 @@
  * splits coalesced messages, also across calls), a plain socket without
  * UDP_GRO (the kernel splits them), and a sender whose kernel refuses to
  * segment (the link sends them one by one).  Which datagrams form a run is
- * checked on the grouping function itself.
+ * checked on the grouping function itself, and that runs go only to
+ * endpoints the link has heard from.
  */
 #include <check.h>
 #include <errno.h>
@@ -88,6 +89,29 @@ static void rx_ready(struct emu_wire_dgram *d, unsigned int n)
 		d[i].buf = rxb[i];
 		d[i].len = EMU_WIRE_DGRAM_MAX;
 	}
+}
+
+/* One datagram from a socket to a link, which takes it. */
+static void hear(struct emu_wire_link *to, int fd)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(to->local.port) };
+	struct pollfd pfd = { .fd = to->ops->fd(to), .events = POLLIN };
+	struct emu_wire_dgram d;
+
+	memcpy(&sa.sin_addr, to->local.addr, 4);
+	ck_assert_int_eq(sendto(fd, "hello", 5, 0, (struct sockaddr *)&sa,
+				sizeof(sa)), 5);
+	ck_assert_int_eq(poll(&pfd, 1, 2000), 1);
+	rx_ready(&d, 1);
+	ck_assert_int_eq(to->ops->recv(to, &d, 1, true), 1);
+	ck_assert_uint_eq(d.len, 5);
+}
+
+/* to hears from from's endpoint: from may send it runs from now on. */
+static void introduce(struct emu_wire_link *from, struct emu_wire_link *to)
+{
+	hear(to, from->ops->fd(from));
 }
 
 /* The RoCE shape of a 64 KiB WRITE at a 1024-byte path MTU. */
@@ -206,6 +230,8 @@ START_TEST(peer_link_gets_each_datagram)
 		{ false, 1028 }, { true, 1028 }, { false, 12 },
 	};
 
+	introduce(b, a);
+	introduce(c, a);
 	/* One WRITE: a message in two runs, taken 32 and then 5 at a time
 	 * (what does not fit stays in the link). */
 	x.n = 0;
@@ -253,6 +279,7 @@ START_TEST(coalesced_datagrams_wait_in_the_link)
 
 	if (!kernel_gso())
 		return;
+	introduce(b, a);
 	x.n = 0;
 	for (unsigned int i = 0; i < 20; i++)
 		add(&x, &b->local, 1028, 5);
@@ -282,6 +309,71 @@ START_TEST(coalesced_datagrams_wait_in_the_link)
 }
 END_TEST
 
+/* One message from a socket with UDP_GRO: its length, and its segment
+ * size in seg (0: a single datagram). */
+static ssize_t gro_recv(int fd, uint32_t *seg)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cm;
+	struct iovec iov = { .iov_base = txb, .iov_len = sizeof(txb) };
+	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = cm.buf,
+			    .msg_controllen = sizeof(cm.buf) };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct cmsghdr *c;
+	ssize_t r;
+
+	*seg = 0;
+	ck_assert_int_eq(poll(&pfd, 1, 2000), 1);
+	r = recvmsg(fd, &h, MSG_DONTWAIT);
+	for (c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
+		int v;
+
+		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			*seg = (uint32_t)v;
+		}
+	}
+	return r;
+}
+
+START_TEST(runs_only_to_endpoints_heard_from)
+{
+	static uint8_t run[8][1028];
+	struct emu_wire_link *a = link_new();
+	struct emu_wire_dgram d[8];
+	struct emu_wire_ep pe;
+	int p = udp_socket(&pe), one = 1;
+	uint32_t seg;
+
+	if (!kernel_gso())
+		return;
+	/* A socket that takes runs whole, as a Linux vxlan netdev's does,
+	 * but has not sent from its port: one datagram per message. */
+	ck_assert_int_eq(setsockopt(p, SOL_UDP, UDP_GRO, &one, sizeof(one)),
+			 0);
+	for (unsigned int i = 0; i < 8; i++) {
+		d[i].ep = pe;
+		d[i].buf = run[i];
+		d[i].len = sizeof(run[i]);
+	}
+	ck_assert_int_eq(a->ops->send(a, d, 8), 8);
+	for (unsigned int i = 0; i < 8; i++) {
+		ck_assert_int_eq(gro_recv(p, &seg), 1028);
+		ck_assert_uint_eq(seg, 0);
+	}
+	/* Once it has: the run is one message. */
+	hear(a, p);
+	ck_assert_int_eq(a->ops->send(a, d, 8), 8);
+	ck_assert_int_eq(gro_recv(p, &seg), 8 * 1028);
+	ck_assert_uint_eq(seg, 1028);
+	close(p);
+	a->ops->destroy(a);
+}
+END_TEST
+
 START_TEST(plain_socket_gets_each_datagram)
 {
 	struct emu_wire_link *a = link_new();
@@ -294,6 +386,7 @@ START_TEST(plain_socket_gets_each_datagram)
 	roce_write(&x, &pe, 6);
 	add(&x, &pe, 1028, 6);
 	add(&x, &pe, 1028, 6);
+	hear(a, p);
 	ck_assert_int_eq(a->ops->send(a, x.d, x.n), (int)x.n);
 	for (unsigned int i = 0; i < x.n; i++) {
 		struct sockaddr_in from;
@@ -327,6 +420,7 @@ START_TEST(refused_segmentation_sends_one_by_one)
 	ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &one,
 				    sizeof(one)), 0);
 	a = link_over(fd, &ae);
+	introduce(b, a);
 	for (unsigned int t = 7; t < 9; t++) {
 		x.n = 0;
 		roce_write(&x, &b->local, t);
@@ -376,6 +470,7 @@ static Suite *wire_udp_suite(void)
 	tcase_add_test(tc, runs_of_one_length);
 	tcase_add_test(tc, peer_link_gets_each_datagram);
 	tcase_add_test(tc, coalesced_datagrams_wait_in_the_link);
+	tcase_add_test(tc, runs_only_to_endpoints_heard_from);
 	tcase_add_test(tc, plain_socket_gets_each_datagram);
 	tcase_add_test(tc, refused_segmentation_sends_one_by_one);
 	tcase_add_test(tc, too_long_for_a_frame_is_dropped);
