@@ -63,6 +63,20 @@ void wire_pcap_write_outer(struct wire_pcap *pc, const struct emu_wire_ep *src,
 void wire_pcap_flush(struct wire_pcap *pc);
 void wire_pcap_close(struct wire_pcap *pc);
 
+/* ---- wire_link_udp.c ---- */
+
+/* A message with UDP_SEGMENT: at most this many datagrams (older
+ * kernels' UDP_MAX_SEGMENTS; 2024's raised it to 128) and bytes (one IPv4
+ * datagram's UDP payload: 65535 - 20 - 8). */
+#define WIRE_UDP_GSO_SEGS 64
+#define WIRE_UDP_GSO_BYTES 65507u
+
+/* How many of d[0..n), at most max, go as one segmented message: the
+ * leading run to one endpoint whose datagrams all have d[0]'s length but
+ * the last, which may be shorter; 0 only when n or max is. */
+unsigned int wire_udp_run(const struct emu_wire_dgram *d, unsigned int n,
+			  unsigned int max);
+
 /* ---- wire_port.c ---- */
 
 #define WIRE_TX_SLOTS 64	/* frames queued between flushes */

@@ -24,6 +24,7 @@
 #include "emu/base/bytes.h"
 #include "emu/wire/wire.h"
 #include "ut_run.h"
+#include "ut_udp.h"
 
 /* The region's layout: a 64-byte header, then two rings of a 64-byte
  * line each for tail, head and (waiting, polled), and 8 MiB of records. */
@@ -33,23 +34,6 @@
 #define MAGIC 0x316d68735f656d75ull
 
 static uint8_t buf[32][EMU_WIRE_DGRAM_MAX];
-
-static int udp_socket(struct emu_wire_ep *ep)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	socklen_t l = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	ck_assert_int_ge(fd, 0);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &l), 0);
-	memset(ep, 0, sizeof(*ep));
-	ep->family = AF_INET;
-	ep->port = ntohs(sa.sin_port);
-	memcpy(ep->addr, &sa.sin_addr, 4);
-	return fd;
-}
 
 static struct emu_wire_link *link_new(void)
 {
