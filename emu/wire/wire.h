@@ -215,6 +215,16 @@ enum emu_wire_drop emu_wire_roce_parse_trusted(const uint8_t *frame,
 					       uint32_t *payoff,
 					       uint32_t *paylen);
 
+/* The same for a frame of len bytes of which only the first avail are in
+ * head, a private copy (the rest stays where another process may change
+ * it): DROP_MALFORMED also when a header, or a UDP checksum that is set,
+ * needs a byte beyond avail.  The payload's offset is then below len. */
+enum emu_wire_drop emu_wire_roce_parse_head(const uint8_t *head,
+					    uint32_t avail, uint32_t len,
+					    struct emu_wire_roce *h,
+					    uint32_t *payoff,
+					    uint32_t *paylen);
+
 /* The ICRC of a built frame (RoCE v2 or v1), as it goes on the wire
  * (little-endian byte order); l3off: the IP header's or GRH's offset. */
 uint32_t emu_wire_icrc(const uint8_t *frame, uint32_t l3off, uint32_t len);

@@ -237,9 +237,10 @@ static uint16_t wire_udp_csum(const uint8_t *f, uint32_t l3, uint32_t udp,
 	return (uint16_t)~sum;
 }
 
-/* IP (or GRH) and UDP: *bth the BTH's offset, *end the packet's end. */
-static enum emu_wire_drop wire_parse_l3(const uint8_t *f, uint32_t len,
-					uint32_t l3, uint16_t type,
+/* IP (or GRH) and UDP: *bth the BTH's offset, *end the packet's end.
+ * Only the first avail of the len bytes are at f. */
+static enum emu_wire_drop wire_parse_l3(const uint8_t *f, uint32_t avail,
+					uint32_t len, uint32_t l3, uint16_t type,
 					struct emu_wire_roce *h, uint32_t *bth,
 					uint32_t *end)
 {
@@ -303,16 +304,21 @@ static enum emu_wire_drop wire_parse_l3(const uint8_t *f, uint32_t len,
 	ulen = emu_get_be16(f + udp + 4);
 	if (ulen < UDP_LEN || udp + ulen != *end)
 		return EMU_WIRE_DROP_MALFORMED;
-	/* RoCE senders leave the checksum 0; one that is set must hold. */
-	if (emu_get_be16(f + udp + 6) && wire_udp_csum(f, l3, udp, ulen))
+	/* RoCE senders leave the checksum 0; one that is set must hold
+	 * (and needs the whole datagram). */
+	if (emu_get_be16(f + udp + 6) &&
+	    (avail < len || wire_udp_csum(f, l3, udp, ulen)))
 		return EMU_WIRE_DROP_MALFORMED;
 	h->udp_sport = emu_get_be16(f + udp);
 	*bth = udp + UDP_LEN;
 	return EMU_WIRE_DROP_NONE;
 }
 
-static enum emu_wire_drop wire_roce_parse(const uint8_t *f, uint32_t len,
-					  struct emu_wire_roce *h,
+/* avail: the bytes at f, len or (without the ICRC check) fewer: every
+ * read below avail is then guarded by a check of its own, as every read
+ * below len is by the length checks. */
+static enum emu_wire_drop wire_roce_parse(const uint8_t *f, uint32_t avail,
+					  uint32_t len, struct emu_wire_roce *h,
 					  uint32_t *payoff, uint32_t *paylen,
 					  bool check_icrc)
 {
@@ -323,7 +329,8 @@ static enum emu_wire_drop wire_roce_parse(const uint8_t *f, uint32_t len,
 	uint16_t type;
 
 	memset(h, 0, sizeof(*h));
-	if (len < EMU_WIRE_ETH_HLEN)
+	if (len < EMU_WIRE_ETH_HLEN ||
+	    (avail < len && avail < l3 + IPV6_LEN + UDP_LEN))
 		return EMU_WIRE_DROP_MALFORMED;
 	memcpy(h->dmac, f, 6);
 	memcpy(h->smac, f + 6, 6);
@@ -331,10 +338,10 @@ static enum emu_wire_drop wire_roce_parse(const uint8_t *f, uint32_t len,
 	if (type != EMU_WIRE_ETH_P_IPV4 && type != EMU_WIRE_ETH_P_IPV6 &&
 	    type != EMU_WIRE_ETH_P_ROCE)
 		return EMU_WIRE_DROP_NOT_ROCE;
-	why = wire_parse_l3(f, len, l3, type, h, &bth, &end);
+	why = wire_parse_l3(f, avail, len, l3, type, h, &bth, &end);
 	if (why)
 		return why;
-	if (end < bth + BTH_LEN + EMU_WIRE_ICRC_LEN)
+	if (end < bth + BTH_LEN + EMU_WIRE_ICRC_LEN || avail < bth + BTH_LEN)
 		return EMU_WIRE_DROP_MALFORMED;
 	b = f + bth;
 	h->opcode = b[0];
@@ -357,7 +364,7 @@ static enum emu_wire_drop wire_roce_parse(const uint8_t *f, uint32_t len,
 	oi = emu_wire_opinfo(h->opcode);
 	if (!oi)
 		return EMU_WIRE_DROP_OPCODE;
-	if (end < bth + oi->hlen + EMU_WIRE_ICRC_LEN)
+	if (end < bth + oi->hlen + EMU_WIRE_ICRC_LEN || avail < bth + oi->hlen)
 		return EMU_WIRE_DROP_MALFORMED;
 	rest = end - bth - oi->hlen - EMU_WIRE_ICRC_LEN;
 	/* The pad makes the payload a whole number of words (IBA 9.3.1). */
@@ -377,7 +384,7 @@ enum emu_wire_drop emu_wire_roce_parse(const uint8_t *f, uint32_t len,
 				       struct emu_wire_roce *h,
 				       uint32_t *payoff, uint32_t *paylen)
 {
-	return wire_roce_parse(f, len, h, payoff, paylen, true);
+	return wire_roce_parse(f, len, len, h, payoff, paylen, true);
 }
 
 enum emu_wire_drop emu_wire_roce_parse_trusted(const uint8_t *f, uint32_t len,
@@ -385,7 +392,17 @@ enum emu_wire_drop emu_wire_roce_parse_trusted(const uint8_t *f, uint32_t len,
 					       uint32_t *payoff,
 					       uint32_t *paylen)
 {
-	return wire_roce_parse(f, len, h, payoff, paylen, false);
+	return wire_roce_parse(f, len, len, h, payoff, paylen, false);
+}
+
+enum emu_wire_drop emu_wire_roce_parse_head(const uint8_t *head,
+					    uint32_t avail, uint32_t len,
+					    struct emu_wire_roce *h,
+					    uint32_t *payoff,
+					    uint32_t *paylen)
+{
+	return wire_roce_parse(head, avail < len ? avail : len, len, h,
+			       payoff, paylen, false);
 }
 
 const char *emu_wire_drop_name(enum emu_wire_drop why)
