@@ -276,6 +276,11 @@ struct emu_wire_dgram {
 	 * trusts its peer (icrc_later) carries such a datagram as it is;
 	 * any other path computes it first. */
 	bool icrc_later;
+	/* rx, from a link whose lend is set: buf is the link's own memory,
+	 * readable until the next recv or park call.  Another process may
+	 * write those bytes at any time: read each header byte once, from a
+	 * private copy. */
+	bool lent;
 };
 
 struct emu_wire_link;
@@ -301,8 +306,9 @@ struct emu_wire_link_stats {
 struct emu_wire_link_ops {
 	int (*send)(struct emu_wire_link *l, const struct emu_wire_dgram *d,
 		    unsigned int n);
-	/* Datagrams received into d (each one's buf and len on entry), or
-	 * a negative error; 0 only if it wrote no descriptor. */
+	/* Datagrams received into d (each one's buf and len on entry; a
+	 * link whose lend is set may point buf at its own memory instead),
+	 * or a negative error; 0 only if it wrote no descriptor. */
 	int (*recv)(struct emu_wire_link *l, struct emu_wire_dgram *d,
 		    unsigned int n, bool sockets);
 	bool (*park)(struct emu_wire_link *l);
@@ -323,6 +329,9 @@ struct emu_wire_link {
 	bool by_sockets;
 	/* takes datagrams whose ICRC is left for later (see the dgram) */
 	bool icrc_later;
+	/* set by the owner: recv may hand out its own memory instead of
+	 * copying into the descriptors' buffers (see the dgram's lent) */
+	bool lend;
 };
 
 /*

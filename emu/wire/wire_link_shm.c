@@ -21,10 +21,12 @@
  * Rings.  One producer (the sending port, under its engine's run lock),
  * one consumer.  A record is a 32-bit length and the datagram, padded to
  * a cache line; a record never wraps (WIRE_SHM_SKIP fills the end).  The
- * consumer copies each datagram out before it frees the room, and trusts
- * nothing of the other process: a position or length out of range ends
- * the connection.  A full ring drops the datagram, as a full socket
- * buffer does.
+ * consumer reads each record's length once and trusts nothing of the
+ * other process: a position or length out of range ends the connection.
+ * When the owner lets it lend (the port does), the consumer hands out the
+ * datagrams where they lie and frees their room at its next receive or
+ * park; else it copies them out first.  A full ring drops the datagram,
+ * as a full socket buffer does.
  *
  * Wake-ups.  Before a thread waits (the engine thread parks, or the
  * application is about to block for an event), the consumer clears the
@@ -99,6 +101,7 @@ struct wire_shm_peer {
 	struct wire_shm_region *reg;
 	struct wire_shm_ring *out, *in;
 	uint64_t out_pos, in_pos;	/* own copies of tail and head */
+	bool lent;		/* head lags in_pos: datagrams handed out */
 	uint64_t retry_ns;
 };
 
@@ -107,6 +110,7 @@ struct wire_link_shm {
 	struct emu_wire_link *udp;
 	int listen_fd, epfd;
 	unsigned int next_in;		/* receive fairness */
+	bool lent;			/* some peer's lent is set */
 	_Atomic uint64_t fast_tx, fast_rx, fast_peers;
 	struct wire_shm_peer peer[WIRE_SHM_PEERS];
 	struct emu_wire_dgram slow[WIRE_TX_SLOTS * 2];
@@ -341,9 +345,10 @@ static void wire_shm_publish(struct wire_shm_peer *pe)
 		(void)!send(pe->sock, &one, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-/* Up to n datagrams from one peer's ring; -1 when it broke the rules. */
+/* Up to n datagrams from one peer's ring, lent (their room stays taken
+ * until wire_shm_release) or copied; -1 when it broke the rules. */
 static int wire_shm_pop(struct wire_shm_peer *pe, struct emu_wire_dgram *d,
-			unsigned int n)
+			unsigned int n, bool lend)
 {
 	struct wire_shm_ring *r = pe->in;
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
@@ -368,7 +373,11 @@ static int wire_shm_pop(struct wire_shm_peer *pe, struct emu_wire_dgram *d,
 		    need > tail - pos)
 			return -1;
 		memcpy(&flags, r->data + off + 4, sizeof(flags));
-		memcpy(d[got].buf, r->data + off + WIRE_SHM_HDR, len);
+		if (lend)
+			d[got].buf = r->data + off + WIRE_SHM_HDR;
+		else
+			memcpy(d[got].buf, r->data + off + WIRE_SHM_HDR, len);
+		d[got].lent = lend;
 		d[got].len = len;
 		d[got].icrc_later = flags & WIRE_SHM_F_ICRC_LATER;
 		d[got].ep = pe->ep;
@@ -376,8 +385,28 @@ static int wire_shm_pop(struct wire_shm_peer *pe, struct emu_wire_dgram *d,
 		pos += need;
 	}
 	pe->in_pos = pos;
-	atomic_store_explicit(&r->head, pos, memory_order_release);
+	if (lend)
+		pe->lent = true;
+	else
+		atomic_store_explicit(&r->head, pos, memory_order_release);
 	return (int)got;
+}
+
+/* The room of the datagrams lent since the last call goes back to the
+ * producers: whoever received them is done with them. */
+static void wire_shm_release(struct wire_link_shm *s)
+{
+	if (!s->lent)
+		return;
+	s->lent = false;
+	for (unsigned int i = 0; i < WIRE_SHM_PEERS; i++) {
+		struct wire_shm_peer *pe = &s->peer[i];
+
+		if (pe->lent && pe->state == WIRE_SHM_UP)
+			atomic_store_explicit(&pe->in->head, pe->in_pos,
+					      memory_order_release);
+		pe->lent = false;
+	}
 }
 
 static bool wire_shm_pending(const struct wire_shm_peer *pe)
@@ -549,6 +578,7 @@ static int wire_shm_recv(struct emu_wire_link *l, struct emu_wire_dgram *d,
 	uint64_t now = 0;
 	bool dropped = false;
 
+	wire_shm_release(s);
 	if (sockets) {
 		wire_shm_sockets(s);
 		return s->udp->ops->recv(s->udp, d, n, true);
@@ -570,12 +600,13 @@ static int wire_shm_recv(struct emu_wire_link *l, struct emu_wire_dgram *d,
 		atomic_thread_fence(memory_order_seq_cst);
 		if (!wire_shm_pending(pe))
 			continue;
-		r = wire_shm_pop(pe, d + got, n - got);
+		r = wire_shm_pop(pe, d + got, n - got, l->lend);
 		if (r < 0) {
 			wire_shm_peer_drop(s, pe);
 			dropped = true;	/* it may have written descriptors */
 		} else {
 			got += (unsigned int)r;
+			s->lent |= pe->lent;
 		}
 	}
 	s->next_in = (s->next_in + 1) % WIRE_SHM_PEERS;
@@ -589,6 +620,7 @@ static bool wire_shm_park(struct emu_wire_link *l)
 {
 	struct wire_link_shm *s = (struct wire_link_shm *)l;
 
+	wire_shm_release(s);
 	for (unsigned int i = 0; i < WIRE_SHM_PEERS; i++) {
 		if (s->peer[i].state != WIRE_SHM_UP)
 			continue;

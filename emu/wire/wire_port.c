@@ -14,7 +14,12 @@
  * frame (held frames are copied); the capture sees what goes on the
  * cable; a flush hands the queue to the link in one batch.  Receiving:
  * a batch from the link, decapsulated, the source MAC learned, checked
- * (VNI, link state, strict L2), filtered, captured, parsed.
+ * (VNI, link state, strict L2), filtered, captured, parsed.  A datagram
+ * the link lends (shared memory another process writes) is parsed from a
+ * private copy of its headers, and only its payload is read where it
+ * lies, once, by whoever takes the packet; one that somebody here
+ * observes, or that is not a plain good RoCE frame, is copied whole
+ * first.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +29,10 @@
 #include "emu/wire/wire_int.h"
 
 #define WIRE_REORDER_MAX_NS 200000ull	/* a reordered frame waits at most */
+/* Bytes of a lent datagram copied for its parse: the VXLAN header and a
+ * frame's headers (Ethernet, IPv6 and UDP, BTH and the longest extension
+ * headers take 114 bytes). */
+#define WIRE_RX_HEAD (EMU_WIRE_VXLAN_HLEN + 128u)
 
 static void wire_count(_Atomic uint64_t *c, uint64_t n)
 {
@@ -49,6 +58,8 @@ struct emu_wire_port *emu_wire_port_create(const struct emu_wire_port_cfg *cfg,
 	p->cfg.name = p->name;
 	p->cfg.capture = NULL;
 	p->link = link;
+	if (link)
+		link->lend = true;
 	p->fdb.peer_port = cfg->peer_udp_port ? cfg->peer_udp_port :
 						EMU_WIRE_VXLAN_PORT;
 	p->tx_buf = malloc(sizeof(*p->tx_buf) * WIRE_TX_SLOTS);
@@ -411,22 +422,85 @@ uint64_t emu_wire_tx_next_due(const struct emu_wire_port *p)
 
 /* ---- receiving ---- */
 
-/* One datagram: the VXLAN header, then the inner frame. */
+/* RFC 7348 5: the I flag set; the VNI ours. */
+static bool wire_vxlan_ok(const struct emu_wire_port *p, const uint8_t *h)
+{
+	return (h[0] & 0x08) &&
+	       (emu_get_be32(h + 4) >> 8) == (p->cfg.vni & 0xffffff);
+}
+
+/* Past the tunnel: the source learned, the port's own checks, counted. */
+static enum emu_wire_drop wire_rx_admit(struct emu_wire_port *p,
+					const uint8_t *f, uint32_t len,
+					const struct emu_wire_ep *from)
+{
+	if (wire_fdb_learn(&p->fdb, f + 6, from))
+		wire_count(&p->learned, 1);
+	if (!wire_link_is_up(p))
+		return EMU_WIRE_DROP_PORT_DOWN;
+	if (p->cfg.strict_l2 && !(f[0] & 1) && memcmp(f, p->cfg.mac, 6))
+		return EMU_WIRE_DROP_L2;
+	wire_count(&p->rx_frames, 1);
+	wire_count(&p->rx_bytes, len);
+	return EMU_WIRE_DROP_NONE;
+}
+
+/*
+ * A lent datagram nobody here observes, from a peer that left the ICRC
+ * out: its headers parsed from a private copy, so what the checks saw is
+ * what the packet says however the ring changes meanwhile; the payload
+ * is passed where it lies (inside the datagram's validated length).
+ * False: not such a frame, copy it and take the ordinary way.
+ */
+static bool wire_rx_lent(struct emu_wire_port *p, struct emu_wire_dgram *d,
+			 const struct emu_wire_rx_ops *ops, void *arg,
+			 enum emu_wire_drop *why)
+{
+	uint8_t head[WIRE_RX_HEAD];
+	uint32_t n = d->len < sizeof(head) ? d->len : sizeof(head);
+	uint32_t len = d->len - EMU_WIRE_VXLAN_HLEN, payoff, paylen;
+	const uint8_t *f = head + EMU_WIRE_VXLAN_HLEN;
+	struct emu_wire_roce h;
+
+	if (n < EMU_WIRE_VXLAN_HLEN + EMU_WIRE_ETH_HLEN)
+		return false;
+	memcpy(head, d->buf, n);
+	if (!wire_vxlan_ok(p, head) ||
+	    emu_wire_roce_parse_head(f, n - EMU_WIRE_VXLAN_HLEN, len, &h,
+				     &payoff, &paylen))
+		return false;
+	*why = wire_rx_admit(p, f, len, &d->ep);
+	if (!*why)
+		ops->roce(arg, p, &h, d->buf + EMU_WIRE_VXLAN_HLEN + payoff,
+			  paylen);
+	return true;
+}
+
+/* One datagram: the VXLAN header, then the inner frame.  own: a private
+ * buffer for a lent datagram's copy. */
 static enum emu_wire_drop wire_rx_one(struct emu_wire_port *p,
 				      struct emu_wire_dgram *d,
 				      const struct emu_wire_rx_ops *ops,
-				      void *arg)
+				      void *arg, uint8_t *own)
 {
-	uint8_t *f = d->buf + EMU_WIRE_VXLAN_HLEN;
+	uint8_t *f;
 	uint32_t len, payoff, paylen, delay_us = 0;
 	struct emu_wire_roce h;
 	enum emu_wire_drop why;
 
-	if (d->len < EMU_WIRE_VXLAN_HLEN + EMU_WIRE_ETH_HLEN)
-		return EMU_WIRE_DROP_VXLAN;
-	/* RFC 7348 5: the I flag set; the VNI ours. */
-	if (!(d->buf[0] & 0x08) ||
-	    (emu_get_be32(d->buf + 4) >> 8) != (p->cfg.vni & 0xffffff))
+	if (d->lent) {
+		if (d->icrc_later && !wire_observed(p) &&
+		    wire_rx_lent(p, d, ops, arg, &why))
+			return why;
+		if (d->len > EMU_WIRE_DGRAM_MAX)
+			return EMU_WIRE_DROP_MALFORMED;
+		memcpy(own, d->buf, d->len);
+		d->buf = own;
+		d->lent = false;
+	}
+	f = d->buf + EMU_WIRE_VXLAN_HLEN;
+	if (d->len < EMU_WIRE_VXLAN_HLEN + EMU_WIRE_ETH_HLEN ||
+	    !wire_vxlan_ok(p, d->buf))
 		return EMU_WIRE_DROP_VXLAN;
 	len = d->len - EMU_WIRE_VXLAN_HLEN;
 	/* Left for later by a trusting peer: computed now if someone here
@@ -435,14 +509,9 @@ static enum emu_wire_drop wire_rx_one(struct emu_wire_port *p,
 		emu_wire_icrc_put(f, len);
 		d->icrc_later = false;
 	}
-	if (wire_fdb_learn(&p->fdb, f + 6, &d->ep))
-		wire_count(&p->learned, 1);
-	if (!wire_link_is_up(p))
-		return EMU_WIRE_DROP_PORT_DOWN;
-	if (p->cfg.strict_l2 && !(f[0] & 1) && memcmp(f, p->cfg.mac, 6))
-		return EMU_WIRE_DROP_L2;
-	wire_count(&p->rx_frames, 1);
-	wire_count(&p->rx_bytes, len);
+	why = wire_rx_admit(p, f, len, &d->ep);
+	if (why)
+		return why;
 	if (p->pcap) {
 		if (p->cfg.capture_outer)
 			wire_pcap_write_outer(p->pcap, &d->ep, &p->link->local,
@@ -495,6 +564,7 @@ unsigned int emu_wire_rx(struct emu_wire_port *p,
 			p->rx_d[i].buf = p->rx_buf[i];
 			p->rx_d[i].len = EMU_WIRE_DGRAM_MAX;
 			p->rx_d[i].icrc_later = false;
+			p->rx_d[i].lent = false;
 		}
 		if (p->rx_ready < n)
 			p->rx_ready = n;
@@ -505,7 +575,8 @@ unsigned int emu_wire_rx(struct emu_wire_port *p,
 			break;
 		for (int i = 0; i < r; i++) {
 			enum emu_wire_drop why = wire_rx_one(p, &p->rx_d[i],
-							     ops, arg);
+							     ops, arg,
+							     p->rx_buf[i]);
 
 			if (why)
 				emu_wire_port_drop(p, why);

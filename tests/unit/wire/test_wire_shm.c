@@ -5,8 +5,10 @@
  * link learns the sender's endpoint from the rendezvous, keeps order
  * across ring wraps, drops what a full ring cannot take, wakes a parked
  * consumer, falls back to UDP when its peer is gone, and survives a peer
- * that writes nonsense into the ring.  The hostile peer below is written
- * from the layout's literal offsets, not from the link's structures.
+ * that writes nonsense into the ring, also into datagrams it lends to a
+ * port (one that rewrites them while the port works on them).  The
+ * hostile peer below is written from the layout's literal offsets, not
+ * from the link's structures.
  */
 #include <errno.h>
 #include <check.h>
@@ -422,6 +424,209 @@ START_TEST(icrc_left_out_only_in_memory)
 }
 END_TEST
 
+/* Ring 0's head (the consumer's), at +64 of the ring. */
+static uint64_t hostile_head(const uint8_t *region)
+{
+	return __atomic_load_n((const uint64_t *)(const void *)(region + 128),
+			       __ATOMIC_ACQUIRE);
+}
+
+/* A record of the hostile ring: length, flags (1: ICRC left out), then
+ * the datagram. */
+static void hostile_rec(uint8_t *region, uint64_t off, const uint8_t *dg,
+			uint32_t len, uint32_t flags)
+{
+	uint8_t *at = region + 64 + 192 + off;
+
+	memcpy(at, &len, 4);
+	memcpy(at + 4, &flags, 4);
+	memcpy(at + 8, dg, len);
+}
+
+/* A link that may lend hands out the ring's bytes themselves, and their
+ * room goes back only at its next receive or park. */
+START_TEST(lent_datagrams_hold_their_room)
+{
+	struct emu_wire_link *b = link_new();
+	static uint8_t dg[4][256], rb[4][EMU_WIRE_DGRAM_MAX];
+	struct emu_wire_dgram d[4];
+	uint8_t *region;
+	uint32_t seq = 0;
+	int fd = hostile_connect(b, &region, true);
+
+	b->lend = true;
+	recv_check(b, true, NULL, &seq, 0);
+	ck_assert_uint_eq(stats(b).fast_peers, 1);
+	for (unsigned int i = 0; i < 4; i++) {
+		memset(dg[i], 0x30 + (int)i, sizeof(dg[i]));
+		hostile_rec(region, 320 * i, dg[i], 250, 0);
+	}
+	hostile_put(region, 0, 250, 4 * 320);
+	for (unsigned int i = 0; i < 4; i++) {
+		d[i].buf = rb[i];
+		d[i].len = EMU_WIRE_DGRAM_MAX;
+	}
+	ck_assert_int_eq(b->ops->recv(b, d, 2, false), 2);
+	for (unsigned int i = 0; i < 2; i++) {
+		ck_assert(d[i].lent);
+		ck_assert(d[i].buf != rb[i]);
+		ck_assert_uint_eq(d[i].len, 250);
+		ck_assert_int_eq(memcmp(d[i].buf, dg[i], 250), 0);
+	}
+	ck_assert_uint_eq(hostile_head(region), 0);
+	/* The next receive frees the first two and lends the others. */
+	ck_assert_int_eq(b->ops->recv(b, d, 4, false), 2);
+	ck_assert_uint_eq(hostile_head(region), 2 * 320);
+	ck_assert_int_eq(memcmp(d[1].buf, dg[3], 250), 0);
+	/* Parking frees them too. */
+	ck_assert(b->ops->park(b));
+	ck_assert_uint_eq(hostile_head(region), 4 * 320);
+	/* Without lend the datagrams are copied and freed at once. */
+	b->lend = false;
+	hostile_rec(region, 4 * 320, dg[0], 250, 0);
+	hostile_put(region, 4 * 320, 250, 5 * 320);
+	d[0].buf = rb[0];
+	d[0].len = EMU_WIRE_DGRAM_MAX;
+	ck_assert_int_eq(b->ops->recv(b, d, 4, false), 1);
+	ck_assert(!d[0].lent && d[0].buf == rb[0]);
+	ck_assert_int_eq(memcmp(rb[0], dg[0], 250), 0);
+	ck_assert_uint_eq(hostile_head(region), 5 * 320);
+	b->ops->destroy(b);
+	munmap(region, REGION_SZ);
+	close(fd);
+}
+END_TEST
+
+/* A port over a link whose peer rewrites lent datagrams while the port
+ * parses and delivers them: it must never read outside a datagram, nor
+ * hand up a payload reaching past one. */
+#define FUZZ_REC 1024u		/* a record: length, flags, datagram */
+#define FUZZ_PAY 928u		/* a SEND ONLY's payload */
+#define FUZZ_VNI 0x5a5a5a
+
+struct fuzz {
+	uint8_t *region;
+	uintptr_t base;		/* the port's view of the ring's data */
+	uint64_t next;		/* records in the ring, by count */
+	uint32_t rng;
+	unsigned int taken, seen;
+};
+
+static uint32_t fuzz_rand(struct fuzz *z)
+{
+	z->rng = z->rng * 1103515245u + 12345u;
+	return z->rng >> 8;
+}
+
+/* Some bytes of the records written so far changed: headers mostly. */
+static void fuzz_scribble(struct fuzz *z)
+{
+	for (unsigned int k = 0; k < 8; k++) {
+		uint64_t rec = (z->next - 1 - fuzz_rand(z) % 32) % (RING_DATA /
+								      FUZZ_REC);
+		uint32_t at = fuzz_rand(z) % 4 ? fuzz_rand(z) % 150 :
+						 fuzz_rand(z) % FUZZ_REC;
+
+		z->region[64 + 192 + rec * FUZZ_REC + at] ^=
+			(uint8_t)(1u << (fuzz_rand(z) % 8));
+	}
+}
+
+static void fuzz_roce(void *arg, struct emu_wire_port *p,
+		      const struct emu_wire_roce *h, const uint8_t *payload,
+		      uint32_t paylen)
+{
+	struct fuzz *z = arg;
+	uintptr_t at = (uintptr_t)payload, rec;
+	volatile uint8_t sum = 0;
+
+	(void)p;
+	(void)h;
+	if (!z->base)	/* the first, untouched record: where the ring is */
+		z->base = at - (8 + 8 + 14 + 20 + 8 + 12);
+	ck_assert_uint_ge(at, z->base);
+	rec = (at - z->base) / FUZZ_REC * FUZZ_REC;
+	ck_assert_uint_lt(rec, RING_DATA);
+	ck_assert_uint_ge(at - z->base, rec + 8 + 8 + 14);
+	ck_assert_uint_le(at - z->base + paylen, rec + FUZZ_REC);
+	for (uint32_t i = 0; i < paylen; i++)
+		sum += payload[i];
+	z->taken++;
+	fuzz_scribble(z);
+}
+
+static bool fuzz_eth(void *arg, struct emu_wire_port *p, const uint8_t *f,
+		     uint32_t len)
+{
+	struct fuzz *z = arg;
+
+	(void)p;
+	(void)f;
+	(void)len;
+	z->seen++;
+	return false;
+}
+
+START_TEST(port_survives_rewritten_lent_datagrams)
+{
+	struct emu_wire_link *b = link_new();
+	struct emu_wire_port_cfg cfg = {
+		.name = "fuzz", .vni = FUZZ_VNI, .mac = { 2, 0xc9, 0, 0, 0, 1 },
+	};
+	struct emu_wire_roce h = {
+		.version = 2, .opcode = 0x04, .pkey = 0xffff, .dqpn = 0x12,
+		.hop_limit = 64, .udp_sport = 0xc000, .icrc_later = true,
+		.dmac = { 2, 0xc9, 0, 0, 0, 1 }, .smac = { 2, 0xc9, 0, 0, 0, 2 },
+		.sgid = { [10] = 0xff, [11] = 0xff, 127, 0, 0, 1 },
+		.dgid = { [10] = 0xff, [11] = 0xff, 127, 0, 0, 2 },
+	};
+	static const struct emu_wire_rx_ops ops = {
+		.roce = fuzz_roce, .eth = fuzz_eth,
+	};
+	static uint8_t dg[FUZZ_REC];
+	struct emu_wire_port_stats st;
+	struct emu_wire_port *p;
+	struct fuzz z = { .rng = 7 };
+	uint32_t len;
+	int fd = hostile_connect(b, &z.region, true);
+
+	p = emu_wire_port_create(&cfg, b);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(emu_wire_rx(p, &ops, &z, 32, 0, true), 0);
+	emu_put_be32(dg, 0x08000000u);
+	emu_put_be32(dg + 4, FUZZ_VNI << 8);
+	len = emu_wire_roce_build(&h, dg + 8, FUZZ_PAY) + 8;
+	ck_assert_uint_le(8 + len, FUZZ_REC);
+	/* Rounds of 32 records, many times round the ring; each record
+	 * written whole, then (the batch received: lengths read) rewritten
+	 * at random while the port works on it. */
+	for (unsigned int round = 0; round < 1200; round++) {
+		for (unsigned int i = 0; i < 32; i++, z.next++) {
+			uint64_t off = z.next % (RING_DATA / FUZZ_REC) *
+				       FUZZ_REC;
+
+			h.psn = (uint32_t)z.next & 0xffffff;
+			emu_wire_roce_build(&h, dg + 8, FUZZ_PAY);
+			hostile_rec(z.region, off, dg, len, 1);
+		}
+		__atomic_store_n((uint64_t *)(void *)(z.region + 64),
+				 z.next * FUZZ_REC, __ATOMIC_RELEASE);
+		emu_wire_rx(p, &ops, &z, 32, 0, false);
+		ck_assert(emu_wire_port_park(p));
+		ck_assert_uint_eq(hostile_head(z.region), z.next * FUZZ_REC);
+	}
+	emu_wire_port_stats(p, &st);
+	ck_assert_uint_eq(st.link.fast_rx, z.next);
+	ck_assert_uint_eq(st.link.fast_peers, 1);
+	/* Most went up; the rest were dropped for a reason. */
+	ck_assert_uint_gt(z.taken, z.next / 2);
+	ck_assert_uint_lt(z.taken, z.next);
+	emu_wire_port_destroy(p);
+	munmap(z.region, REGION_SZ);
+	close(fd);
+}
+END_TEST
+
 static Suite *wire_shm_suite(void)
 {
 	Suite *s = suite_create("wire_shm");
@@ -437,6 +642,8 @@ static Suite *wire_shm_suite(void)
 	tcase_add_test(tc, hostile_peer_is_cut_off);
 	tcase_add_test(tc, hello_without_memory_is_refused);
 	tcase_add_test(tc, icrc_left_out_only_in_memory);
+	tcase_add_test(tc, lent_datagrams_hold_their_room);
+	tcase_add_test(tc, port_survives_rewritten_lent_datagrams);
 	suite_add_tcase(s, tc);
 	return s;
 }
