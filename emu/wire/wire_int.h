@@ -13,6 +13,16 @@
 #include "emu/base/bytes.h"
 #include "emu/wire/wire.h"
 
+/* A counter that one thread at a time adds to (a port and its link are
+ * driven under their owner's lock) and any thread reads: a plain load
+ * and store, since a locked add after each frame's copy would wait for
+ * every store of that copy to land. */
+static inline void wire_count_own(_Atomic uint64_t *c, uint64_t n)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) +
+			      n, memory_order_relaxed);
+}
+
 /* ---- wire_l3.c ---- */
 /* The Internet checksum of len bytes (0 when a header's own checks). */
 uint16_t wire_ip_csum(const uint8_t *h, unsigned int len);

@@ -555,8 +555,7 @@ static int wire_shm_send(struct emu_wire_link *l, const struct emu_wire_dgram *d
 		}
 	}
 	if (fast)
-		atomic_fetch_add_explicit(&s->fast_tx, fast,
-					  memory_order_relaxed);
+		wire_count_own(&s->fast_tx, fast);
 	for (unsigned int i = 0; touched; i++, touched >>= 1)
 		if (touched & 1)
 			wire_shm_publish(&s->peer[i]);
@@ -611,8 +610,7 @@ static int wire_shm_recv(struct emu_wire_link *l, struct emu_wire_dgram *d,
 	}
 	s->next_in = (s->next_in + 1) % WIRE_SHM_PEERS;
 	if (got)
-		atomic_fetch_add_explicit(&s->fast_rx, got,
-					  memory_order_relaxed);
+		wire_count_own(&s->fast_rx, got);
 	return got || !dropped ? (int)got : -EPROTO;
 }
 

@@ -34,15 +34,10 @@
  * headers take 114 bytes). */
 #define WIRE_RX_HEAD (EMU_WIRE_VXLAN_HLEN + 128u)
 
-static void wire_count(_Atomic uint64_t *c, uint64_t n)
-{
-	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
-}
-
 void emu_wire_port_drop(struct emu_wire_port *p, enum emu_wire_drop why)
 {
 	if ((unsigned int)why < EMU_WIRE_DROP_NUM)
-		wire_count(&p->drops[why], 1);
+		wire_count_own(&p->drops[why], 1);
 }
 
 struct emu_wire_port *emu_wire_port_create(const struct emu_wire_port_cfg *cfg,
@@ -218,7 +213,7 @@ static enum emu_wire_verdict wire_filter(struct emu_wire_port *p,
 	wire_frame_info(p, f, len, rx, &fi);
 	v = flt->frame(flt->arg, &fi, delay_us);
 	if (v != EMU_WIRE_PASS)
-		wire_count(&p->faults, 1);
+		wire_count_own(&p->faults, 1);
 	return v;
 }
 
@@ -257,7 +252,7 @@ static void wire_tx_send(struct emu_wire_port *p)
 	p->tx_sockets |= p->link->by_sockets;
 	p->link->by_sockets = false;
 	if (sent < (int)p->tx_n)
-		wire_count(&p->drops[EMU_WIRE_DROP_TX_ERR],
+		wire_count_own(&p->drops[EMU_WIRE_DROP_TX_ERR],
 			   p->tx_n - (unsigned int)(sent < 0 ? 0 : sent));
 	p->tx_n = 0;
 	if (p->pcap)
@@ -368,8 +363,8 @@ void emu_wire_tx_queue(struct emu_wire_port *p, uint8_t *frame, uint32_t len,
 		icrc_later = false;
 	}
 	wire_vxlan_put(dgram, p->cfg.vni);
-	wire_count(&p->tx_frames, 1);
-	wire_count(&p->tx_bytes, len);
+	wire_count_own(&p->tx_frames, 1);
+	wire_count_own(&p->tx_bytes, len);
 	switch (wire_filter(p, frame, len, false, &delay_us)) {
 	case EMU_WIRE_FDROP:
 		emu_wire_port_drop(p, EMU_WIRE_DROP_FAULT);
@@ -435,13 +430,13 @@ static enum emu_wire_drop wire_rx_admit(struct emu_wire_port *p,
 					const struct emu_wire_ep *from)
 {
 	if (wire_fdb_learn(&p->fdb, f + 6, from))
-		wire_count(&p->learned, 1);
+		wire_count_own(&p->learned, 1);
 	if (!wire_link_is_up(p))
 		return EMU_WIRE_DROP_PORT_DOWN;
 	if (p->cfg.strict_l2 && !(f[0] & 1) && memcmp(f, p->cfg.mac, 6))
 		return EMU_WIRE_DROP_L2;
-	wire_count(&p->rx_frames, 1);
-	wire_count(&p->rx_bytes, len);
+	wire_count_own(&p->rx_frames, 1);
+	wire_count_own(&p->rx_bytes, len);
 	return EMU_WIRE_DROP_NONE;
 }
 
