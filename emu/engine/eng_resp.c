@@ -731,15 +731,19 @@ bool eng_resp_rcv(struct eng_qp *qp, struct eng_pkt *pkt)
 			break;
 		case RESP_ACK:
 			r.accepted = true;
+			/* A release store: a locked one here, after the
+			 * payload's copy, would wait for all of it to land. */
 			if (!r.reliable && !r.ud)
-				atomic_store(&qp->fq->hw.rq_psn,
-					     (pkt->psn + pkt->npsn) & 0xffffff);
+				atomic_store_explicit(&qp->fq->hw.rq_psn,
+					(pkt->psn + pkt->npsn) & 0xffffff,
+					memory_order_release);
 			if (!r.reliable) {
 				s = RESP_DONE;
 				break;
 			}
-			atomic_store(&qp->fq->hw.rq_psn,
-				     (pkt->psn + pkt->npsn) & 0xffffff);
+			atomic_store_explicit(&qp->fq->hw.rq_psn,
+					      (pkt->psn + pkt->npsn) & 0xffffff,
+					      memory_order_release);
 			if (r.last)
 				qp->msn++;
 			/* READ and atomic answers went already. */
