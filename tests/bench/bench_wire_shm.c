@@ -7,17 +7,23 @@
  * engine does), flushed in batches of 16 and received at once, each
  * payload copied into a 64 KiB buffer standing for the MR.  The thread's
  * CPU time, so other jobs on a shared machine move the figure less than
- * they move perftest's throughput.  Not a timed test: the quick mode (-q)
- * only proves that every frame arrives.
+ * they move perftest's throughput.  Then the same with the receiving
+ * port in a second thread on another CPU (both pinned), as between two
+ * processes, where the ring's lines move between the CPUs: each side's
+ * CPU time a frame (the receiver's only inside receives that brought
+ * frames).  Not a timed test: the quick mode (-q) only proves that every
+ * frame arrives.
  *
  * Output lines: "key best median unit" per payload size (ns a frame),
  * then "gbps_<payload> x": the payload bytes per second of CPU time of
- * the median.
+ * the median; "two_rx_<payload>" and "two_tx_<payload>" likewise.
  *
  * Usage: bench_wire_shm [-q]
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +40,7 @@
 
 static uint8_t app[MSG], mr[MSG];
 static unsigned long delivered;
+static _Atomic unsigned long taken;	/* two threads: frames received */
 
 static struct emu_wire_link *link_make(void)
 {
@@ -74,9 +81,37 @@ static double thread_cpu_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* ns of CPU time a frame over msgs messages of mtu-byte frames. */
+/* The receiving side of two threads: until want frames came, and the
+ * CPU time of the receives that brought some. */
+struct two_rx {
+	struct emu_wire_port *rx;
+	unsigned long want;
+	int cpu;
+	double cpu_s;
+};
+
+static void *two_rx_main(void *arg)
+{
+	static const struct emu_wire_rx_ops ops = { .roce = on_roce };
+	struct two_rx *t = arg;
+
+	bench_pin(t->cpu);
+	while (atomic_load(&taken) < t->want) {
+		double t0 = thread_cpu_s();
+		unsigned int n = emu_wire_rx(t->rx, &ops, NULL, 64, 1, false);
+
+		if (n) {
+			t->cpu_s += thread_cpu_s() - t0;
+			atomic_fetch_add(&taken, n);
+		}
+	}
+	return NULL;
+}
+
+/* ns of CPU time a frame over msgs messages of mtu-byte frames; with
+ * two, received in another thread (*rx_ns its side's). */
 static double trial(struct emu_wire_port *tx, struct emu_wire_port *rx,
-		    uint32_t mtu, long msgs)
+		    uint32_t mtu, long msgs, const int *two, double *rx_ns)
 {
 	static const struct emu_wire_rx_ops ops = { .roce = on_roce };
 	struct emu_wire_roce h = {
@@ -88,12 +123,30 @@ static double trial(struct emu_wire_port *tx, struct emu_wire_port *rx,
 		.dgid = { [10] = 0xff, [11] = 0xff, 127, 0, 0, 2 },
 	};
 	uint32_t nf = MSG / mtu, hl;
-	unsigned long want = delivered + (unsigned long)msgs * nf;
-	double t0 = thread_cpu_s();
+	unsigned long want = delivered + (unsigned long)msgs * nf, sent = 0;
+	struct two_rx t = { .rx = rx, .want = (unsigned long)msgs * nf };
+	pthread_t th;
+	double t0;
 
+	if (two) {
+		atomic_store(&taken, 0);
+		t.cpu = two[1];
+		bench_pin(two[0]);
+		if (pthread_create(&th, NULL, two_rx_main, &t)) {
+			perror("bench_wire_shm: thread");
+			exit(1);
+		}
+	}
+	t0 = thread_cpu_s();
 	for (long m = 0; m < msgs; m++) {
 		for (uint32_t k = 0; k < nf; k++) {
-			uint8_t *f = emu_wire_tx_frame(tx);
+			uint8_t *f;
+
+			/* No more in flight than the ring holds. */
+			while (two && sent - atomic_load(&taken) > 1024)
+				sched_yield();
+			f = emu_wire_tx_frame(tx);
+			sent++;
 
 			h.icrc_later = emu_wire_port_icrc_later(tx);
 			h.va = (uint64_t)k * mtu;
@@ -105,9 +158,16 @@ static double trial(struct emu_wire_port *tx, struct emu_wire_port *rx,
 					  1, h.icrc_later);
 			if (k % BATCH == BATCH - 1 || k == nf - 1) {
 				emu_wire_tx_flush(tx, 1);
-				emu_wire_rx(rx, &ops, NULL, 64, 1, false);
+				if (!two)
+					emu_wire_rx(rx, &ops, NULL, 64, 1,
+						    false);
 			}
 		}
+	}
+	t0 = thread_cpu_s() - t0;
+	if (two) {
+		pthread_join(th, NULL);
+		*rx_ns = t.cpu_s * 1e9 / (double)(msgs * nf);
 	}
 	if (delivered != want) {
 		fprintf(stderr, "bench_wire_shm: %lu of %lu frames arrived\n",
@@ -115,14 +175,14 @@ static double trial(struct emu_wire_port *tx, struct emu_wire_port *rx,
 			(unsigned long)msgs * nf);
 		exit(1);
 	}
-	return (thread_cpu_s() - t0) * 1e9 / (double)(msgs * nf);
+	return t0 * 1e9 / (double)(msgs * nf);
 }
 
 int main(int argc, char **argv)
 {
 	static const uint32_t mtus[] = { 1024, 4096 };
 	int quick = argc > 1 && !strcmp(argv[1], "-q");
-	int ntrials = quick ? 1 : 7;
+	int ntrials = quick ? 1 : 7, two[2];
 	long msgs = quick ? 50 : 10000;
 	struct emu_wire_link *la = link_make(), *lb = link_make();
 	struct emu_wire_port_cfg ca = {
@@ -179,15 +239,34 @@ int main(int argc, char **argv)
 	for (size_t s = 0; s < sizeof(mtus) / sizeof(mtus[0]); s++) {
 		double t[7];
 
-		trial(tx, rx, mtus[s], msgs / 10 + 1);	/* warm */
+		trial(tx, rx, mtus[s], msgs / 10 + 1, NULL, NULL); /* warm */
 		for (int i = 0; i < ntrials; i++)
-			t[i] = trial(tx, rx, mtus[s], msgs);
+			t[i] = trial(tx, rx, mtus[s], msgs, NULL, NULL);
 		bench_sort(t, (size_t)ntrials);
 		printf("frame_%u %.1f %.1f ns\n", mtus[s], t[0],
 		       t[ntrials / 2]);
 		printf("gbps_%u %.2f\n", mtus[s],
 		       (double)mtus[s] / t[ntrials / 2]);
 	}
+	if (!bench_two_cpus(&two[0], &two[1])) {
+		printf("# two threads: fewer than two CPUs, not run\n");
+		goto out;
+	}
+	printf("# the receiving port in a thread on CPU %d, the sending one "
+	       "on CPU %d\n", two[1], two[0]);
+	for (size_t s = 0; s < sizeof(mtus) / sizeof(mtus[0]); s++) {
+		double t[7], r[7];
+
+		for (int i = 0; i < ntrials; i++)
+			t[i] = trial(tx, rx, mtus[s], msgs, two, &r[i]);
+		bench_sort(t, (size_t)ntrials);
+		bench_sort(r, (size_t)ntrials);
+		printf("two_rx_%u %.1f %.1f ns\n", mtus[s], r[0],
+		       r[ntrials / 2]);
+		printf("two_tx_%u %.1f %.1f ns\n", mtus[s], t[0],
+		       t[ntrials / 2]);
+	}
+out:
 	emu_wire_port_destroy(tx);
 	emu_wire_port_destroy(rx);
 	return 0;
