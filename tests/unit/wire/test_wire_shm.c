@@ -510,6 +510,7 @@ struct fuzz {
 	uint64_t next;		/* records in the ring, by count */
 	uint32_t rng;
 	unsigned int taken, seen;
+	uint8_t sum;		/* of every payload byte: each one read */
 };
 
 static uint32_t fuzz_rand(struct fuzz *z)
@@ -538,7 +539,6 @@ static void fuzz_roce(void *arg, struct emu_wire_port *p,
 {
 	struct fuzz *z = arg;
 	uintptr_t at = (uintptr_t)payload, rec;
-	volatile uint8_t sum = 0;
 
 	(void)p;
 	(void)h;
@@ -550,7 +550,7 @@ static void fuzz_roce(void *arg, struct emu_wire_port *p,
 	ck_assert_uint_ge(at - z->base, rec + 8 + 8 + 14);
 	ck_assert_uint_le(at - z->base + paylen, rec + FUZZ_REC);
 	for (uint32_t i = 0; i < paylen; i++)
-		sum += payload[i];
+		z->sum += payload[i];
 	z->taken++;
 	fuzz_scribble(z);
 }
