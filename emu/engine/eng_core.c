@@ -175,15 +175,35 @@ static unsigned int eng_pass(struct eng *e)
 }
 
 /*
- * Take the run lock to run passes, if it is free.  While `passing` is set
- * the holder re-checks `pending` when it releases, so a caller that finds
- * the lock held by it needs to wake nobody.
+ * Hold the run lock as a passer, if it is free: while `passing` is set the
+ * holder re-checks `pending` when it lets go, so a caller that finds the
+ * lock held by it needs to wake nobody.  The thread holds it so to look at
+ * the timers and ports before it parks.
  */
-static bool eng_acquire(struct eng *e)
+static bool eng_hold(struct eng *e)
 {
 	if (pthread_mutex_trylock(&e->run))
 		return false;
 	atomic_store(&e->passing, 1);
+	return true;
+}
+
+/* Let go; true if a request came meanwhile: it is the caller's. */
+static bool eng_unhold(struct eng *e)
+{
+	atomic_store(&e->passing, 0);
+	pthread_mutex_unlock(&e->run);
+	/* Pairs with the requester's store of pending before its load of
+	 * passing: one of the two sees the other. */
+	atomic_thread_fence(memory_order_seq_cst);
+	return atomic_load(&e->pending);
+}
+
+/* Take the run lock to run passes, which serve every request so far. */
+static bool eng_acquire(struct eng *e)
+{
+	if (!eng_hold(e))
+		return false;
 	atomic_store(&e->pending, 0);
 	return true;
 }
@@ -191,18 +211,8 @@ static bool eng_acquire(struct eng *e)
 /* Release the run lock; run again for whoever asked meanwhile. */
 static void eng_release(struct eng *e)
 {
-	for (;;) {
-		atomic_store(&e->passing, 0);
-		pthread_mutex_unlock(&e->run);
-		/* Pairs with the requester's store of pending before its
-		 * load of passing: one of the two sees the other. */
-		atomic_thread_fence(memory_order_seq_cst);
-		if (!atomic_load(&e->pending))
-			return;
-		if (!eng_acquire(e))
-			return;		/* the new holder sees pending */
-		eng_pass(e);
-	}
+	while (eng_unhold(e) && eng_acquire(e))
+		eng_pass(e);	/* else the new holder sees pending */
 }
 
 static void eng_futex_wake(struct eng *e)
@@ -336,28 +346,6 @@ unsigned int emu_eng_progress(unsigned int why)
 	if (atomic_load(&e->parked))
 		eng_futex_wake(e);
 	return 0;
-}
-
-/*
- * The thread holds the run lock to look at the timers and the ports before
- * it parks; as a passer, so that a request made meanwhile is not woken
- * for but left to eng_request_unserved.
- */
-static bool eng_hold(struct eng *e)
-{
-	if (pthread_mutex_trylock(&e->run))
-		return false;
-	atomic_store(&e->passing, 1);
-	return true;
-}
-
-/* Let go; true if a request came meanwhile: it is this thread's. */
-static bool eng_unhold(struct eng *e)
-{
-	atomic_store(&e->passing, 0);
-	pthread_mutex_unlock(&e->run);
-	atomic_thread_fence(memory_order_seq_cst);
-	return atomic_load(&e->pending);
 }
 
 /*
