@@ -15,11 +15,28 @@
  * and gzip).  It comes from ISA-L's crc32_gzip_refl(), which computes
  * exactly that (its state after the eight 0xff bytes is rxe's seed
  * 0xdebb20e3), with carry-less multiplication where the CPU has it.
+ *
+ * ISA-L's AVX-512 code returns with the upper halves of the vector
+ * registers dirty (no VZEROUPPER).  The legacy-SSE code the compiler
+ * makes of our own copies then pays a state transition on every
+ * instruction until something clears them: measured here, a 48-byte CRC
+ * followed by an inlined memcpy took 130 ns instead of 15, and a 4 KiB
+ * frame's ICRC 180 ns instead of 60.  So each call is followed by one.
  */
 #include <isa-l/crc.h>
 #include <string.h>
 
 #include "emu/wire/wire_int.h"
+
+static uint32_t wire_crc32(uint32_t crc, const uint8_t *p, uint64_t len)
+{
+	crc = crc32_gzip_refl(crc, p, len);
+#if defined(__x86_64__)
+	if (__builtin_cpu_supports("avx"))
+		__asm__ __volatile__("vzeroupper" ::: "memory");
+#endif
+	return crc;
+}
 
 uint32_t emu_wire_icrc(const uint8_t *frame, uint32_t l3off, uint32_t len)
 {
@@ -50,10 +67,10 @@ uint32_t emu_wire_icrc(const uint8_t *frame, uint32_t l3off, uint32_t len)
 			ph[8 + 40 + 6] = ph[8 + 40 + 7] = 0xff;
 		ph[8 + n - 12 + 4] = 0xff;		/* BTH resv8a */
 	}
-	crc = crc32_gzip_refl(0, ph, 8 + n);
+	crc = wire_crc32(0, ph, 8 + n);
 	covered = l3off + n;
 	if (len > covered + EMU_WIRE_ICRC_LEN)
-		crc = crc32_gzip_refl(crc, frame + covered,
-				      len - covered - EMU_WIRE_ICRC_LEN);
+		crc = wire_crc32(crc, frame + covered,
+				 len - covered - EMU_WIRE_ICRC_LEN);
 	return crc;
 }
