@@ -108,14 +108,6 @@ uint16_t emu_wire_udp_sport(uint32_t fl, uint32_t lqpn, uint32_t rqpn)
 	return (uint16_t)(lo | 0xc000);
 }
 
-bool emu_wire_ep_eq(const struct emu_wire_ep *a, const struct emu_wire_ep *b)
-{
-	unsigned int n = a->family == AF_INET ? 4 : 16;
-
-	return a->family == b->family && a->port == b->port &&
-	       !memcmp(a->addr, b->addr, n);
-}
-
 void emu_wire_ep_format(const struct emu_wire_ep *ep, char *buf, size_t len)
 {
 	char ip[INET6_ADDRSTRLEN] = "?";
