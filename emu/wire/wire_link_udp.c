@@ -68,7 +68,33 @@ struct wire_link_udp {
 	unsigned int rx_at, rx_n;
 	struct wire_udp_msg rx[WIRE_UDP_RX_MSGS];
 	uint8_t *scratch;	/* WIRE_UDP_RX_MSGS x WIRE_UDP_MSG_ROOM */
+	/* recvmmsg's vectors, made once: a poll that finds nothing (most
+	 * of them) costs the system call only; the kernel changes just the
+	 * lengths and flags of the messages it fills, reset after use. */
+	struct mmsghdr rm[WIRE_UDP_RX_MSGS];
+	struct iovec riov[WIRE_UDP_RX_MSGS];
+	struct sockaddr_storage rss[WIRE_UDP_RX_MSGS];
+	union {
+		char buf[CMSG_SPACE(sizeof(int)) * 2];
+		struct cmsghdr align;
+	} rcm[WIRE_UDP_RX_MSGS];
 };
+
+/* Make (or make again) receive vector i ready for recvmmsg. */
+static void wire_udp_rx_ready(struct wire_link_udp *u, unsigned int i)
+{
+	struct msghdr *h = &u->rm[i].msg_hdr;
+
+	h->msg_name = &u->rss[i];
+	h->msg_namelen = sizeof(u->rss[i]);
+	h->msg_iov = &u->riov[i];
+	h->msg_iovlen = 1;
+	h->msg_control = u->rcm[i].buf;
+	h->msg_controllen = sizeof(u->rcm[i].buf);
+	h->msg_flags = 0;
+	u->riov[i].iov_base = u->scratch + (size_t)i * WIRE_UDP_MSG_ROOM;
+	u->riov[i].iov_len = WIRE_UDP_MSG_ROOM;
+}
 
 static socklen_t wire_sa_of(const struct emu_wire_ep *ep,
 			    struct sockaddr_storage *ss)
@@ -327,13 +353,7 @@ static int wire_udp_recv(struct emu_wire_link *l, struct emu_wire_dgram *d,
 			 unsigned int n, bool sockets)
 {
 	struct wire_link_udp *u = (struct wire_link_udp *)l;
-	struct sockaddr_storage ss[WIRE_UDP_RX_MSGS];
-	struct mmsghdr m[WIRE_UDP_RX_MSGS];
-	struct iovec iov[WIRE_UDP_RX_MSGS];
-	union {
-		char buf[CMSG_SPACE(sizeof(int)) * 2];
-		struct cmsghdr align;
-	} cm[WIRE_UDP_RX_MSGS];
+	struct mmsghdr *m = u->rm;
 	unsigned int got, k;
 	int r;
 
@@ -343,28 +363,22 @@ static int wire_udp_recv(struct emu_wire_link *l, struct emu_wire_dgram *d,
 	if (got == n || !sockets || u->rx_n)
 		return (int)got;
 	k = n - got < WIRE_UDP_RX_MSGS ? n - got : WIRE_UDP_RX_MSGS;
-	for (unsigned int i = 0; i < k; i++) {
-		iov[i].iov_base = u->scratch + (size_t)i * WIRE_UDP_MSG_ROOM;
-		iov[i].iov_len = WIRE_UDP_MSG_ROOM;
-		memset(&m[i], 0, sizeof(m[i]));
-		m[i].msg_hdr.msg_name = &ss[i];
-		m[i].msg_hdr.msg_namelen = sizeof(ss[i]);
-		m[i].msg_hdr.msg_iov = &iov[i];
-		m[i].msg_hdr.msg_iovlen = 1;
-		m[i].msg_hdr.msg_control = cm[i].buf;
-		m[i].msg_hdr.msg_controllen = sizeof(cm[i].buf);
-	}
 	do {
 		r = recvmmsg(u->fd, m, k, MSG_DONTWAIT, NULL);
 	} while (r < 0 && errno == EINTR);
-	if (r <= 0)
+	if (r <= 0) {
+		/* Nothing was filled; after an unusual error, distrust that. */
+		if (r < 0 && errno != EAGAIN)
+			for (unsigned int i = 0; i < k; i++)
+				wire_udp_rx_ready(u, i);
 		return (int)got;
+	}
 	for (int i = 0; i < r; i++) {
 		struct wire_udp_msg *mm = &u->rx[i];
 		uint32_t len = m[i].msg_len;
 		uint32_t seg = wire_udp_gro_size(&m[i].msg_hdr);
 
-		wire_ep_of(&ss[i], &mm->ep);
+		wire_ep_of(&u->rss[i], &mm->ep);
 		if (i == 0 || !emu_wire_ep_eq(&mm->ep, &u->rx[i - 1].ep))
 			wire_udp_peer_learn(u, &mm->ep);
 		/* A size the message cannot hold means one datagram. */
@@ -382,6 +396,7 @@ static int wire_udp_recv(struct emu_wire_link *l, struct emu_wire_dgram *d,
 		/* An empty datagram is still one. */
 		if (!len && !mm->cut)
 			mm->cut = true;
+		wire_udp_rx_ready(u, (unsigned int)i);
 	}
 	u->rx_at = 0;
 	u->rx_n = (unsigned int)r;
@@ -431,6 +446,8 @@ struct emu_wire_link *emu_wire_link_udp_create(int fd,
 		errno = ENOMEM;
 		return NULL;
 	}
+	for (unsigned int i = 0; i < WIRE_UDP_RX_MSGS; i++)
+		wire_udp_rx_ready(u, i);
 	flags = fcntl(fd, F_GETFL);
 	if (flags >= 0)
 		fcntl(fd, F_SETFL, flags | O_NONBLOCK);
