@@ -7,7 +7,8 @@
  * UDP_GRO (the kernel splits them), and a sender whose kernel refuses to
  * segment (the link sends them one by one).  Which datagrams form a run is
  * checked on the grouping function itself, and that runs go only to
- * endpoints the link has heard from.
+ * endpoints the link has heard from.  A link turns UDP_GRO on when reads
+ * find runs and off after many reads of one datagram each.
  */
 #include <check.h>
 #include <errno.h>
@@ -269,6 +270,58 @@ START_TEST(peer_link_gets_each_datagram)
 }
 END_TEST
 
+/* UDP_GRO as the kernel has it on l's socket. */
+static int gro_of(struct emu_wire_link *l)
+{
+	int v = -1;
+	socklen_t sl = sizeof(v);
+
+	ck_assert_int_eq(getsockopt(l->ops->fd(l), SOL_UDP, UDP_GRO, &v, &sl), 0);
+	return v;
+}
+
+/* a sends b n datagrams of len bytes (tag); b reads them all, at most per
+ * at a time. */
+static void stream(struct emu_wire_link *a, struct emu_wire_link *b,
+		   unsigned int n, uint32_t len, unsigned int per,
+		   unsigned int tag)
+{
+	static struct batch x;
+
+	x.n = 0;
+	for (unsigned int i = 0; i < n; i++)
+		add(&x, &b->local, len, tag);
+	ck_assert_int_eq(a->ops->send(a, x.d, x.n), (int)x.n);
+	expect(b, &x, tag, per, &a->local);
+	expect_quiet(b);
+}
+
+START_TEST(gro_follows_the_traffic)
+{
+	struct emu_wire_link *a = link_new(), *b = link_new();
+
+	if (!kernel_gso())
+		return;
+	introduce(b, a);
+	/* A new link waits for a stream: lone datagrams arrive sooner
+	 * through a socket without UDP_GRO. */
+	ck_assert_int_eq(gro_of(b), 0);
+	stream(a, b, 3, 1028, 8, 1);
+	ck_assert_int_eq(gro_of(b), 0);
+	/* A read that finds a run turns it on... */
+	stream(a, b, 20, 1028, 8, 2);
+	ck_assert_int_eq(gro_of(b), 1);
+	/* ...and reads of one datagram each, 256 in a row, off again. */
+	for (unsigned int i = 0; i < 255; i++)
+		stream(a, b, 1, 100, 1, 3);
+	ck_assert_int_eq(gro_of(b), 1);
+	stream(a, b, 1, 100, 1, 3);
+	ck_assert_int_eq(gro_of(b), 0);
+	a->ops->destroy(a);
+	b->ops->destroy(b);
+}
+END_TEST
+
 START_TEST(coalesced_datagrams_wait_in_the_link)
 {
 	struct emu_wire_link *a = link_new(), *b = link_new();
@@ -280,6 +333,8 @@ START_TEST(coalesced_datagrams_wait_in_the_link)
 	if (!kernel_gso())
 		return;
 	introduce(b, a);
+	stream(a, b, 20, 1028, 8, 6);	/* UDP_GRO on: a stream came */
+	ck_assert_int_eq(gro_of(b), 1);
 	x.n = 0;
 	for (unsigned int i = 0; i < 20; i++)
 		add(&x, &b->local, 1028, 5);
@@ -470,6 +525,7 @@ static Suite *wire_udp_suite(void)
 	tcase_add_test(tc, runs_of_one_length);
 	tcase_add_test(tc, peer_link_gets_each_datagram);
 	tcase_add_test(tc, coalesced_datagrams_wait_in_the_link);
+	tcase_add_test(tc, gro_follows_the_traffic);
 	tcase_add_test(tc, runs_only_to_endpoints_heard_from);
 	tcase_add_test(tc, plain_socket_gets_each_datagram);
 	tcase_add_test(tc, refused_segmentation_sends_one_by_one);
