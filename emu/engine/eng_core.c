@@ -184,14 +184,15 @@ static bool eng_hold(struct eng *e)
 {
 	if (pthread_mutex_trylock(&e->run))
 		return false;
-	atomic_store(&e->passing, 1);
+	/* A requester that misses it tries again or wakes the thread. */
+	atomic_store_explicit(&e->passing, 1, memory_order_relaxed);
 	return true;
 }
 
 /* Let go; true if a request came meanwhile: it is the caller's. */
 static bool eng_unhold(struct eng *e)
 {
-	atomic_store(&e->passing, 0);
+	atomic_store_explicit(&e->passing, 0, memory_order_release);
 	pthread_mutex_unlock(&e->run);
 	/* Pairs with the requester's store of pending before its load of
 	 * passing: one of the two sees the other. */

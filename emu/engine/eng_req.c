@@ -392,7 +392,9 @@ static enum eng_req_step eng_req_send(struct eng_qp *qp, struct eng_wqe *w,
 	int n;
 
 	p->psn = psn;
-	atomic_store(&qp->fq->hw.sq_psn, (psn + p->npsn) & 0xffffff);
+	/* Only passes write it; a QUERY_QP reads it (release: no fence). */
+	atomic_store_explicit(&qp->fq->hw.sq_psn, (psn + p->npsn) & 0xffffff,
+			      memory_order_release);
 	eng_req_take(qp, w);
 	qp->cur_at = w->idx;	/* still cur: a resend need not read it */
 	if (!eng_reliable(qp)) {

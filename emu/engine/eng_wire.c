@@ -268,8 +268,11 @@ bool eng_wire_rx_due(struct eng *e)
 {
 	uint64_t wall = eng_wire_wall(e);
 
-	if (!atomic_exchange_explicit(&e->wire_ready, false,
-				      memory_order_relaxed) &&
+	/* Looked at before it is taken: most passes find it clear, and a
+	 * load costs less than an exchange. */
+	if (!(atomic_load_explicit(&e->wire_ready, memory_order_relaxed) &&
+	      atomic_exchange_explicit(&e->wire_ready, false,
+				       memory_order_relaxed)) &&
 	    wall >= e->wire_warm_ns && wall - e->wire_read_ns < ENG_WIRE_COLD_NS)
 		return false;
 	e->wire_read_ns = wall;
