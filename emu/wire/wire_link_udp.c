@@ -49,7 +49,7 @@
 #define WIRE_UDP_RX_MSGS 32	/* messages per recvmmsg */
 #define WIRE_UDP_PEERS 16	/* endpoints known to send from their port */
 #define WIRE_UDP_GRO_RUN 4	/* datagrams in one read: a stream */
-#define WIRE_UDP_GRO_LONE 256	/* reads of one datagram: not one */
+#define WIRE_UDP_GRO_LONE 256	/* reads of one datagram each: no stream */
 /* Room for one received message: a coalesced run is at most one IP
  * datagram's payload. */
 #define WIRE_UDP_MSG_ROOM (64u << 10)
