@@ -100,6 +100,15 @@ void eng_qp_changed(void *arg, struct emu_fw_qp *fq)
 			eng_qp_entered_err(qp);
 	} else if (qp) {
 		eng_qp_detach(qp);
+		/* A reset forgets the engine's progress (the command cleared
+		 * it before it changed the state, without the run lock): a
+		 * pass that was still flushing or completing its WQEs may
+		 * have added to it since.  No pass reaches it now; the next
+		 * attach starts where these say. */
+		if (emu_fw_qp_state(fq) == MLX5_QPC_STATE_RST) {
+			atomic_store(&fq->hw.sq_wqebb_counter, 0);
+			atomic_store(&fq->hw.rq_counter, 0);
+		}
 	}
 	/* A DCT going: the connections it answers through. */
 	if (fq->kind == EMU_FW_QP_KIND_DCT && atomic_load(&fq->obj.users) < 0)
