@@ -35,15 +35,14 @@ bash ci/build.sh clang
 	ctest --output-on-failure -L 'unit|fuzz' --timeout 600) || status=1
 
 # The device model's concurrency (object tables, contexts, the engine, the
-# event path: interrupts, channels, the provider's fds) under TSan; for
-# MANA, the firmware's lock-free key table and the doorbell mailbox.  The
-# MANA programs stay out: their application threads share rings with the
-# device through fences and plain stores to one doorbell slot, as a PMD
-# does, which TSan cannot model.
+# event path: interrupts, channels, the provider's fds) under TSan, MANA's
+# included: its test PMD reads a CQE's owner byte with an acquire load
+# before the rest, and its doorbell stores, which the page traps and never
+# reach memory, are kept out of TSan's view.
 bash ci/build.sh tsan
 (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 \
 	ctest --output-on-failure -L unit \
-	-R '^test_((fw|kern|dev|fault|trace|eng|events)_|mana_(fw|dbmbox)$)' --timeout 900) || status=1
+	-R '^test_(fw|kern|dev|fault|trace|eng|events|mana)_' --timeout 900) || status=1
 
 if [ $status -ne 0 ]; then
 	echo "ci/test.sh: FAILED" >&2
