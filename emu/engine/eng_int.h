@@ -44,6 +44,11 @@
 #define ENG_WIRE_WARM_NS 1000000ull
 #define ENG_WIRE_COLD_NS 50000ull
 #define ENG_WIN_MAX 1024	/* outstanding RC WQEs per QP */
+/* Requests of a window this deep may wait in a port's queue for more, up
+ * to ENG_TX_BATCH datagrams and ENG_TX_HOLD_NS (eng_wire_hold). */
+#define ENG_TX_DEEP 8
+#define ENG_TX_BATCH 32
+#define ENG_TX_HOLD_NS 20000ull
 
 /* ---- the packet: what the requester emits and responders consume ---- */
 
@@ -347,6 +352,12 @@ struct eng {
 		struct eng_dev *dev;
 		uint8_t port;		/* 1-based */
 		struct emu_wire_port *wp;
+		/* eng_wire.c: datagrams queued since the port's flush that
+		 * may wait for more (a deep window's requests), the queue's
+		 * length when a pass last held it, and whether the last
+		 * flush went through the kernel */
+		unsigned int waiting, held;
+		bool by_sockets;
 	} wports[ENG_MAX_DEVS * EMU_FW_MAX_PORTS];
 	/* a frame crossed the wire (eng_wire.c; run lock): the process
 	 * talks to another, and a virtual clock keeps pace with the wall

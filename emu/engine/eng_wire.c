@@ -128,10 +128,30 @@ static void eng_wire_hdr(const struct eng_pkt *p, uint32_t k, bool first,
 	h->orig = p->orig;
 }
 
+/* Under the run lock, which orders the ports' changes. */
+static unsigned int eng_nwports(struct eng *e)
+{
+	return atomic_load_explicit(&e->nwire, memory_order_relaxed);
+}
+
+static struct eng_wport *eng_wport_of(struct eng *e,
+				      const struct emu_wire_port *wp)
+{
+	for (unsigned int k = 0, nw = eng_nwports(e); k < nw; k++)
+		if (e->wports[k].wp == wp)
+			return &e->wports[k];
+	return NULL;
+}
+
 int eng_wire_send(struct eng_qp *qp, struct emu_wire_port *wp,
 		  const struct eng_pkt *p, uint32_t from, uint32_t max)
 {
 	uint32_t mtu = eng_mtu(qp), k, sent = 0;
+	struct eng_wport *w = eng_wport_of(&eng_g, wp);
+	/* The requester's own packets, with a window deep enough that its
+	 * ACKs are not what the peer waits for. */
+	bool may_wait = w && p == &qp->tx &&
+			qp->wtail - qp->whead >= ENG_TX_DEEP;
 	struct emu_wire_roce h;
 
 	for (k = from; k < p->npsn && sent < max; k++, sent++) {
@@ -139,6 +159,7 @@ int eng_wire_send(struct eng_qp *qp, struct emu_wire_port *wp,
 		uint32_t len = p->len > off ? p->len - off : 0;
 		bool src_fault = false;
 		uint32_t hl, flen;
+		unsigned int q0, q1;
 		uint8_t *f;
 
 		if (len > mtu)
@@ -158,7 +179,11 @@ int eng_wire_send(struct eng_qp *qp, struct emu_wire_port *wp,
 		flen = emu_wire_roce_build(&h, f, len);
 		if (!flen)
 			break;
+		q0 = emu_wire_tx_queued(wp);
 		emu_wire_tx_queue(wp, f, flen, eng_g.now_ns, h.icrc_later);
+		q1 = emu_wire_tx_queued(wp);
+		if (may_wait && q1 >= q0)
+			w->waiting += q1 - q0;
 	}
 	if (sent)
 		eng_g.wire_traffic = true;
@@ -258,12 +283,6 @@ static const struct emu_wire_rx_ops eng_wire_rx_ops = {
 	.eth = eng_wire_rx_eth,
 };
 
-/* Under the run lock, which orders the ports' changes. */
-static unsigned int eng_nwports(struct eng *e)
-{
-	return atomic_load_explicit(&e->nwire, memory_order_relaxed);
-}
-
 bool eng_wire_rx_due(struct eng *e)
 {
 	uint64_t wall = eng_wire_wall(e);
@@ -301,10 +320,42 @@ unsigned int eng_wire_rx(struct eng *e, unsigned int budget, bool sockets)
 
 void eng_wire_port_flush(struct eng *e, struct emu_wire_port *wp)
 {
+	struct eng_wport *w = eng_wport_of(e, wp);
+	bool kernel = emu_wire_tx_flush(wp, e->now_ns);
+
 	/* Datagrams through the kernel: its replies come there, so the
 	 * sockets are read every pass for a while. */
-	if (emu_wire_tx_flush(wp, e->now_ns))
+	if (kernel)
 		e->wire_warm_ns = eng_wire_wall(e) + ENG_WIRE_WARM_NS;
+	if (w) {
+		w->waiting = w->held = 0;
+		w->by_sockets = kernel;
+	}
+}
+
+/*
+ * Whether the end of this pass leaves the port's queue for a later pass.
+ * Each datagram through the kernel costs a system call's worth of work
+ * alone, and a run of them one message with UDP_SEGMENT: so a link that
+ * last went through the kernel keeps a queue that holds only requests of
+ * deep windows while passes add to it, up to ENG_TX_BATCH.  The first
+ * pass that adds nothing (the application polls or waits, or the thread
+ * looks) sends it, and a thread that parks meanwhile wakes within
+ * ENG_TX_HOLD_NS.  A lone request, an ACK or a response never waits: a
+ * peer may be waiting for it (a latency loop keeps one WQE in flight).
+ * A shared-memory link never holds: its frames cost no system call.
+ */
+static bool eng_wire_hold(struct eng *e, struct eng_wport *w)
+{
+	unsigned int q = emu_wire_tx_queued(w->wp);
+	uint64_t due = emu_wire_tx_next_due(w->wp);
+
+	if (!w->by_sockets || !q || q != w->waiting ||
+	    q >= ENG_TX_BATCH || q == w->held || (due && due <= e->now_ns))
+		return false;
+	w->held = q;
+	eng_timer_arm(e, e->now_ns + ENG_TX_HOLD_NS);
+	return true;
 }
 
 void eng_wire_flush(struct eng *e)
@@ -313,6 +364,8 @@ void eng_wire_flush(struct eng *e)
 		struct emu_wire_port *wp = e->wports[k].wp;
 		uint64_t due;
 
+		if (eng_wire_hold(e, &e->wports[k]))
+			continue;
 		eng_wire_port_flush(e, wp);
 		due = emu_wire_tx_next_due(wp);
 		if (due)

@@ -455,6 +455,9 @@ void emu_wire_tx_queue(struct emu_wire_port *p, uint8_t *frame, uint32_t len,
 bool emu_wire_tx_flush(struct emu_wire_port *p, uint64_t now_ns);
 /* The earliest time a held frame is due (0: none). */
 uint64_t emu_wire_tx_next_due(const struct emu_wire_port *p);
+/* Datagrams queued and not yet handed to the link (a multicast frame
+ * counts once per peer). */
+unsigned int emu_wire_tx_queued(const struct emu_wire_port *p);
 
 /*
  * Receiving: up to budget datagrams from the link; each is decapsulated,

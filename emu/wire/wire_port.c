@@ -405,6 +405,11 @@ bool emu_wire_tx_flush(struct emu_wire_port *p, uint64_t now_ns)
 	return kernel;
 }
 
+unsigned int emu_wire_tx_queued(const struct emu_wire_port *p)
+{
+	return p->tx_n;
+}
+
 uint64_t emu_wire_tx_next_due(const struct emu_wire_port *p)
 {
 	uint64_t due = 0;

@@ -819,6 +819,50 @@ START_TEST(dc_two_processes)
 }
 END_TEST
 
+/* Datagrams waiting on @fd now, taken. */
+static unsigned int drain(int fd)
+{
+	uint8_t b[2048];
+	unsigned int n = 0;
+
+	while (recv(fd, b, sizeof(b), MSG_DONTWAIT) > 0)
+		n++;
+	return n;
+}
+
+/*
+ * Requests of a deep window wait in the port's queue while passes add to
+ * it, when the link goes through the kernel: the first seven leave at
+ * once (a window under 8 deep: someone may wait for them), then 32 at a
+ * time, and a pass that adds nothing sends what waits.  Without a thread
+ * each progress call is one pass.  The peer is a plain socket on
+ * 127.0.1.2 that never answers, so the window only grows (the ACK timer
+ * is seconds away).
+ */
+START_TEST(deep_window_requests_leave_together)
+{
+	uint16_t port = 0;
+	int peer = wire_socket(1, &port), fd = wire_socket(0, &port);
+	unsigned int got = 0;
+
+	ck_assert_int_eq(setenv("MLX5EMU_ENGINE_MODE", "inline", 1), 0);
+	side_init(&pa, 0, fd, port, NULL);
+	side_rts(&pa, 0x4242, 1, 7, 20);
+	for (unsigned int i = 0; i < 44; i++) {
+		ent_post1(&pa.qp, MLX5_OPCODE_RDMA_WRITE, 0, 0, &pa.mr, 0, 64,
+			  0x10000, 0x1234);
+		emu_eng_progress(EMU_ENG_WHY_DOORBELL);
+		got += drain(peer);
+		ck_assert_uint_eq(got, i < 7 ? i + 1 : i < 38 ? 7 : 39);
+	}
+	/* Nothing new in this pass: what waits goes. */
+	emu_eng_progress(EMU_ENG_WHY_POLL);
+	got += drain(peer);
+	ck_assert_uint_eq(got, 44);
+	close(peer);
+}
+END_TEST
+
 static void teardown(void)
 {
 	emu_fault_clear();
@@ -847,6 +891,9 @@ static Suite *eng_wire_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, rc_same_frames_both_paths);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("batching");
+	tcase_add_test(tc, deep_window_requests_leave_together);
 	suite_add_tcase(s, tc);
 	return s;
 }
