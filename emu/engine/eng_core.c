@@ -263,7 +263,11 @@ static bool eng_advance_clock(struct eng *e)
 /* Passes for a progress call; run lock held. */
 static unsigned int eng_progress_locked(struct eng *e, unsigned int why)
 {
-	unsigned int done = eng_pass(e), n;
+	unsigned int done, n;
+
+	e->posting = why == EMU_ENG_WHY_DOORBELL;
+	done = eng_pass(e);
+	e->posting = false;
 
 	if (!e->threaded && why == EMU_ENG_WHY_WAIT) {
 		/* Until nothing is left, timers included (bounded: a QP that

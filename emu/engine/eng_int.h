@@ -43,6 +43,9 @@
  * would cost more than the pass itself). */
 #define ENG_WIRE_WARM_NS 1000000ull
 #define ENG_WIRE_COLD_NS 50000ull
+/* A posting application waits for nothing the sockets hold: its passes
+ * read them at most this often, its ACKs then come in runs. */
+#define ENG_WIRE_POST_NS 20000ull
 #define ENG_WIN_MAX 1024	/* outstanding RC WQEs per QP */
 /* Requests of a window this deep may wait in a port's queue for more, up
  * to ENG_TX_BATCH datagrams and ENG_TX_HOLD_NS (eng_wire_hold). */
@@ -365,11 +368,13 @@ struct eng {
 	bool wire_traffic;
 	uint64_t wall_ns;
 	/* eng_wire.c: when passes read the sockets (wall clock, run lock):
-	 * every pass until wire_warm_ns (frames came or left lately), else
+	 * every pass until wire_warm_ns (frames came or left lately), but
+	 * passes for a doorbell (posting) once ENG_WIRE_POST_NS apart; else
 	 * once wire_read_ns is ENG_WIRE_COLD_NS old or a park's poll saw a
 	 * port readable (wire_ready, any thread) */
 	uint64_t wire_warm_ns, wire_read_ns;
 	atomic_bool wire_ready;
+	bool posting;
 	/* eng_dp.c: EMU_ENG_DP_* enabled (any thread), their value at the
 	 * start of the pass (| ENG_DP_BUSY while QPs hold CQEs or a lost
 	 * doorbell), and how many QPs do */

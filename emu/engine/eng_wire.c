@@ -285,14 +285,15 @@ static const struct emu_wire_rx_ops eng_wire_rx_ops = {
 
 bool eng_wire_rx_due(struct eng *e)
 {
-	uint64_t wall = eng_wire_wall(e);
+	uint64_t wall = eng_wire_wall(e), since = wall - e->wire_read_ns;
 
 	/* Looked at before it is taken: most passes find it clear, and a
 	 * load costs less than an exchange. */
 	if (!(atomic_load_explicit(&e->wire_ready, memory_order_relaxed) &&
 	      atomic_exchange_explicit(&e->wire_ready, false,
 				       memory_order_relaxed)) &&
-	    wall >= e->wire_warm_ns && wall - e->wire_read_ns < ENG_WIRE_COLD_NS)
+	    (wall >= e->wire_warm_ns ? since < ENG_WIRE_COLD_NS :
+	     e->posting && since < ENG_WIRE_POST_NS))
 		return false;
 	e->wire_read_ns = wall;
 	return true;
