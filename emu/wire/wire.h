@@ -228,7 +228,9 @@ enum emu_wire_drop emu_wire_roce_parse_head(const uint8_t *head,
 					    uint32_t *paylen);
 
 /* The ICRC of a built frame (RoCE v2 or v1), as it goes on the wire
- * (little-endian byte order); l3off: the IP header's or GRH's offset. */
+ * (little-endian byte order); l3off: the IP header's or GRH's offset.
+ * 0 for a frame too short to hold the headers it covers and an ICRC
+ * (only its len bytes are read). */
 uint32_t emu_wire_icrc(const uint8_t *frame, uint32_t l3off, uint32_t len);
 /* Write it into the frame's last four bytes (a frame we built: the IP
  * header or GRH right after a plain Ethernet header). */

@@ -46,6 +46,10 @@ uint32_t emu_wire_icrc(const uint8_t *frame, uint32_t l3off, uint32_t len)
 	uint32_t n, covered;
 	uint32_t crc;
 
+	/* Shorter than any header set the ICRC covers: it has none (the
+	 * parser drops the frame as malformed).  A frame's own bytes only. */
+	if (len < l3off + 20 + 8 + 12 + EMU_WIRE_ICRC_LEN)
+		return 0;
 	memset(ph, 0xff, 8);
 	if ((l3[0] >> 4) == 4) {
 		n = 20 + 8 + 12;
@@ -59,6 +63,8 @@ uint32_t emu_wire_icrc(const uint8_t *frame, uint32_t l3off, uint32_t len)
 		bool udp = l3[6] == 17;		/* v2 over IPv6, else a GRH */
 
 		n = 40 + (udp ? 8 : 0) + 12;
+		if (len < l3off + n + EMU_WIRE_ICRC_LEN)
+			return 0;
 		memcpy(ph + 8, l3, n);
 		ph[8] |= 0x0f;				/* traffic class, */
 		ph[8 + 1] = ph[8 + 2] = ph[8 + 3] = 0xff;	/* flow label */

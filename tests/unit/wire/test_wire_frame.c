@@ -171,6 +171,34 @@ static void check_good_parse(int n, const uint8_t *f, uint32_t len, void *arg)
 	}
 }
 
+/* A frame too short for the headers the ICRC covers has none: 0, and no
+ * byte past its end is read (each length in a block of exactly that
+ * size, for the sanitizers). */
+START_TEST(icrc_of_a_short_frame)
+{
+	static const uint8_t v4 = 0x45, v6 = 0x60;
+
+	for (uint32_t len = 14 + 8; len < 14 + 64; len++) {
+		for (int k = 0; k < 2; k++) {
+			uint8_t *f = malloc(len);
+			uint32_t need = k ? 14 + 40 + 8 + 12 + 4 :
+					    14 + 20 + 8 + 12 + 4;
+
+			ck_assert_ptr_nonnull(f);
+			memset(f, 0x11, len);
+			f[14] = k ? v6 : v4;
+			f[14 + 6] = 17;		/* IPv6: next header UDP */
+			if (len < need)
+				ck_assert_uint_eq(emu_wire_icrc(f, 14, len), 0);
+			else
+				(void)emu_wire_icrc(f, 14, len);
+			emu_wire_icrc_put(f, len);
+			free(f);
+		}
+	}
+}
+END_TEST
+
 START_TEST(good_captures_parse)
 {
 	int bad = 0;
@@ -604,6 +632,7 @@ int main(void)
 	tcase_add_test(tc, dc_frame_hand_written_bytes);
 	tcase_add_test(tc, every_opcode_round_trips);
 	tcase_add_test(tc, oversized_payload_refused);
+	tcase_add_test(tc, icrc_of_a_short_frame);
 	tcase_add_test(tc, parser_fuzz);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
