@@ -36,6 +36,7 @@
 static struct ent_dev dev;
 static struct ent_cq cq;
 static struct ent_qp rc, ud;
+static struct emu_wire_port *wport;
 static struct ent_mr mr, quiet;
 static uint8_t *region;		/* GUARD, the MR, GUARD */
 static uint8_t peer_gid[16] = { [10] = 0xff, [11] = 0xff, [12] = 127,
@@ -138,6 +139,37 @@ static const struct emu_wire_link_ops fl_ops = {
 	.destroy = fl_destroy,
 };
 
+/* ---- a frame filter, as the wire's fault rules install ---- */
+
+static uint8_t verdicts;	/* two bits per received frame */
+static unsigned int nrx;
+
+static bool ff_active(void *arg)
+{
+	(void)arg;
+	return true;
+}
+
+/* No delays or reorders: what they hold would reach the next input. */
+static enum emu_wire_verdict ff_frame(void *arg,
+				      const struct emu_wire_frame_info *fi,
+				      uint32_t *delay_us)
+{
+	static const enum emu_wire_verdict v[4] = {
+		EMU_WIRE_PASS, EMU_WIRE_FDROP, EMU_WIRE_FDUP, EMU_WIRE_FCORRUPT,
+	};
+
+	(void)arg;
+	(void)delay_us;
+	if (!fi->rx)
+		return EMU_WIRE_PASS;
+	return v[(verdicts >> (2 * (nrx++ % 4))) & 3];
+}
+
+static const struct emu_wire_filter ffilter = {
+	.active = ff_active, .frame = ff_frame,
+};
+
 /* ---- the device ---- */
 
 static void qp_restart(struct ent_qp *qp)
@@ -180,6 +212,7 @@ static void setup(void)
 	wp = emu_wire_port_create(&pc, &flink.l);
 	if (!wp || emu_eng_port_attach(dev.fw, 1, wp))
 		abort();
+	wport = wp;
 	region = aligned_alloc(4096, GUARD + MR_LEN + GUARD);
 	if (!region)
 		abort();
@@ -303,6 +336,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	qp_restart(&ud);
 	flink.n = flink.at = 0;
 	flink.trusted = data[0] & FW_TRUSTED;
+	nrx = 0;
+	if ((data[0] & FW_FILTER) && size > 1) {
+		verdicts = data[at++];
+		emu_wire_port_set_filter(wport, &ffilter);
+	} else {
+		emu_wire_port_set_filter(wport, NULL);
+	}
 	while (flink.n < FW_MAX_FRAMES && at + 2 <= size) {
 		uint32_t len = (uint32_t)data[at] | (uint32_t)data[at + 1] << 8;
 		uint8_t *dg;

@@ -2,7 +2,11 @@
 /*
  * The input of fuzz_wire, shared with its seed writer:
  *
- *   byte 0          fixups (FW_FIX_*), applied to every frame
+ *   byte 0          fixups (FW_FIX_*), applied to every frame, and how
+ *                   the frames come (FW_TRUSTED, FW_FILTER)
+ *   byte 1          with FW_FILTER only: the filter's verdicts, two bits
+ *                   per received frame (pass, drop, duplicate, corrupt),
+ *                   the first frame's in the low bits, every 4th again
  *   then frames     [length: 2 bytes, little-endian][that many bytes]...
  *                   (at most FW_MAX_FRAMES; a short last one is cut)
  *
@@ -21,6 +25,7 @@ enum {
 	FW_FIX_CSUM = 1 << 3,	/* IPv4 header checksum and ICRC computed */
 	FW_TRUSTED = 1 << 4,	/* lent, ICRC left for later (the fast
 				 * path's datagrams), else copied */
+	FW_FILTER = 1 << 5,	/* a frame filter (fault rules) acts */
 };
 
 #define FW_MAX_FRAMES 8

@@ -35,6 +35,15 @@ static void seed_start(struct seed *s, uint8_t fix)
 	s->n = 1;
 }
 
+/* With the filter's verdicts, two bits a received frame: 0 pass, 1 drop,
+ * 2 duplicate, 3 corrupt. */
+static void seed_start_filtered(struct seed *s, uint8_t fix, uint8_t verdicts)
+{
+	s->b[0] = fix | FW_FILTER;
+	s->b[1] = verdicts;
+	s->n = 2;
+}
+
 /* A frame of h with paylen bytes of payload, appended. */
 static void seed_frame(struct seed *s, struct emu_wire_roce h,
 		       uint32_t paylen, unsigned int ver)
@@ -183,6 +192,19 @@ int main(int argc, char **argv)
 	seed_frame(&s, reth(RC(READ_REQ), p + 1, 0, 64), 0, 4);
 	seed_frame(&s, req(RC(SEND_ONLY), p + 7), 8, 4);
 	bad |= seed_put(argv[1], "rc_dup_ahead", &s);
+
+	/* Fault rules on the way in: the first packet twice, the second
+	 * lost (so the third is ahead); a corrupt lent frame. */
+	seed_start_filtered(&s, rc, 0x2 | 0x1 << 2);
+	seed_frame(&s, req(RC(SEND_FIRST), p), 1024, 4);
+	seed_frame(&s, req(RC(SEND_MIDDLE), p + 1), 1024, 4);
+	seed_frame(&s, req(RC(SEND_LAST), p + 2), 100, 4);
+	bad |= seed_put(argv[1], "rc_send_dup_lost", &s);
+
+	seed_start_filtered(&s, rc | FW_TRUSTED, 0x3);
+	seed_frame(&s, reth(RC(WRITE_ONLY), p, 0x40, 64), 64, 4);
+	seed_frame(&s, reth(RC(WRITE_ONLY), p + 1, 0x80, 64), 64, 4);
+	bad |= seed_put(argv[1], "rc_write_corrupt_trusted", &s);
 
 	seed_start(&s, FW_FIX_QP_UD | FW_FIX_CSUM);
 	h = req(UD(SEND_ONLY), 7);
