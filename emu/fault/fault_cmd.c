@@ -32,7 +32,7 @@
 #include "emu/fault/fault_int.h"
 #include "emu/firmware/fw.h"
 
-#ifdef FAULT_TSAN
+#ifdef EMU_TSAN
 char fault_tsan_sync;
 #endif
 

@@ -13,17 +13,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "emu/base/sanitizer.h"
 #include "emu/fault/fault.h"
 
 /* ThreadSanitizer cannot see liburcu's grace periods (see fw_objs.h). */
-#if defined(__SANITIZE_THREAD__)
-#define FAULT_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define FAULT_TSAN 1
-#endif
-#endif
-#ifdef FAULT_TSAN
+#ifdef EMU_TSAN
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
 extern char fault_tsan_sync;

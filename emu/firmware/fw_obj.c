@@ -26,7 +26,7 @@
 
 #include "emu/firmware/fw_int.h"
 
-#ifdef EMU_FW_TSAN
+#ifdef EMU_TSAN
 char emu_fw_rcu_tsan_sync;
 #endif
 

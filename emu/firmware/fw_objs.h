@@ -48,6 +48,7 @@
 #include <urcu/rculfhash.h>
 #include <urcu/ref.h>
 
+#include "emu/base/sanitizer.h"
 #include "prm/prm_cmd.h"
 
 struct emu_fw;
@@ -57,14 +58,7 @@ struct emu_fw;
  * instrumented): read sides release a sync object on unlock and the
  * deferred free acquires it, which is the order a grace period guarantees.
  */
-#if defined(__SANITIZE_THREAD__)
-#define EMU_FW_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define EMU_FW_TSAN 1
-#endif
-#endif
-#ifdef EMU_FW_TSAN
+#ifdef EMU_TSAN
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
 extern char emu_fw_rcu_tsan_sync;

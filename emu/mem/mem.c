@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "emu/base/sanitizer.h"
 #include "emu/mem/mem.h"
 #include "emu/mem/sigfault.h"
 
@@ -42,12 +43,8 @@ static atomic_ulong mem_nfaults;
 
 /* The sanitizers must see these accesses (TSan the acquire that orders a
  * doorbell record before the WQE it announces): they keep the guard. */
-#ifndef __has_feature
-#define __has_feature(x) 0
-#endif
-#if defined(__x86_64__) && defined(__linux__) &&                           \
-	!defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) &&  \
-	!__has_feature(address_sanitizer) && !__has_feature(thread_sanitizer)
+#if defined(__x86_64__) && defined(__linux__) && !defined(EMU_ASAN) &&    \
+	!defined(EMU_TSAN)
 #define MEM_FIXUP 1
 #include <ucontext.h>
 

@@ -9,14 +9,8 @@
  * failed tests. */
 int ut_run(Suite *s);
 
-/* Defined under ThreadSanitizer, which takes SIGSEGV itself: tests whose
- * device reads unmapped memory (emu/mem's recovery) cannot run there. */
-#if defined(__SANITIZE_THREAD__)
-#define UT_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UT_TSAN 1
-#endif
-#endif
+/* EMU_TSAN: ThreadSanitizer takes SIGSEGV itself, so tests whose device
+ * reads unmapped memory (emu/mem's recovery) cannot run under it. */
+#include "emu/base/sanitizer.h"
 
 #endif /* MLX5EMU_TESTS_UNIT_COMMON_UT_RUN_H */

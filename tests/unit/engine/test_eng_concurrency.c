@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "eng_test.h"
+#include "emu/base/sanitizer.h"
 
 #include <infiniband/mlx5dv.h>
 
@@ -197,7 +198,7 @@ START_TEST(concurrent_atomics)
 }
 END_TEST
 
-#ifndef EMU_FW_TSAN
+#ifndef EMU_TSAN
 /* fork() while the engine thread runs: the child gets an engine of its
  * own (no thread inherited, no lock left held) that runs its new devices.
  * Not under ThreadSanitizer, which does not support threads started in
@@ -268,7 +269,7 @@ int main(void)
 	tcase_add_test(tc, create_destroy_during_traffic);
 	tcase_add_test(tc, inline_progress_races_thread);
 	tcase_add_test(tc, concurrent_atomics);
-#ifndef EMU_FW_TSAN
+#ifndef EMU_TSAN
 	tcase_add_test(tc, fork_child_engine);
 #endif
 	suite_add_tcase(s, tc);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "eng_test.h"
+#include "emu/base/sanitizer.h"
 #include "emu/mem/mem.h"
 
 #include <infiniband/mlx5dv.h>
@@ -417,7 +418,7 @@ START_TEST(modify_to_err_flushes)
 }
 END_TEST
 
-#ifndef EMU_FW_TSAN
+#ifndef EMU_TSAN
 START_TEST(unmapped_after_registration)
 {
 	size_t len = 3 * 4096;
@@ -487,7 +488,7 @@ static Suite *eng_errors_suite(void)
 	tcase_add_test(tc, transport_retry_exceeded_two);
 	tcase_add_loop_test(tc, malformed_wqes, 0, 5);
 	tcase_add_test(tc, modify_to_err_flushes);
-#ifndef EMU_FW_TSAN
+#ifndef EMU_TSAN
 	/* ThreadSanitizer takes SIGSEGV itself: emu/mem's recovery cannot run
 	 * under it (its own suites are not run there either). */
 	tcase_add_test(tc, unmapped_after_registration);

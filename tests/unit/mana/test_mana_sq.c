@@ -498,7 +498,7 @@ START_TEST(unmapped_ring)
 }
 END_TEST
 
-#ifndef UT_TSAN
+#ifndef EMU_TSAN
 START_TEST(unmapped_data_and_cq)
 {
 	long pg = sysconf(_SC_PAGESIZE);
@@ -675,7 +675,7 @@ int main(void)
 	tcase_add_test(tc, malformed_wqes);
 	tcase_add_test(tc, too_big_waits_for_tail);
 	tcase_add_test(tc, unmapped_ring);
-#ifndef UT_TSAN
+#ifndef EMU_TSAN
 	tcase_add_test(tc, unmapped_data_and_cq);
 #endif
 	tcase_add_test(tc, owner_bits_three_entry_cq);
