@@ -319,9 +319,10 @@ unsigned int eng_wire_rx(struct eng *e, unsigned int budget, bool sockets)
 	return got;
 }
 
-void eng_wire_port_flush(struct eng *e, struct emu_wire_port *wp)
+/* Sends what @wp has queued; @w is its engine's record of it, if any. */
+static void eng_wport_flush(struct eng *e, struct emu_wire_port *wp,
+			    struct eng_wport *w)
 {
-	struct eng_wport *w = eng_wport_of(e, wp);
 	bool kernel = emu_wire_tx_flush(wp, e->now_ns);
 
 	/* Datagrams through the kernel: its replies come there, so the
@@ -332,6 +333,11 @@ void eng_wire_port_flush(struct eng *e, struct emu_wire_port *wp)
 		w->waiting = w->held = 0;
 		w->by_sockets = kernel;
 	}
+}
+
+void eng_wire_port_flush(struct eng *e, struct emu_wire_port *wp)
+{
+	eng_wport_flush(e, wp, eng_wport_of(e, wp));
 }
 
 /*
@@ -349,10 +355,13 @@ void eng_wire_port_flush(struct eng *e, struct emu_wire_port *wp)
 static bool eng_wire_hold(struct eng *e, struct eng_wport *w)
 {
 	unsigned int q = emu_wire_tx_queued(w->wp);
-	uint64_t due = emu_wire_tx_next_due(w->wp);
+	uint64_t due;
 
 	if (!w->by_sockets || !q || q != w->waiting ||
-	    q >= ENG_TX_BATCH || q == w->held || (due && due <= e->now_ns))
+	    q >= ENG_TX_BATCH || q == w->held)
+		return false;
+	due = emu_wire_tx_next_due(w->wp);
+	if (due && due <= e->now_ns)
 		return false;
 	w->held = q;
 	eng_timer_arm(e, e->now_ns + ENG_TX_HOLD_NS);
@@ -362,12 +371,13 @@ static bool eng_wire_hold(struct eng *e, struct eng_wport *w)
 void eng_wire_flush(struct eng *e)
 {
 	for (unsigned int k = 0, nw = eng_nwports(e); k < nw; k++) {
-		struct emu_wire_port *wp = e->wports[k].wp;
+		struct eng_wport *w = &e->wports[k];
+		struct emu_wire_port *wp = w->wp;
 		uint64_t due;
 
-		if (eng_wire_hold(e, &e->wports[k]))
+		if (eng_wire_hold(e, w))
 			continue;
-		eng_wire_port_flush(e, wp);
+		eng_wport_flush(e, wp, w);
 		due = emu_wire_tx_next_due(wp);
 		if (due)
 			eng_timer_arm(e, due);
