@@ -21,13 +21,12 @@
 
 #include <infiniband/verbs.h>
 
-#include "eng_test.h"
+#include "fuzz_eng.h"
 #include "fuzz_wire.h"
 #include "emu/base/bytes.h"
 #include "emu/wire/wire.h"
 
 #define MR_LEN 8192u
-#define GUARD 4096u
 #define QUIET_LEN 4096u
 #define NRECV 4u
 #define RECV_LEN (MR_LEN / NRECV)
@@ -38,33 +37,8 @@ static struct ent_cq cq;
 static struct ent_qp rc, ud;
 static struct emu_wire_port *wport;
 static struct ent_mr mr, quiet;
-static uint8_t *region;		/* GUARD, the MR, GUARD */
 static uint8_t peer_gid[16] = { [10] = 0xff, [11] = 0xff, [12] = 127,
 				[14] = 1, [15] = 2 };
-
-/*
- * The engine suites' driver asserts with Check, which reports to a test
- * runner; none runs here, so the link wraps both (-Wl,--wrap): a passing
- * assertion does nothing, a failing one aborts, which libFuzzer reports
- * as a crash with its input.
- */
-void __wrap__mark_point(const char *file, int line);
-void __wrap__ck_assert_failed(const char *file, int line, const char *expr,
-			      const char *msg, ...);
-
-void __wrap__mark_point(const char *file, int line)
-{
-	(void)file;
-	(void)line;
-}
-
-void __wrap__ck_assert_failed(const char *file, int line, const char *expr,
-			      const char *msg, ...)
-{
-	(void)msg;
-	fprintf(stderr, "fuzz_wire: %s:%d: %s\n", file, line, expr);
-	abort();
-}
 
 /* ---- the link: the input's frames, as VXLAN datagrams ---- */
 
@@ -176,18 +150,13 @@ static void qp_restart(struct ent_qp *qp)
 {
 	struct ent_conn c;
 
-	if (ent_qp_modify(qp, MLX5_CMD_OP_2RST_QP))
-		abort();
-	qp->sq_pi = 0;
-	qp->rq_pi = 0;
-	memset(qp->dbr.addr, 0, 8);
 	ent_conn_default(&c);
 	c.remote_qpn = 0x4242;
 	c.rgid = peer_gid;
 	c.sgid_index = ENT_GID_V2_V4;
 	c.rq_psn = FW_RQ_PSN;
 	c.qkey = FW_QKEY;
-	ent_qp_to_rts(qp, NULL, &c);
+	fuzz_qp_restart(qp, &c);
 	for (unsigned int i = 0; i < NRECV; i++)
 		ent_post_recv(qp, mr.key, (uintptr_t)mr.buf + i * RECV_LEN,
 			      RECV_LEN);
@@ -213,16 +182,9 @@ static void setup(void)
 	if (!wp || emu_eng_port_attach(dev.fw, 1, wp))
 		abort();
 	wport = wp;
-	region = aligned_alloc(4096, GUARD + MR_LEN + GUARD);
-	if (!region)
-		abort();
-	memset(region, 0xa5, GUARD + MR_LEN + GUARD);
-	ent_mr_init_buf(&dev, &mr, dev.pd, region + GUARD, MR_LEN, ENT_MR_ALL,
-			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
-	ent_mr_init(&dev, &quiet, dev.pd, QUIET_LEN,
-		    EMU_FW_MKEY_LR | EMU_FW_MKEY_LW, IBV_ACCESS_LOCAL_WRITE);
-	memset(quiet.buf, 0x5a, QUIET_LEN);
+	fuzz_mr_guarded(&dev, &mr, MR_LEN);
+	fuzz_mr_filled(&dev, &quiet, QUIET_LEN,
+		       EMU_FW_MKEY_LR | EMU_FW_MKEY_LW, IBV_ACCESS_LOCAL_WRITE);
 	ent_cq_init(&dev, &cq, 6, 64, false);
 	qc.scq = qc.rcq = &cq;
 	ent_qp_create(&dev, &rc, &qc);
@@ -303,22 +265,6 @@ static void drain_cq(void)
 		ent_cq_next(&cq);
 }
 
-static void check_untouched(void)
-{
-	for (unsigned int i = 0; i < GUARD; i++)
-		if (region[i] != 0xa5 || region[GUARD + MR_LEN + i] != 0xa5) {
-			fprintf(stderr, "fuzz_wire: a byte beside the MR "
-					"changed\n");
-			abort();
-		}
-	for (unsigned int i = 0; i < QUIET_LEN; i++)
-		if (quiet.buf[i] != 0x5a) {
-			fprintf(stderr, "fuzz_wire: the local-only MR "
-					"changed\n");
-			abort();
-		}
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -369,7 +315,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < PASSES; i++)
 		emu_eng_progress(EMU_ENG_WHY_API);
 	drain_cq();
-	check_untouched();
+	fuzz_check_guarded(&mr, "fuzz_wire");
+	fuzz_check_filled(&quiet, "fuzz_wire");
 	for (unsigned int i = 0; i < flink.n; i++)
 		free(flink.dg[i]);
 	return 0;
