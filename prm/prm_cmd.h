@@ -389,6 +389,7 @@ enum {
 enum {
 	MLX5_CQC_CQE_SZ_64_BYTES = 0x0,
 	MLX5_CQC_CQE_SZ_128_BYTES = 0x1,
+	MLX5_CQC_CQE_SZ_128_PAD = 0x2,	/* with cqe_128_always */
 };
 
 enum {

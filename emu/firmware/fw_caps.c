@@ -144,6 +144,10 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	GEN(cq_period_mode_modify, 1),
 	GEN(cq_period_start_from_cqe, 1),
 	GEN(cq_resize, 1),		/* MODIFY_CQ op_mod 1 (fw_cq.c) */
+	/* 128-byte CQEs padded (cqe_sz 2): written as cqe_sz 1, the CQE in
+	 * the second half; the first half holds no scattered data, as no
+	 * CQE here ever does. */
+	GEN(cqe_128_always, 1),
 	GEN(xrc, 1),			/* XRC domains, XRC SRQs, XRC QPs */
 	GEN(imaicl, 1),			/* memory windows (fw_mkey_umr.c) */
 	GEN(log_max_klm_list_size, 16),	/* KLM mkeys: 64Ki entries */

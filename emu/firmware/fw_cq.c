@@ -51,7 +51,9 @@ static enum fw_synd fw_cqc_check(struct fw_cmd *cmd, const void *cqc)
 
 	if (PRM_GET(cqc, cqc, log_cq_size) > FW_CAP_GEN(fw, log_max_cq_sz))
 		return FW_SYND_CQ_BAD_SIZE;
-	if (PRM_GET(cqc, cqc, cqe_sz) > MLX5_CQC_CQE_SZ_128_BYTES)
+	if (PRM_GET(cqc, cqc, cqe_sz) > MLX5_CQC_CQE_SZ_128_PAD ||
+	    (PRM_GET(cqc, cqc, cqe_sz) == MLX5_CQC_CQE_SZ_128_PAD &&
+	     !FW_CAP_GEN(fw, cqe_128_always)))
 		return FW_SYND_CQ_BAD_CQE_SIZE;
 	if (PRM_GET(cqc, cqc, cqe_comp_en) ||
 	    PRM_GET(cqc, cqc, mini_cqe_res_format) ||

@@ -139,7 +139,9 @@ static int cq_check_device(struct prov_context *pctx, uint64_t wc_flags)
 }
 
 /* The mlx5dv attributes checked once the buffer exists, as libmlx5 does:
- * compression and padding only where the device offers them. */
+ * compression and padding only where the device offers them.  Padding
+ * changes where nothing is read (the CQE stays in the second half), so it
+ * is taken; compression would need CQE parsing this provider lacks. */
 static int cq_check_dv(struct prov_context *pctx,
 		       const struct mlx5dv_cq_init_attr *dv, uint32_t cqe_sz)
 {
@@ -159,10 +161,7 @@ static int cq_check_dv(struct prov_context *pctx,
 		    (!resp.cqe_128b_pad || cqe_sz != 128))
 			return EINVAL;
 	}
-	/* Accepted compression or padding would need the device to offer
-	 * them: the checks above refuse both. */
-	if ((dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE) ||
-	    ((dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_FLAGS) && dv->flags))
+	if (dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE)
 		return EOPNOTSUPP;
 	return 0;
 }
@@ -320,8 +319,7 @@ static int cq_create_cmd(struct prov_cq *cq, const struct ibv_cq_init_attr_ex *a
 	if (ret)
 		return -ret;
 	PRM_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
-	PRM_SET(create_cq_in, in, cq_context.cqe_sz, cq->cqe_sz == 128 ?
-		MLX5_CQC_CQE_SZ_128_BYTES : MLX5_CQC_CQE_SZ_64_BYTES);
+	PRM_SET(create_cq_in, in, cq_context.cqe_sz, prov_cq_cqc_sz(cq));
 	PRM_SET(create_cq_in, in, cq_context.log_cq_size, prov_log2_floor(cq->ncqe));
 	PRM_SET(create_cq_in, in, cq_context.uar_page, vc->cq_uar_page);
 	PRM_SET(create_cq_in, in, cq_context.c_eqn, eqn);
@@ -413,6 +411,8 @@ static struct prov_cq *create_cq(struct ibv_context *context,
 		err = cq_check_dv(pctx, dv, cq->cqe_sz);
 	if (err)
 		goto err_mem;
+	cq->cqe_pad = dv && (dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_FLAGS) &&
+		      (dv->flags & MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD);
 	err = cq_check_kernel(pctx, context, attr, cq->ncqe);
 	if (err)
 		goto err_mem;

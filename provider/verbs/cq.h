@@ -108,6 +108,7 @@ struct prov_cq {
 	struct mlx5be_umem *dbr_umem;
 	struct ibv_pd *parent;		/* IBV_CQ_INIT_ATTR_MASK_PD's */
 	uint32_t cqe_sz;		/* 64 or 128 */
+	bool cqe_pad;			/* 128, padded (cqc cqe_sz 2) */
 	uint32_t ncqe;			/* a power of two: ibv_cq.cqe + 1 */
 
 	pthread_spinlock_t lock;	/* the consumer side */

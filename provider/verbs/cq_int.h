@@ -19,6 +19,7 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
+#include "prm/prm_cmd.h"
 #include "provider/verbs/cq.h"
 
 /* libmlx5's poll results. */
@@ -51,6 +52,14 @@ static inline void *prov_cq_entry(struct prov_cq *cq, uint32_t n)
 static inline struct mlx5_cqe64 *prov_cq_cqe64(struct prov_cq *cq, uint32_t n)
 {
 	return prov_cqe64_of(prov_cq_entry(cq, n), cq->cqe_sz);
+}
+
+/* The CQ context's cqe_sz for @cq's entries, in CREATE_CQ and resize. */
+static inline unsigned int prov_cq_cqc_sz(const struct prov_cq *cq)
+{
+	if (cq->cqe_sz == 64)
+		return MLX5_CQC_CQE_SZ_64_BYTES;
+	return cq->cqe_pad ? MLX5_CQC_CQE_SZ_128_PAD : MLX5_CQC_CQE_SZ_128_BYTES;
 }
 
 /* The consumer side's lock (none for a single-threaded CQ). */

@@ -101,7 +101,7 @@ static int cq_resize_cmd(struct prov_cq *cq, struct prov_qbuf *ring,
 		MLX5_MODIFY_CQ_MASK_PG_SIZE);
 	PRM_SET(cqc, cqc, log_page_size, 0);
 	PRM_SET(cqc, cqc, page_offset, 0);
-	PRM_SET(cqc, cqc, cqe_sz, cq->cqe_sz == 128 ? 1 : 0);
+	PRM_SET(cqc, cqc, cqe_sz, prov_cq_cqc_sz(cq));
 	PRM_SET(cqc, cqc, log_cq_size, prov_log2_floor(ncqe));
 	PRM_SET(modify_cq_in, in, cq_umem_valid, 1);
 	PRM_SET(modify_cq_in, in, cq_umem_id, id);

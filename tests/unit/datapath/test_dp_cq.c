@@ -190,9 +190,9 @@ START_TEST(test_dv_create_cq)
 		/* No CQE compression on this device. */
 		{ MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE, 0,
 		  MLX5DV_CQE_RES_FORMAT_HASH, 0 },
-		/* No padding, and none on 64-byte CQEs anyway. */
+		/* Padding on 64-byte CQEs (64 explicit or by default). */
 		{ MLX5DV_CQ_INIT_ATTR_MASK_FLAGS | MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE,
-		  MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD, 0, 128 },
+		  MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD, 0, 64 },
 		{ MLX5DV_CQ_INIT_ATTR_MASK_FLAGS, MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD,
 		  0, 0 },
 		/* Unknown flags. */
@@ -208,7 +208,7 @@ START_TEST(test_dv_create_cq)
 		da.cqe_comp_res_format = bad[i].format;
 		da.cqe_size = bad[i].size;
 		errno = 0;
-		ck_assert_ptr_null(mlx5dv_create_cq(qt_ctx, &ca, &da));
+		ck_assert_msg(!mlx5dv_create_cq(qt_ctx, &ca, &da), "case %zu", i);
 		ck_assert_msg(errno == EINVAL, "case %zu: %s", i, strerror(errno));
 	}
 	/* Zero entries, and wc_flags for data the device does not make. */
@@ -242,11 +242,14 @@ START_TEST(test_dv_create_cq)
 END_TEST
 
 /* 128-byte CQEs: the CQE in the second half, the first half ignored. */
-START_TEST(test_cqe_128)
+static void cqe_128(bool pad)
 {
 	struct ibv_cq_init_attr_ex ca = { .cqe = 3, .wc_flags = IBV_WC_STANDARD_FLAGS };
 	struct mlx5dv_cq_init_attr da = {
-		.comp_mask = MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE, .cqe_size = 128,
+		.comp_mask = MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE |
+			     (pad ? MLX5DV_CQ_INIT_ATTR_MASK_FLAGS : 0),
+		.cqe_size = 128,
+		.flags = pad ? MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD : 0,
 	};
 	struct ibv_cq_ex *ex = mlx5dv_create_cq(qt_ctx, &ca, &da);
 	struct ibv_cq *cq = ibv_cq_ex_to_cq(ex);
@@ -280,6 +283,23 @@ START_TEST(test_cqe_128)
 	}
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+}
+
+START_TEST(test_cqe_128)
+{
+	cqe_128(false);
+}
+END_TEST
+
+/* The device offers padding (MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD): the same
+ * ring, the CQE in each entry's second half. */
+START_TEST(test_cqe_128_padded)
+{
+	struct mlx5dv_context dc = { .comp_mask = 0 };
+
+	ck_assert_int_eq(mlx5dv_query_device(qt_ctx, &dc), 0);
+	ck_assert(dc.flags & MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD);
+	cqe_128(true);
 }
 END_TEST
 
@@ -380,6 +400,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_cqe_size);
 	tcase_add_test(tc, test_dv_create_cq);
 	tcase_add_test(tc, test_cqe_128);
+	tcase_add_test(tc, test_cqe_128_padded);
 	tcase_add_test(tc, test_cq_ex_recv);
 	suite_add_tcase(s, tc);
 	return s;

@@ -15,9 +15,9 @@ static uint16_t u1, u2;
 static uint32_t kuar, keqn, uar1;
 static struct fwt_mem kmem, cqmem, dbrmem;
 
-static void setup(void)
+/* What every test uses, on a fresh @fw. */
+static void setup_objects(void)
 {
-	fw = fwt_create(NULL);
 	u1 = fwt_uctx(fw);
 	u2 = fwt_uctx(fw);
 	kuar = fwt_uar(fw, 0);
@@ -26,6 +26,12 @@ static void setup(void)
 	uar1 = fwt_uar(fw, u1);
 	fwt_mem_reg(fw, u1, 16384, &cqmem);	/* 256 CQEs of 64 B */
 	fwt_mem_reg(fw, u1, 8, &dbrmem);	/* just the record */
+}
+
+static void setup(void)
+{
+	fw = fwt_create(NULL);
+	setup_objects();
 }
 
 static void teardown(void)
@@ -85,6 +91,7 @@ END_TEST
 
 START_TEST(cq_layouts)
 {
+	struct emu_fw_obj *obj;
 	struct fwt_mbox m;
 	void *cqc;
 
@@ -93,6 +100,17 @@ START_TEST(cq_layouts)
 	PRM_SET(cqc, cqc, cqe_sz, MLX5_CQC_CQE_SZ_128_BYTES);
 	fwt_exec(fw, &m);
 	ck_fw_ok(&m);
+	/* 128-byte CQEs padded (cqe_128_always): laid out the same */
+	cqc = cq_mbox(&m, 7);
+	PRM_SET(cqc, cqc, cqe_sz, MLX5_CQC_CQE_SZ_128_PAD);
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
+	obj = emu_fw_obj_get(fw, EMU_FW_OBJ_CQ,
+			     PRM_GET(create_cq_out, m.out, cqn));
+	ck_assert_ptr_nonnull(obj);
+	ck_assert_uint_eq(emu_fw_to_cq(obj)->cqe_size, 128);
+	ck_assert_uint_eq(emu_fw_to_cq(obj)->buf.len, 16384);
+	emu_fw_obj_put(obj);
 	/* a smaller CQ at an offset, the record in a bigger umem */
 	fwt_cq_mbox(&m, u1, keqn, uar1, 6, cqmem.umem_id, 8192,
 		    cqmem.umem_id, 16384 - 8);
@@ -219,7 +237,7 @@ START_TEST(cq_bad_params)
 	fwt_exec(fw, &m);
 	ck_fw_synd(&m, CQ_BAD_SIZE);
 	cqc = cq_mbox(&m, 8);
-	PRM_SET(cqc, cqc, cqe_sz, 2);
+	PRM_SET(cqc, cqc, cqe_sz, 3);
 	fwt_exec(fw, &m);
 	ck_fw_synd(&m, CQ_BAD_CQE_SIZE);
 	cqc = cq_mbox(&m, 8);
@@ -259,6 +277,32 @@ START_TEST(cq_bad_params)
 	emu_fw_destroy(fw);
 	fw = NULL;
 	fwt_mem_free(&m2);
+}
+END_TEST
+
+static void no_cqe_pad(struct emu_fw_caps *c)
+{
+	ck_assert_int_eq(emu_fw_caps_set(c, MLX5_CAP_GENERAL, "cqe_128_always",
+					 0), 0);
+}
+
+/* Padded CQEs only where the device offers them. */
+START_TEST(cq_pad_needs_cap)
+{
+	struct fwt_mbox m;
+	void *cqc;
+
+	teardown();
+	fw = fwt_create(no_cqe_pad);
+	setup_objects();
+	cqc = cq_mbox(&m, 7);
+	PRM_SET(cqc, cqc, cqe_sz, MLX5_CQC_CQE_SZ_128_PAD);
+	fwt_exec(fw, &m);
+	ck_fw_synd(&m, CQ_BAD_CQE_SIZE);
+	cqc = cq_mbox(&m, 7);
+	PRM_SET(cqc, cqc, cqe_sz, MLX5_CQC_CQE_SZ_128_BYTES);
+	fwt_exec(fw, &m);
+	ck_fw_ok(&m);
 }
 END_TEST
 
@@ -454,6 +498,7 @@ static Suite *fw_cq_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, cq_good);
 	tcase_add_test(tc, cq_layouts);
+	tcase_add_test(tc, cq_pad_needs_cap);
 	tcase_add_test(tc, cq_bad_buffers);
 	tcase_add_test(tc, cq_ring_needs_write);
 	tcase_add_test(tc, cq_bad_params);

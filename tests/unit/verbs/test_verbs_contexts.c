@@ -39,6 +39,8 @@ MLX5EMU_ABI(ibv_destroy_cq);
 MLX5EMU_ABI(mlx5dv_devx_cq_query);
 MLX5EMU_ABI(mlx5dv_devx_cq_modify);
 MLX5EMU_ABI(mlx5dv_devx_query_eqn);
+MLX5EMU_ABI(mlx5dv_create_cq);
+MLX5EMU_ABI(ibv_resize_cq);
 
 #define PAGE 4096
 
@@ -195,6 +197,38 @@ static void *query_cq(struct ibv_cq *cq, uint8_t *out)
 	return PRM_ADDR_OF(query_cq_out, out, cq_context);
 }
 
+/* mlx5dv_create_cq's padding: the cqc's cqe_sz 2 (the kernel's
+ * CQE_STRIDE_128_PAD), kept by a resize; 128-byte entries all the same. */
+START_TEST(test_cq_context_padded)
+{
+	struct ibv_cq_init_attr_ex ca = { .cqe = 10,
+					  .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct mlx5dv_cq_init_attr da = {
+		.comp_mask = MLX5DV_CQ_INIT_ATTR_MASK_FLAGS |
+			     MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE,
+		.flags = MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD,
+		.cqe_size = 128,
+	};
+	uint8_t out[PRM_ST_SZ_BYTES(query_cq_out)];
+	struct ibv_cq_ex *ex;
+	struct ibv_cq *cq;
+	void *cqc;
+
+	ex = mlx5emu_abi_mlx5dv_create_cq(ctx, &ca, &da);
+	ck_assert_msg(ex, "%s", strerror(errno));
+	cq = ibv_cq_ex_to_cq(ex);
+	ck_assert_uint_eq(to_prov_cq(cq)->cqe_sz, 128);
+	cqc = query_cq(cq, out);
+	ck_assert_uint_eq(PRM_GET(cqc, cqc, cqe_sz), MLX5_CQC_CQE_SZ_128_PAD);
+	ck_assert_uint_eq(PRM_GET(cqc, cqc, log_cq_size), 4);
+	ck_assert_int_eq(mlx5emu_abi_ibv_resize_cq(cq, 100), 0);
+	cqc = query_cq(cq, out);
+	ck_assert_uint_eq(PRM_GET(cqc, cqc, log_cq_size), 7);
+	ck_assert_uint_eq(PRM_GET(cqc, cqc, cqe_sz), MLX5_CQC_CQE_SZ_128_PAD);
+	ck_assert_int_eq(mlx5emu_abi_ibv_destroy_cq(cq), 0);
+}
+END_TEST
+
 /*
  * The cqc of ibv_create_cq: the ring as a log (ibv_cq.cqe + 1 entries),
  * the CQE size MLX5_CQE_SIZE asks for, the vector's EQ, the doorbell
@@ -310,6 +344,7 @@ static Suite *contexts_suite(void)
 	tcase_add_test(tc, test_mr_mkey_context);
 	tcase_add_test(tc, test_mr_rereg_context);
 	tcase_add_test(tc, test_cq_context);
+	tcase_add_test(tc, test_cq_context_padded);
 	tcase_add_test(tc, test_cq_context_ex);
 	tcase_add_test(tc, test_cq_devx_modify);
 	suite_add_tcase(s, tc);
