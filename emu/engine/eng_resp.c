@@ -9,8 +9,9 @@
  *   CHECK_STATE  the QP receives in RTR, RTS, SQD and SQER (IBA 10.3.1);
  *                elsewhere the packet is dropped silently, which a
  *                reliable requester sees as a lost packet
- *   CHECK_OP     the operation is one the service type carries (IBA
- *                9.8.1); XRC: the XRC SRQ named by XRCETH is of the
+ *   CHECK_OP     a packet of another transport than the QP's service is
+ *                dropped (IBA 9.6); the operation is one the service
+ *                type carries (IBA 9.8.1) else invalid request; XRC: the XRC SRQ named by XRCETH is of the
  *                target's XRC domain (IBA 14.2.6.3) else NAK invalid
  *                request, and that SRQ's PD, not the target QP's, guards
  *                every rkey and receive lkey of the message (an XRC target
@@ -260,10 +261,14 @@ static enum eng_resp_state eng_resp_check_op(struct eng_resp *r)
 		     fq->st == MLX5_QPC_ST_UC ? EMU_WIRE_TR_UC :
 		     fq->st == MLX5_QPC_ST_UD ? EMU_WIRE_TR_UD : EMU_WIRE_TR_XRC;
 
+	/* IBA 9.6: a packet of another transport than the QP's service
+	 * fails the header checks and is dropped silently; it is not the
+	 * QP's peer that sent it (rxe's check_type_state). */
+	if ((p->opcode & 0xe0) != tr)
+		return RESP_DROP;
 	r->wi = emu_wire_opinfo(p->opcode);
 	r->oi = r->wi ? eng_opcode_of_wire(p->opcode) : NULL;
-	if (!r->oi || !(r->oi->qp_types & eng_qp_st_bit(fq)) ||
-	    (p->opcode & 0xe0) != tr)
+	if (!r->oi || !(r->oi->qp_types & eng_qp_st_bit(fq)))
 		return eng_resp_bad_req(r);
 	r->first = r->wi->flags & EMU_WIRE_F_FIRST;
 	r->last = r->wi->flags & EMU_WIRE_F_LAST;

@@ -227,6 +227,48 @@ START_TEST(ud_ipv6_grh_qkey_mtu)
 }
 END_TEST
 
+/* A UD SEND aimed at the QPN of an RC or a UC QP: the transport of its
+ * opcode is not the QP's service, so the packet is dropped without a word
+ * (IBA 9.6's header checks; rxe's check_type_state).  The connected
+ * QP keeps its state and its receive, and works on. */
+START_TEST(ud_to_connected_qp_dropped)
+{
+	static const enum ent_type types[] = { ENT_RC, ENT_UC };
+
+	for (unsigned int t = 0; t < 2; t++) {
+		struct ent_qp u, a, b;
+		struct ent_conn c;
+
+		qp_make(&da, &u, ENT_UD, &acq, 1, 0);
+		qp_make(&da, &a, types[t], &acq, 3, 0);
+		qp_make(&db, &b, types[t], &bcq, 2, 0);
+		ent_conn_default(&c);
+		ent_qp_to_rts(&u, &db, &c);
+		ent_qp_pair(&a, &b);
+		ent_post_recv(&b, bmr.key, (uint64_t)(uintptr_t)bmr.buf, 2048);
+		ud_post(&u, b.qpn, 0x11111111, db.gid[ENT_GID_V2], ENT_GID_V2,
+			64, 0);
+		check(&acq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_REQ,
+		      .qpn = u.qpn, .wqe_op = MLX5_OPCODE_SEND,
+		      .byte_cnt = 64, .srqn_uidx = 1 });
+		ck_assert(ent_cq_quiet(&bcq, 20));
+		ck_assert_uint_eq(emu_fw_qp_state(emu_fw_to_qp(
+			emu_fw_obj_lookup_rcu(db.fw, EMU_FW_OBJ_QP, b.qpn))),
+			MLX5_QPC_STATE_RTS);
+		/* The receive is still there for the QP's own peer. */
+		ent_post1(&a, MLX5_OPCODE_SEND, MLX5_WQE_CTRL_CQ_UPDATE, 0,
+			  &amr, 0, 32, 0, 0);
+		check(&acq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_REQ,
+		      .qpn = a.qpn, .wqe_op = MLX5_OPCODE_SEND,
+		      .byte_cnt = 32, .srqn_uidx = 3 });
+		check(&bcq, &(struct ent_cqe_exp){ .opcode = MLX5_CQE_RESP_SEND,
+		      .qpn = b.qpn, .byte_cnt = 32, .flags_rqpn = a.qpn,
+		      .srqn_uidx = 2 });
+		ck_assert_mem_eq(bmr.buf, amr.buf, 32);
+	}
+}
+END_TEST
+
 /* ---- SRQ (libmlx5's linked list) ---- */
 
 /* QUERY_SRQ's wqe_cnt: posted and not yet used. */
@@ -543,6 +585,7 @@ static Suite *eng_transport_suite(void)
 	tcase_add_test(tc, uc_ops);
 	tcase_add_test(tc, ud_ipv4_grh);
 	tcase_add_test(tc, ud_ipv6_grh_qkey_mtu);
+	tcase_add_test(tc, ud_to_connected_qp_dropped);
 	tcase_add_test(tc, srq_linked_list);
 	tcase_add_test(tc, rmp_cyclic);
 	tcase_add_test(tc, xrc_ini_tgt);
