@@ -190,6 +190,11 @@ static void check_bystanders(void)
 
 		req |= e[63] >> 4 == MLX5_CQE_REQ;
 		resp |= e[63] >> 4 == MLX5_CQE_RESP_SEND;
+		if (e[63] >> 4 != MLX5_CQE_REQ &&
+		    e[63] >> 4 != MLX5_CQE_RESP_SEND)
+			fprintf(stderr, "fuzz_wqe: bystander CQE opcode %#x "
+				"syndrome %#x vendor %#x\n", e[63] >> 4, e[55],
+				e[54]);
 	}
 	if (!req || !resp || memcmp(cmr.buf, cmr.buf + 2048, 64)) {
 		fprintf(stderr, "fuzz_wqe: the bystander QPs failed\n");
