@@ -21,7 +21,7 @@ expect_in "$out" "gid 2   ::ffff:127.203.7.1                       RoCE v1" "GID
 expect_in "$out" "gid 3   ::ffff:127.203.7.1                       RoCE v2" "GID 3"
 expect_not_in "$out" "gid 4 " "no more GIDs"
 expect_in "$out" "verbs: max_qp " "verbs limits"
-expect_in "$out" "flags 0x81 CQE_V1 REAL_TIME_TS" "mlx5dv flags"
+expect_in "$out" "flags 0xa1 CQE_V1 CQE_128B_PAD REAL_TIME_TS" "mlx5dv flags"
 expect_in "$out" "    device_frequency_khz         1000000" "HCA cap device_frequency_khz (1 GHz)"
 expect_in "$out" "hca_cap (QUERY_HCA_CAP, general, current):" "HCA caps"
 expect_in "$out" "    port_type                    1" "HCA cap port_type (Ethernet)"
