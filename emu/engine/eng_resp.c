@@ -11,9 +11,10 @@
  *                reliable requester sees as a lost packet
  *   CHECK_OP     a packet of another transport than the QP's service is
  *                dropped (IBA 9.6); the operation is one the service
- *                type carries (IBA 9.8.1) else invalid request; XRC: the XRC SRQ named by XRCETH is of the
- *                target's XRC domain (IBA 14.2.6.3) else NAK invalid
- *                request, and that SRQ's PD, not the target QP's, guards
+ *                type carries (IBA 9.8.1) else invalid request; XRC:
+ *                the XRC SRQ named by XRCETH is of the target's XRC
+ *                domain (IBA 14.2.6.3) else NAK invalid request, and
+ *                that SRQ's PD, not the target QP's, guards
  *                every rkey and receive lkey of the message (an XRC target
  *                QP has no PD of its own: mlx5_ib gives it an internal
  *                one); UD: the Q_Key matches (IBA C10-15) else drop

@@ -48,12 +48,12 @@ static enum fw_synd fw_cqc_check(struct fw_cmd *cmd, const void *cqc)
 	const struct emu_fw *fw = cmd->fw;
 	uint32_t st = PRM_GET(cqc, cqc, st);
 	uint32_t mode = PRM_GET(cqc, cqc, cq_period_mode);
+	uint32_t sz = PRM_GET(cqc, cqc, cqe_sz);
 
 	if (PRM_GET(cqc, cqc, log_cq_size) > FW_CAP_GEN(fw, log_max_cq_sz))
 		return FW_SYND_CQ_BAD_SIZE;
-	if (PRM_GET(cqc, cqc, cqe_sz) > MLX5_CQC_CQE_SZ_128_PAD ||
-	    (PRM_GET(cqc, cqc, cqe_sz) == MLX5_CQC_CQE_SZ_128_PAD &&
-	     !FW_CAP_GEN(fw, cqe_128_always)))
+	if (sz > MLX5_CQC_CQE_SZ_128_PAD ||
+	    (sz == MLX5_CQC_CQE_SZ_128_PAD && !FW_CAP_GEN(fw, cqe_128_always)))
 		return FW_SYND_CQ_BAD_CQE_SIZE;
 	if (PRM_GET(cqc, cqc, cqe_comp_en) ||
 	    PRM_GET(cqc, cqc, mini_cqe_res_format) ||
