@@ -215,6 +215,27 @@ struct mlx5be_ops {
 					size_t size, uint32_t access,
 					uint64_t pgsz_bitmap, uint32_t *umem_id);
 	int (*umem_dereg)(struct mlx5be_umem *umem);
+	/*
+	 * The memory of a verbs MR with IBV_ACCESS_ON_DEMAND, as mlx5_ib
+	 * takes it (ib_umem_odp_get): nothing is pinned, so the range need
+	 * not be mapped now, and each device access sees the mapping of its
+	 * moment (an access to nothing fails as an unresolved page fault).
+	 * Same access bits and results as umem_reg, freed by umem_dereg.
+	 * Optional by contract: NULL where verbs MRs are DEVX umems, which
+	 * take no ODP (hardware), and the provider then offers none.
+	 */
+	struct mlx5be_umem *(*umem_reg_odp)(struct mlx5be_ctx *ctx, void *addr,
+					    size_t size, uint32_t access,
+					    uint64_t pgsz_bitmap,
+					    uint32_t *umem_id);
+	/*
+	 * A prefetch of [@addr, @addr + @len) of an ODP umem (mlx5_ib's
+	 * pagefault_mr for ibv_advise_mr with IBV_ADVISE_MR_FLAG_FLUSH): 0
+	 * once every page is there (for writing when @write), -EFAULT when
+	 * one cannot be.  Optional by contract, with umem_reg_odp.
+	 */
+	int (*umem_prefetch)(struct mlx5be_umem *umem, void *addr, size_t len,
+			     bool write);
 	struct mlx5be_uar *(*uar_alloc)(struct mlx5be_ctx *ctx, uint32_t flags,
 					struct mlx5be_uar_info *info);
 	void (*uar_free)(struct mlx5be_uar *uar);

@@ -428,6 +428,12 @@ int kern_umem_destroy(struct kern_dev *kdev, uint16_t uid, uint32_t umem_id);
 struct mlx5be_umem *kern_umem_reg(struct mlx5be_ctx *ctx, void *addr,
 				  size_t size, uint32_t access,
 				  uint64_t pgsz_bitmap, uint32_t *umem_id);
+/* The same for a verbs MR with IBV_ACCESS_ON_DEMAND: nothing pinned. */
+struct mlx5be_umem *kern_umem_reg_odp(struct mlx5be_ctx *ctx, void *addr,
+				      size_t size, uint32_t access,
+				      uint64_t pgsz_bitmap, uint32_t *umem_id);
+int kern_umem_prefetch(struct mlx5be_umem *umem, void *addr, size_t len,
+		       bool write);
 int kern_umem_dereg(struct mlx5be_umem *umem);
 
 /* kern_uar.c */

@@ -22,6 +22,13 @@
  *
  * The kernel's own queues (its EQs) are registered the same way under uid
  * 0 with 4 KiB pages, standing for the DMA memory mlx5_core gives them.
+ *
+ * A verbs MR with IBV_ACCESS_ON_DEMAND gets an ODP umem (ib_umem_odp_get):
+ * the same checks and CREATE_UMEM, but nothing is pinned, so the range
+ * need not be mapped yet.  The engine reaches every umem through emu/mem
+ * at the mapping of each access, which is what ODP promises; an access
+ * that finds nothing fails as an unresolved page fault does.  A prefetch
+ * (ibv_advise_mr) checks the pages as pinning would.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -90,19 +97,33 @@ uint64_t kern_umem_best_pgsz(uintptr_t addr, size_t len, uint64_t bitmap)
 	return pgsz;
 }
 
-int kern_umem_create(struct kern_dev *kdev, uint16_t uid, void *addr,
-		     size_t size, bool writable, uint64_t pgsz_bitmap,
-		     uint32_t *umem_id)
+/*
+ * An ODP umem's page size: the largest of @bitmap not above the range
+ * (the adapter's page at least).  Its pages need not hold the range alone:
+ * nothing is pinned, the first page's offset says where it starts.
+ */
+static uint64_t kern_umem_odp_pgsz(size_t len, uint64_t bitmap)
+{
+	unsigned int order = kern_order_base_2(len);
+
+	bitmap &= kern_genmask(order > KERN_PAGE_SHIFT ? order : KERN_PAGE_SHIFT,
+			       KERN_PAGE_SHIFT);
+	return bitmap ? UINT64_C(1) << (kern_fls64(bitmap) - 1) : 0;
+}
+
+/* CREATE_UMEM of [addr, addr + size) in pages of @pgsz. */
+static int kern_umem_create_pg(struct kern_dev *kdev, uint16_t uid, void *addr,
+			       size_t size, bool writable, uint64_t pgsz,
+			       uint32_t *umem_id)
 {
 	uint8_t out[PRM_ST_SZ_BYTES(create_umem_out)] = {};
 	uintptr_t a = (uintptr_t)addr;
-	uint64_t pgsz, first, n;
+	uint64_t first, n;
 	void *umem;
 	size_t inlen;
 	uint8_t *in;
 	int ret;
 
-	pgsz = kern_umem_best_pgsz(a, size, pgsz_bitmap);
 	if (!pgsz)
 		return -EINVAL;
 	/* ib_umem_num_dma_blocks(), ib_umem_dma_offset() */
@@ -137,6 +158,16 @@ int kern_umem_create(struct kern_dev *kdev, uint16_t uid, void *addr,
 	return 0;
 }
 
+int kern_umem_create(struct kern_dev *kdev, uint16_t uid, void *addr,
+		     size_t size, bool writable, uint64_t pgsz_bitmap,
+		     uint32_t *umem_id)
+{
+	return kern_umem_create_pg(kdev, uid, addr, size, writable,
+				   kern_umem_best_pgsz((uintptr_t)addr, size,
+						       pgsz_bitmap),
+				   umem_id);
+}
+
 int kern_umem_destroy(struct kern_dev *kdev, uint16_t uid, uint32_t umem_id)
 {
 	uint8_t in[PRM_ST_SZ_BYTES(destroy_umem_in)] = {};
@@ -148,9 +179,13 @@ int kern_umem_destroy(struct kern_dev *kdev, uint16_t uid, uint32_t umem_id)
 	return kern_fw_exec_checked(kdev, in, sizeof(in), out, sizeof(out));
 }
 
-struct mlx5be_umem *kern_umem_reg(struct mlx5be_ctx *ctx, void *addr,
-				  size_t size, uint32_t access,
-				  uint64_t pgsz_bitmap, uint32_t *umem_id)
+/* DEVX's umem (pinned), or a verbs MR's ODP umem (@odp: nothing pinned,
+ * ib_umem_odp_get); the same checks otherwise. */
+static struct mlx5be_umem *kern_umem_reg_any(struct mlx5be_ctx *ctx,
+					     void *addr, size_t size,
+					     uint32_t access,
+					     uint64_t pgsz_bitmap,
+					     uint32_t *umem_id, bool odp)
 {
 	struct kern_uctx *uctx = ctx->uctx;
 	uintptr_t a = (uintptr_t)addr;
@@ -177,7 +212,7 @@ struct mlx5be_umem *kern_umem_reg(struct mlx5be_ctx *ctx, void *addr,
 	}
 	/* ib_access_writable(): pinned for write. */
 	writable = access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	ret = emu_mem_pinnable(addr, size, writable);
+	ret = odp ? 0 : emu_mem_pinnable(addr, size, writable);
 	if (ret) {
 		errno = -ret;
 		return NULL;
@@ -190,8 +225,11 @@ struct mlx5be_umem *kern_umem_reg(struct mlx5be_ctx *ctx, void *addr,
 	umem->uctx = uctx;
 	pthread_mutex_lock(&uctx->lock);
 	/* devx_umem_reg_cmd_alloc(), then mlx5_cmd_exec() with the uid. */
-	ret = kern_umem_create(uctx->kdev, uctx->uid, addr, size, writable,
-			       pgsz_bitmap, &umem->id);
+	ret = kern_umem_create_pg(uctx->kdev, uctx->uid, addr, size, writable,
+				  odp ? kern_umem_odp_pgsz(size, pgsz_bitmap) :
+					kern_umem_best_pgsz(a, size,
+							    pgsz_bitmap),
+				  &umem->id);
 	if (ret) {
 		pthread_mutex_unlock(&uctx->lock);
 		free(umem);
@@ -202,6 +240,32 @@ struct mlx5be_umem *kern_umem_reg(struct mlx5be_ctx *ctx, void *addr,
 	pthread_mutex_unlock(&uctx->lock);
 	*umem_id = umem->id;
 	return umem;
+}
+
+struct mlx5be_umem *kern_umem_reg(struct mlx5be_ctx *ctx, void *addr,
+				  size_t size, uint32_t access,
+				  uint64_t pgsz_bitmap, uint32_t *umem_id)
+{
+	return kern_umem_reg_any(ctx, addr, size, access, pgsz_bitmap, umem_id,
+				 false);
+}
+
+struct mlx5be_umem *kern_umem_reg_odp(struct mlx5be_ctx *ctx, void *addr,
+				      size_t size, uint32_t access,
+				      uint64_t pgsz_bitmap, uint32_t *umem_id)
+{
+	return kern_umem_reg_any(ctx, addr, size, access, pgsz_bitmap, umem_id,
+				 true);
+}
+
+/* pagefault_mr() for a prefetch: hmm_range_fault() of each page, for
+ * write when asked; here, the mapping and its protection checked. */
+int kern_umem_prefetch(struct mlx5be_umem *umem, void *addr, size_t len,
+		       bool write)
+{
+	if (kern_uctx_lost(umem->uctx))
+		return -EIO;
+	return len ? emu_mem_pinnable(addr, len, write) : 0;
 }
 
 int kern_umem_dereg(struct mlx5be_umem *umem)
