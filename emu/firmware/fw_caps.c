@@ -81,6 +81,12 @@ struct fw_cap_default {
 			      per_protocol_networking_offload_caps, fld, v)
 #define ROCE(fld, v) CAP_FIELD(MLX5_CAP_ROCE, roce_cap, fld, v)
 #define ATOMIC(fld, v) CAP_FIELD(MLX5_CAP_ATOMIC, atomic_caps, fld, v)
+#define ODP(tr, fld, v) CAP_FIELD(MLX5_CAP_ODP, odp_cap, \
+				  transport_page_fault_scheme_cap.tr.fld, v)
+/* Every operation of a transport on on-demand memory. */
+#define ODP_ALL(tr)							\
+	ODP(tr, send, 1), ODP(tr, receive, 1), ODP(tr, write, 1),	\
+	ODP(tr, read, 1), ODP(tr, atomic, 1), ODP(tr, srq_receive, 1)
 #define NIC_RX(fld, v) CAP_FIELD(MLX5_CAP_FLOW_TABLE, flow_table_nic_cap, \
 				 flow_table_properties_nic_receive.fld, v)
 #define NIC_TX(fld, v) CAP_FIELD(MLX5_CAP_FLOW_TABLE, flow_table_nic_cap, \
@@ -243,6 +249,20 @@ static const struct fw_cap_default fw_cap_defaults[] = {
 	ATOMIC(atomic_size_dc, 0x8),	/* 8 bytes, DC as RC */
 	ATOMIC(supported_atomic_req_8B_endianness_mode_1, 1),
 	ATOMIC(atomic_req_8B_endianness_mode, 1),	/* host endianness */
+
+	/* ---- on-demand paging: the engine reaches application memory
+	 * through emu/mem on every access, the mapping of that moment, and
+	 * an access that finds nothing mapped fails as an unresolved page
+	 * fault does; verbs MRs only (the kernel layer's ODP umems: mkeys
+	 * with pg_access stay refused, so no PAGE_FAULT event is ever
+	 * raised).  RC, XRC and DC for every operation, UD for sends and
+	 * SRQ receives, as mlx5_ib reads the page ---- */
+	GEN(pg, 1),
+	ODP_ALL(rc_odp_caps),
+	ODP_ALL(xrc_odp_caps),
+	ODP_ALL(dc_odp_caps),
+	ODP(ud_odp_caps, send, 1),
+	ODP(ud_odp_caps, srq_receive, 1),
 
 	/* ---- NIC flow tables (fw_flow_table.c ... fw_steer.c) ---- */
 	GEN(nic_flow_table, 1),

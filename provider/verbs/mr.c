@@ -12,11 +12,13 @@
  *   EINVAL      addr and iova differ in their offset within a page;
  *               REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE; an
  *               access bit outside the ones the kernel knows (bits 10-19,
- *               30, 31); length 0 or a range that wraps; a PD being
- *               deallocated
- *   EOPNOTSUPP  ON_DEMAND (the device does no ODP), FLUSH_GLOBAL/
+ *               30, 31); length 0 or a range that wraps (but addr NULL
+ *               and length SIZE_MAX with ON_DEMAND: the implicit MR, whose
+ *               iova must be 0); a PD being deallocated
+ *   EOPNOTSUPP  ON_DEMAND where no ODP is offered (mr_odp.c), FLUSH_GLOBAL/
  *               FLUSH_PERSISTENT (bits 8, 9: no such device capability)
- *   EFAULT      a page of the range is not mapped (umem pinning)
+ *   EFAULT      a page of the range is not mapped (umem pinning; not for
+ *               ODP, which pins nothing)
  *   others      the mkey command's errno (mlx5_cmd_exec mapping)
  * Access bits of IBV_ACCESS_OPTIONAL_RANGE are dropped silently unless the
  * device advertises them (relaxed ordering: relaxed_ordering_write/read).
@@ -84,6 +86,8 @@
 #define PROV_UMEM_ACCESS                                                      \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                    \
 	 IBV_ACCESS_REMOTE_READ)
+/* With whether the umem is an ODP one (prov_mr_umem_reg). */
+#define MR_UMEM_ACCESS (PROV_UMEM_ACCESS | IBV_ACCESS_ON_DEMAND)
 
 /* mlx5_ib's mkey_var: the key byte of the next mkey. */
 static atomic_uint prov_mkey_var;
@@ -101,8 +105,8 @@ static int mr_check_access(struct prov_context *pctx, unsigned int access)
 		return EINVAL;
 	if (access & ~PROV_ACCESS_SUPPORTED)
 		return EINVAL;
-	/* IBK_ON_DEMAND_PAGING needs `pg`; the provider has no ODP either. */
-	if (access & IBV_ACCESS_ON_DEMAND)
+	/* IBK_ON_DEMAND_PAGING: `pg`, and a backend that takes ODP umems. */
+	if ((access & IBV_ACCESS_ON_DEMAND) && !prov_mr_odp_offered(pctx))
 		return EOPNOTSUPP;
 	if (access & (PROV_ACCESS_FLUSH_GLOBAL | PROV_ACCESS_FLUSH_PERSISTENT))
 		return EOPNOTSUPP;
@@ -126,9 +130,13 @@ static void mr_fill_mkc(struct prov_context *pctx, void *in, uint32_t pdn,
 			uint64_t iova, uint64_t len, unsigned int access,
 			uint32_t umem_id, const void *addr, uint8_t key)
 {
-	uint64_t first = (uintptr_t)addr & ~(uint64_t)(PROV_PAGE_SIZE - 1);
-	uint64_t last = ((uintptr_t)addr + len - 1) & ~(uint64_t)(PROV_PAGE_SIZE - 1);
-	uint32_t npages = (uint32_t)((last - first) / PROV_PAGE_SIZE + 1);
+	/* An implicit ODP MR's umem has 8 TiB pages (mr_odp.c). */
+	unsigned int shift =
+		addr == prov_mr_odp_start(NULL, SIZE_MAX) &&
+		len == prov_mr_odp_span(NULL, SIZE_MAX) ? 43 : 12;
+	uint64_t first = (uintptr_t)addr >> shift;
+	uint64_t last = ((uintptr_t)addr + len - 1) >> shift;
+	uint32_t npages = (uint32_t)(last - first + 1);
 	uint32_t octwords = (npages + 1) / 2;
 	void *mkc = PRM_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
 
@@ -157,7 +165,7 @@ static void mr_fill_mkc(struct prov_context *pctx, void *in, uint32_t pdn,
 	PRM_SET64(mkc, mkc, start_addr, iova);
 	PRM_SET64(mkc, mkc, len, len);
 	PRM_SET(mkc, mkc, translations_octword_size, octwords);
-	PRM_SET(mkc, mkc, log_page_size, 12);
+	PRM_SET(mkc, mkc, log_page_size, shift);
 }
 
 /* CREATE_MKEY; 0 and the mkey value, or a positive errno. */
@@ -217,7 +225,10 @@ static struct ibv_mr *mr_create(struct ibv_pd *pd, void *addr, size_t length,
 		return NULL;
 	}
 	err = mr_check_access(pctx, access);
-	if (!err)
+	if (!err && (access & IBV_ACCESS_ON_DEMAND) &&
+	    prov_mr_odp_implicit(addr, length))
+		err = iova ? EINVAL : 0;	/* create_user_odp_mr() */
+	else if (!err)
 		err = mr_check_range(addr, length);
 	if (err) {
 		errno = err;
@@ -232,14 +243,17 @@ static struct ibv_mr *mr_create(struct ibv_pd *pd, void *addr, size_t length,
 	if (err)
 		goto err_free;
 	errno = 0;
-	mr->umem = prov_umem_reg(pctx, addr, length, access & PROV_UMEM_ACCESS,
-				 &umem_id);
+	mr->umem = prov_mr_umem_reg(pctx, addr, length, access & MR_UMEM_ACCESS,
+				    &umem_id);
 	if (!mr->umem) {
 		err = errno ? errno : EFAULT;
 		goto err_pd;
 	}
-	err = mr_mkey_create(pctx, pd, umem_id, addr, iova, length, access,
-			     &mr->mkey, &mkey);
+	err = mr_mkey_create(pctx, pd, umem_id, prov_mr_odp_start(addr, length),
+			     (uintptr_t)prov_mr_odp_start((void *)(uintptr_t)iova,
+							  length),
+			     prov_mr_odp_span(addr, length), access, &mr->mkey,
+			     &mkey);
 	if (err)
 		goto err_umem;
 	mr->umem_id = umem_id;
@@ -256,6 +270,8 @@ static struct ibv_mr *mr_create(struct ibv_pd *pd, void *addr, size_t length,
 	err = mr_handle_add(pctx, mr);
 	if (err)
 		goto err_mkey;
+	if (access & IBV_ACCESS_ON_DEMAND)
+		prov_mr_odp_track(pctx, mr);
 	return &mr->ibmr;
 
 err_mkey:
@@ -405,15 +421,18 @@ static int rereg_mr(struct prov_mr *mr, int flags, struct ibv_pd *pd,
 	}
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		errno = 0;
-		umem = prov_umem_reg(pctx, maddr, mlen, access & PROV_UMEM_ACCESS,
-				     &umem_id);
+		umem = prov_mr_umem_reg(pctx, maddr, mlen,
+					access & MR_UMEM_ACCESS, &umem_id);
 		if (!umem) {
 			err = errno ? errno : EFAULT;
 			goto err_pd;
 		}
 	}
-	err = mr_mkey_create(pctx, new_pd, umem_id, maddr, iova, mlen, access,
-			     &mkey_obj, &mkey);
+	err = mr_mkey_create(pctx, new_pd, umem_id, prov_mr_odp_start(maddr, mlen),
+			     (uintptr_t)prov_mr_odp_start((void *)(uintptr_t)iova,
+							  mlen),
+			     prov_mr_odp_span(maddr, mlen), access, &mkey_obj,
+			     &mkey);
 	if (err)
 		goto err_umem;
 	/* The new mkey is in place: retire the old one (and its umem). */
@@ -422,6 +441,9 @@ static int rereg_mr(struct prov_mr *mr, int flags, struct ibv_pd *pd,
 		prov_obj_destroy(pctx, mkey_obj);
 		goto err_umem;
 	}
+	/* advise_mr reads an ODP MR's fields: out of its list meanwhile. */
+	if (mr->access & IBV_ACCESS_ON_DEMAND)
+		prov_mr_odp_untrack(pctx, mr);
 	if (umem != mr->umem)
 		prov_umem_dereg(pctx, mr->umem);
 	prov_pd_unuse(mr->ibmr.pd);
@@ -432,6 +454,8 @@ static int rereg_mr(struct prov_mr *mr, int flags, struct ibv_pd *pd,
 	mr->access = access;
 	mr->ibmr.lkey = mkey;
 	mr->ibmr.rkey = mkey;
+	if (access & IBV_ACCESS_ON_DEMAND)
+		prov_mr_odp_track(pctx, mr);
 	return 0;
 
 err_umem:
@@ -547,6 +571,8 @@ int mlx5emu_abi_ibv_dereg_mr(struct ibv_mr *ibmr)
 	}
 	if (pctx->be->uobj_del)
 		pctx->be->uobj_del(pctx->bectx, ibmr->handle);
+	if (mr->access & IBV_ACCESS_ON_DEMAND)
+		prov_mr_odp_untrack(pctx, mr);
 	prov_umem_dereg(pctx, mr->umem);
 	prov_pd_unuse(ibmr->pd);
 	if (!(mr->access & IBV_ACCESS_ON_DEMAND))

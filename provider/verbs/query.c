@@ -30,6 +30,7 @@
 #include "provider/core/context.h"
 #include "provider/core/device.h"
 #include "provider/verbs/cq.h"
+#include "provider/verbs/mr.h"
 #include "provider/verbs/query.h"
 #include "provider/core/sysfs.h"
 #include "provider/mana/mana_prov.h"
@@ -174,10 +175,11 @@ static uint32_t sysfs_num_ports(struct prov_context *pctx, uint32_t fallback)
 
 static void fill_odp_caps(struct prov_context *pctx, struct ibv_device_attr_ex *attr)
 {
-	/* mlx5_ib_internal_fill_odp_caps() (odp.c); nothing without `pg`. */
+	/* mlx5_ib_internal_fill_odp_caps() (odp.c); nothing without `pg`,
+	 * nor where verbs MRs cannot be ODP ones (mr_odp.c). */
 	uint32_t rc = 0, uc = 0, ud = 0, xrc = 0;
 
-	if (!PROV_CAP_GEN(pctx, pg))
+	if (!prov_mr_odp_offered(pctx))
 		return;
 	attr->odp_caps.general_caps = IBV_ODP_SUPPORT;
 #define ODP_BIT(var, tr, fld, bit) \
@@ -197,9 +199,10 @@ static void fill_odp_caps(struct prov_context *pctx, struct ibv_device_attr_ex *
 	ODP_BIT(xrc, xrc_odp_caps, atomic, IBV_ODP_SUPPORT_ATOMIC);
 	ODP_BIT(xrc, xrc_odp_caps, srq_receive, IBV_ODP_SUPPORT_SRQ_RECV);
 #undef ODP_BIT
-	if (PROV_CAP_GEN(pctx, fixed_buffer_size) && PROV_CAP_GEN(pctx, null_mkey) &&
-	    PROV_CAP_GEN(pctx, umr_extended_translation_offset))
-		attr->odp_caps.general_caps |= IBV_ODP_SUPPORT_IMPLICIT;
+	/* mlx5_ib needs fixed_buffer_size, null_mkey and
+	 * umr_extended_translation_offset for its KSM of children; the
+	 * implicit MR here is one umem over the address space (mr_odp.c). */
+	attr->odp_caps.general_caps |= IBV_ODP_SUPPORT_IMPLICIT;
 	attr->odp_caps.per_transport_caps.rc_odp_caps = rc;
 	attr->odp_caps.per_transport_caps.uc_odp_caps = uc;
 	attr->odp_caps.per_transport_caps.ud_odp_caps = ud;

@@ -14,6 +14,7 @@
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/fork.h"
+#include "provider/verbs/mr.h"
 #include "provider/verbs/pd.h"
 #include "provider/verbs/mr.h"
 #include "provider/verbs/verbs_ctx.h"
@@ -151,6 +152,7 @@ void prov_verbs_set_ops(struct prov_context *pctx)
 	prov_cq_set_ops(pctx);
 	prov_pd_set_ops(pctx);
 	prov_mw_set_ops(pctx);
+	prov_mr_odp_set_ops(pctx);
 }
 
 int prov_verbs_ctx_init(struct prov_context *pctx)
@@ -161,6 +163,7 @@ int prov_verbs_ctx_init(struct prov_context *pctx)
 		return ENOMEM;
 	prov_fork_handlers_init();
 	pthread_mutex_init(&vc->lock, NULL);
+	CDS_INIT_LIST_HEAD(&vc->odp_mrs);
 	vc->rand_state = (unsigned int)time(NULL) ^ (unsigned int)getpid() ^
 			 (unsigned int)(uintptr_t)vc;
 	pctx->verbs_ctx = vc;

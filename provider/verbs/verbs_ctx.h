@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <urcu/list.h>
+
 #include "backend/backend.h"
 #include "provider/core/cmd.h"
 
@@ -41,6 +43,7 @@ struct prov_verbs_ctx {
 	_Atomic(struct prov_cq_rsc **) uidx[PROV_UIDX_BLOCKS];
 	uint32_t uidx_used[PROV_UIDX_BLOCKS];
 
+	struct cds_list_head odp_mrs;	/* ODP MRs, for advise_mr */
 	unsigned int rand_state;	/* AH UDP source ports */
 	struct prov_comp_channel *channels;	/* comp_channel.c */
 };

@@ -427,12 +427,15 @@ def compare_run(a, dropin, env, src, workdir, run_args):
     expected, _ = read_expected(a.expected)
     # Over the hw backend a few tests end otherwise, for reasons of the
     # backend (docs/hardware.md): PATH.hw lists those, overriding PATH.
-    if os.environ.get("MLX5EMU_BACKEND") == "hw" and os.path.exists(a.expected + ".hw"):
-        expected.update(read_expected(a.expected + ".hw")[0])
     # With 2 MiB pages reserved (ci/test.sh reserves them where it may) the
     # suite's huge-page tests take their other branch: PATH.hugepages.
-    if huge_pages_reserved() and os.path.exists(a.expected + ".hugepages"):
-        expected.update(read_expected(a.expected + ".hugepages")[0])
+    # Both at once: PATH.hw.hugepages has the last word.
+    hw = os.environ.get("MLX5EMU_BACKEND") == "hw"
+    huge = huge_pages_reserved()
+    for suffix, applies in ((".hw", hw), (".hugepages", huge),
+                            (".hw.hugepages", hw and huge)):
+        if applies and os.path.exists(a.expected + suffix):
+            expected.update(read_expected(a.expected + suffix)[0])
     exp_reasons = {t: r for t, (_, r) in expected.items()}
     expected = {t: res for t, (res, _) in expected.items()}
     if not a.partial and len(expected) != SUITE_SIZE:

@@ -61,8 +61,9 @@ START_TEST(cap_general)
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, log_max_cq_sz), 15);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, log_max_qp_sz), 15);
 		ck_assert_uint_ne(PRM_GET(cmd_hca_cap, c, log_max_uctx), 0);
+		/* on-demand paging: the engine takes memory as it finds it */
+		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, pg), 1);
 		/* not implemented, not advertised */
-		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, pg), 0);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, cd), 0);
 		ck_assert_uint_eq(PRM_GET(cmd_hca_cap, c, device_memory), 0);
 		/* NIC flow tables: test_fw_steer_caps reads their page */
@@ -107,6 +108,20 @@ START_TEST(cap_pages)
 	ck_assert_uint_eq(PRM_GET(atomic_caps, c,
 				  atomic_req_8B_endianness_mode), 1);
 
+	/* ODP: RC, XRC and DC for everything, UD sends and SRQ receives,
+	 * nothing on UC (bits 0..5 of each transport's dword). */
+	query_cap(&m, MLX5_CAP_ODP, 1, CAP_OUTLEN);
+	ck_fw_ok(&m);
+	c = cap_page(&m);
+	ck_assert_uint_eq(((const uint8_t *)c)[0x80 / 8] >> 2, 0x3f);	/* rc */
+	ck_assert_uint_eq(((const uint8_t *)c)[0xa0 / 8], 0);		/* uc */
+	ck_assert_uint_eq(((const uint8_t *)c)[0xc0 / 8] >> 2, 0x21);	/* ud */
+	ck_assert_uint_eq(((const uint8_t *)c)[0xe0 / 8] >> 2, 0x3f);	/* xrc */
+	ck_assert_uint_eq(((const uint8_t *)c)[0x100 / 8] >> 2, 0x3f);	/* dc */
+	ck_assert_uint_eq(PRM_GET(odp_cap, c,
+				  transport_page_fault_scheme_cap.ud_odp_caps.write),
+			  0);
+
 	query_cap(&m, MLX5_CAP_ETHERNET_OFFLOADS, 0, CAP_OUTLEN);
 	ck_fw_ok(&m);
 	c = cap_page(&m);
@@ -146,7 +161,7 @@ static bool page_zero(struct fwt_mbox *m)
 START_TEST(cap_known_zero)
 {
 	static const unsigned int types[] = {
-		MLX5_CAP_ODP, MLX5_CAP_ESWITCH_FLOW_TABLE,
+		MLX5_CAP_ESWITCH_FLOW_TABLE,
 		MLX5_CAP_ESWITCH, MLX5_CAP_QOS, MLX5_CAP_DEBUG,
 		MLX5_CAP_DEV_MEM, MLX5_CAP_TLS, MLX5_CAP_VDPA_EMULATION,
 		MLX5_CAP_DEV_EVENT, MLX5_CAP_IPSEC, MLX5_CAP_CRYPTO,

@@ -194,7 +194,8 @@ START_TEST(eq_bad_params)
 	ck_fw_synd(&m, EQ_BAD_SIZE);
 
 	eq_mbox(&m, 0, kuar, 6, kmem.addr, 1);
-	set_mask(&m, 0, ASYNC_MASK | 1ull << MLX5_EVENT_TYPE_PAGE_FAULT);
+	/* no tag matching: no XRQ errors */
+	set_mask(&m, 0, ASYNC_MASK | 1ull << MLX5_EVENT_TYPE_XRQ_ERROR);
 	ck_assert_uint_eq(fwt_exec(fw, &m), 0x3);
 	ck_assert_uint_eq(emu_fw_out_syndrome(m.out), 0x8fef);
 	ck_fw_synd(&m, EQ_BAD_EVENT_TYPE);

@@ -85,3 +85,14 @@ int qt_read_ibdev(struct ibv_context *ctx, const char *file, char *buf, size_t l
 {
 	return ibv_read_sysfs_file(ctx->device->ibdev_path, file, buf, len);
 }
+
+uint32_t qt_odp_bits(const struct qt_caps *caps, unsigned int off)
+{
+	uint8_t b = caps->odp[off / 8];
+	uint32_t v = 0;
+
+	for (unsigned int k = 0; k < 6; k++)
+		if (b & (0x80u >> k))
+			v |= 1u << k;
+	return v;
+}

@@ -58,6 +58,11 @@ uint32_t qt_ieee_vendor_id(struct ibv_context *ctx);
 /* The number of ports the kernel gives the device. */
 unsigned int qt_num_ports(const struct qt_caps *caps);
 
+/* The IBV_ODP_SUPPORT_* bits of the ODP page's transport dword at bit @off
+ * (0x80 RC, 0xa0 UC, 0xc0 UD, 0xe0 XRC, 0x100 DC): send, receive, write,
+ * read, atomic, srq_receive from its top bit down. */
+uint32_t qt_odp_bits(const struct qt_caps *caps, unsigned int off);
+
 /* A file of the device's sysfs-like tree, or -1. */
 int qt_read_ibdev(struct ibv_context *ctx, const char *file, char *buf, size_t len);
 
