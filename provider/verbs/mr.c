@@ -270,7 +270,8 @@ static struct ibv_mr *mr_create(struct ibv_pd *pd, void *addr, size_t length,
 	err = mr_handle_add(pctx, mr);
 	if (err)
 		goto err_mkey;
-	if (access & IBV_ACCESS_ON_DEMAND)
+	mr->odp = access & IBV_ACCESS_ON_DEMAND;
+	if (mr->odp)
 		prov_mr_odp_track(pctx, mr);
 	return &mr->ibmr;
 
@@ -419,7 +420,10 @@ static int rereg_mr(struct prov_mr *mr, int flags, struct ibv_pd *pd,
 		mr->access = access;
 		return 0;
 	}
-	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+	/* mlx5_ib_rereg_user_mr(): an ODP MR has no umem to reuse, so it is
+	 * registered anew (pinned if the access has no ON_DEMAND now); a
+	 * pinned one keeps its umem whatever the access says. */
+	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) || mr->odp) {
 		errno = 0;
 		umem = prov_mr_umem_reg(pctx, maddr, mlen,
 					access & MR_UMEM_ACCESS, &umem_id);
@@ -442,10 +446,12 @@ static int rereg_mr(struct prov_mr *mr, int flags, struct ibv_pd *pd,
 		goto err_umem;
 	}
 	/* advise_mr reads an ODP MR's fields: out of its list meanwhile. */
-	if (mr->access & IBV_ACCESS_ON_DEMAND)
+	if (mr->odp)
 		prov_mr_odp_untrack(pctx, mr);
-	if (umem != mr->umem)
+	if (umem != mr->umem) {
 		prov_umem_dereg(pctx, mr->umem);
+		mr->odp = access & IBV_ACCESS_ON_DEMAND;
+	}
 	prov_pd_unuse(mr->ibmr.pd);
 	mr->mkey = mkey_obj;
 	mr->umem = umem;
@@ -454,7 +460,7 @@ static int rereg_mr(struct prov_mr *mr, int flags, struct ibv_pd *pd,
 	mr->access = access;
 	mr->ibmr.lkey = mkey;
 	mr->ibmr.rkey = mkey;
-	if (access & IBV_ACCESS_ON_DEMAND)
+	if (mr->odp)
 		prov_mr_odp_track(pctx, mr);
 	return 0;
 
@@ -571,7 +577,7 @@ int mlx5emu_abi_ibv_dereg_mr(struct ibv_mr *ibmr)
 	}
 	if (pctx->be->uobj_del)
 		pctx->be->uobj_del(pctx->bectx, ibmr->handle);
-	if (mr->access & IBV_ACCESS_ON_DEMAND)
+	if (mr->odp)
 		prov_mr_odp_untrack(pctx, mr);
 	prov_umem_dereg(pctx, mr->umem);
 	prov_pd_unuse(ibmr->pd);

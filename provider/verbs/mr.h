@@ -29,7 +29,8 @@ struct prov_mr {
 	unsigned int access;	/* the mkey's access flags */
 	pthread_mutex_t lock;	/* serialises ibv_rereg_mr */
 	bool imported;
-	struct cds_list_head odp_node;	/* in the context's ODP MRs */
+	bool odp;			/* its umem is an ODP one */
+	struct cds_list_head odp_node;	/* then in the context's ODP MRs */
 };
 
 static inline struct prov_mr *to_prov_mr(struct ibv_mr *mr)

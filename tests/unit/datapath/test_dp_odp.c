@@ -5,7 +5,8 @@
  * not mapped yet (which a pinned MR refuses with EFAULT), RDMA into it once
  * it is, and the error completion once it is gone again; the implicit MR
  * (addr NULL, length SIZE_MAX) reaching any buffer, and its iova and
- * access rules; ibv_advise_mr's errno for each of mlx5_ib's rules.  The QP
+ * access rules; ibv_advise_mr's errno for each of mlx5_ib's rules; what
+ * ibv_rereg_mr makes of ODP.  The QP
  * is RC connected to itself.  With MLX5EMU_TEST_NO_ODP (the device
  * configured without `pg`) or on the hw backend, nothing of it is offered.
  */
@@ -279,6 +280,53 @@ START_TEST(test_advise)
 }
 END_TEST
 
+START_TEST(test_rereg)
+{
+	const unsigned int odp = ACC_ALL | IBV_ACCESS_ON_DEMAND;
+	uint8_t *p = hole(1);
+	struct ibv_mr *mr;
+
+	mr = ibv_reg_mr(qt_pd, p, BUF, odp);
+	if (no_odp()) {
+		ck_assert_ptr_null(mr);
+		ck_assert_int_eq(munmap(p, BUF), 0);
+		return;
+	}
+	ck_assert_ptr_nonnull(mr);
+	/* An ODP MR has no umem to reuse (mlx5_ib_rereg_user_mr): without
+	 * ON_DEMAND it is pinned anew, so its pages must be there. */
+	errno = 0;
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL,
+				      NULL, 0, ACC_ALL), IBV_REREG_MR_ERR_CMD);
+	ck_assert_int_eq(errno, EFAULT);
+	ck_assert_int_eq(advise(IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+				IBV_ADVISE_MR_FLAG_FLUSH, mr->lkey, p, 64), 0);
+	map_at(p, 1, PROT_READ | PROT_WRITE);
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL,
+				      NULL, 0, ACC_ALL), 0);
+	ck_assert_int_eq(advise(IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+				IBV_ADVISE_MR_FLAG_FLUSH, mr->lkey, p, 64),
+			 ENOENT);
+	/* A pinned one keeps its umem whatever the access says: still no
+	 * ODP MR; a new translation makes it one. */
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL,
+				      NULL, 0, odp), 0);
+	ck_assert_int_eq(advise(IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+				IBV_ADVISE_MR_FLAG_FLUSH, mr->lkey, p, 64),
+			 ENOENT);
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION |
+				      IBV_REREG_MR_CHANGE_ACCESS, NULL, p, BUF,
+				      odp), 0);
+	ck_assert_int_eq(advise(IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+				IBV_ADVISE_MR_FLAG_FLUSH, mr->lkey, p, 64), 0);
+	ck_assert_int_eq(write_one(src_mr->lkey, src, mr->rkey, p, 256),
+			 IBV_WC_SUCCESS);
+	ck_assert_mem_eq(p, src, 256);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	ck_assert_int_eq(munmap(p, BUF), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("dp_odp");
@@ -289,6 +337,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_unmapped_then_mapped);
 	tcase_add_test(tc, test_implicit);
 	tcase_add_test(tc, test_advise);
+	tcase_add_test(tc, test_rereg);
 	suite_add_tcase(s, tc);
 	return s;
 }
