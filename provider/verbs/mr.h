@@ -66,7 +66,7 @@ void *prov_mr_odp_start(void *addr, size_t length);
 uint64_t prov_mr_odp_span(const void *addr, size_t length);
 void prov_mr_odp_track(struct prov_context *pctx, struct prov_mr *mr);
 void prov_mr_odp_untrack(struct prov_context *pctx, struct prov_mr *mr);
-/* advise_mr of the context; the ODP MR list's init and fini. */
+/* Installs the context's advise_mr. */
 void prov_mr_odp_set_ops(struct prov_context *pctx);
 
 #endif /* MLX5EMU_PROVIDER_VERBS_MR_H */

@@ -75,8 +75,7 @@ struct mlx5be_umem *prov_mr_umem_reg(struct prov_context *pctx, void *addr,
 				     uint32_t *umem_id)
 {
 	if (!(access & IBV_ACCESS_ON_DEMAND))
-		return prov_umem_reg(pctx, addr, length,
-				     access & ~IBV_ACCESS_ON_DEMAND, umem_id);
+		return prov_umem_reg(pctx, addr, length, access, umem_id);
 	access &= ~IBV_ACCESS_ON_DEMAND;
 	if (prov_mr_odp_implicit(addr, length))
 		return pctx->be->umem_reg_odp(pctx->bectx,
@@ -131,11 +130,12 @@ static struct prov_mr *odp_prefetchable(struct prov_verbs_ctx *vc,
 static int odp_prefetch_sge(struct prov_context *pctx, struct prov_mr *mr,
 			    const struct ibv_sge *sge, uint32_t advice)
 {
-	bool implicit = prov_mr_odp_implicit(mr->ibmr.addr, mr->ibmr.length);
-	uint64_t span = prov_mr_odp_span(mr->ibmr.addr, mr->ibmr.length);
-	uint64_t iova = implicit ? ODP_IMPLICIT_START : mr->iova;
-	uint8_t *va = implicit ? (uint8_t *)(uintptr_t)ODP_IMPLICIT_START :
-				 mr->ibmr.addr;
+	/* Where the mkey starts, in iova and in memory (mr.c's mkey). */
+	size_t length = mr->ibmr.length;
+	uint64_t span = prov_mr_odp_span(mr->ibmr.addr, length);
+	uint64_t iova = (uintptr_t)prov_mr_odp_start((void *)(uintptr_t)mr->iova,
+						     length);
+	uint8_t *va = prov_mr_odp_start(mr->ibmr.addr, length);
 	uint64_t off = sge->addr - iova;
 
 	if (sge->addr < iova || off > span || span - off < sge->length)

@@ -14,7 +14,6 @@
 #include "provider/core/context.h"
 #include "provider/verbs/cq.h"
 #include "provider/verbs/fork.h"
-#include "provider/verbs/mr.h"
 #include "provider/verbs/pd.h"
 #include "provider/verbs/mr.h"
 #include "provider/verbs/verbs_ctx.h"
